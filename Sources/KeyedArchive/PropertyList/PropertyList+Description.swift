@@ -1,0 +1,92 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension PropertyList: CustomStringConvertible, CustomDebugStringConvertible {
+    /// A compact one-line rendering: strings quoted, data as `<0a0b>`, dates in
+    /// ISO 8601, UIDs as `UID(3)`, arrays in `[ ]` and dictionaries in `{ }`.
+    ///
+    /// For example `{"Title": "Potato Bug", "Rating": 3.5, "Image": <89504e47>}`.
+    /// Data longer than 32 bytes is shortened with its length given.
+    public var description: String {
+        var text = ""
+        appendDescription(to: &text)
+        return text
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    private func appendDescription(to text: inout String) {
+        switch self {
+        case .string(let value):
+            text += quotedForDescription(value)
+        case .integer(let value):
+            text += value.description
+        case .real(let value):
+            text += realDescription(value)
+        case .bool(let value):
+            text += value ? "true" : "false"
+        case .date(let value):
+            text += ISO8601Date.format(value.timeIntervalSinceReferenceDate)
+        case .data(let value):
+            text += "<"
+            for byte in value.prefix(32) { text += hexByte(byte) }
+            if value.count > 32 { text += "… \(value.count) bytes" }
+            text += ">"
+        case .array(let elements):
+            text += "["
+            for (index, element) in elements.enumerated() {
+                if index > 0 { text += ", " }
+                element.appendDescription(to: &text)
+            }
+            text += "]"
+        case .dictionary(let dictionary):
+            text += "{"
+            for (index, (key, value)) in dictionary.enumerated() {
+                if index > 0 { text += ", " }
+                text += quotedForDescription(key)
+                text += ": "
+                value.appendDescription(to: &text)
+            }
+            text += "}"
+        case .uid(let value):
+            text += "UID(\(value))"
+        }
+    }
+}
+
+/// Renders a Double the way property lists spell it: integral values keep a `.0`, and
+/// non-finite values are `nan`, `inf` and `-inf`.
+func realDescription(_ value: Double) -> String {
+    if value.isNaN { return "nan" }
+    if value.isInfinite { return value < 0 ? "-inf" : "inf" }
+    return value.description
+}
+
+func hexByte(_ byte: UInt8) -> String {
+    let digits: [Character] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "a", "b", "c", "d", "e", "f"]
+    return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+}
+
+private func quotedForDescription(_ string: String) -> String {
+    var text = "\""
+    for scalar in string.unicodeScalars {
+        switch scalar {
+        case "\"": text += "\\\""
+        case "\\": text += "\\\\"
+        case "\n": text += "\\n"
+        case "\t": text += "\\t"
+        case "\r": text += "\\r"
+        default:
+            if scalar.value < 0x20 {
+                text += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                text.unicodeScalars.append(scalar)
+            }
+        }
+    }
+    return text + "\""
+}

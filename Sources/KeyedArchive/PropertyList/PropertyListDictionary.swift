@@ -1,0 +1,124 @@
+/// The dictionary of a property list: string keys mapped to values, in the order they
+/// were read or inserted.
+///
+/// Order is kept so that printing a file shows it as written; equality and hashing
+/// ignore order, as for any dictionary. Writers sort keys unless asked not to
+/// (see ``PropertyListWritingOptions/sortsKeys``).
+///
+/// Inserting a key that is already present replaces its value and keeps its position,
+/// so a file with a duplicated key reads as "last one wins", as Apple's readers do.
+///
+/// - Complexity: Lookup and insertion are O(1) on average.
+public struct PropertyListDictionary: Hashable, Sendable, Sequence, ExpressibleByDictionaryLiteral {
+    /// The keys, in order.
+    public private(set) var keys: [String]
+    /// The values, in the order of ``keys``.
+    public private(set) var values: [PropertyList]
+    private var positions: [String: Int]
+
+    /// Creates an empty dictionary.
+    public init() {
+        keys = []
+        values = []
+        positions = [:]
+    }
+
+    /// Creates an empty dictionary with room for `capacity` entries.
+    ///
+    /// - Parameter capacity: The number of entries to reserve space for.
+    public init(minimumCapacity capacity: Int) {
+        self.init()
+        keys.reserveCapacity(capacity)
+        values.reserveCapacity(capacity)
+        positions.reserveCapacity(capacity)
+    }
+
+    /// Creates a dictionary from key-value pairs; a repeated key keeps its first position
+    /// and its last value.
+    ///
+    /// - Parameter pairs: The entries, in order.
+    public init<S: Sequence>(_ pairs: S) where S.Element == (String, PropertyList) {
+        self.init()
+        for (key, value) in pairs { self[key] = value }
+    }
+
+    /// Creates a dictionary from a literal.
+    ///
+    /// - Parameter elements: The entries, in order.
+    public init(dictionaryLiteral elements: (String, PropertyList)...) {
+        self.init(elements)
+    }
+
+    /// The number of entries.
+    public var count: Int { keys.count }
+
+    /// Whether the dictionary has no entries.
+    public var isEmpty: Bool { keys.isEmpty }
+
+    /// The value for `key`; assigning `nil` removes the entry.
+    ///
+    /// - Complexity: O(1) on average to read or replace; O(*n*) to remove.
+    public subscript(key: String) -> PropertyList? {
+        get {
+            guard let position = positions[key] else { return nil }
+            return values[position]
+        }
+        set {
+            if let position = positions[key] {
+                if let newValue {
+                    values[position] = newValue
+                } else {
+                    keys.remove(at: position)
+                    values.remove(at: position)
+                    positions[key] = nil
+                    for index in position..<keys.count { positions[keys[index]] = index }
+                }
+            } else if let newValue {
+                positions[key] = keys.count
+                keys.append(key)
+                values.append(newValue)
+            }
+        }
+    }
+
+    /// The entries in order.
+    ///
+    /// - Returns: An iterator over `(key, value)` pairs.
+    public func makeIterator() -> Zip2Sequence<[String], [PropertyList]>.Iterator {
+        zip(keys, values).makeIterator()
+    }
+
+    /// The entries ordered by key (by Unicode scalar values, as Apple's writers sort).
+    public var sortedByKey: [(key: String, value: PropertyList)] {
+        zip(keys, values).map { (key: $0, value: $1) }.sorted { $0.key.unicodeScalars.lexicographicallyPrecedes($1.key.unicodeScalars) }
+    }
+
+    /// Whether two dictionaries have the same keys with equal values, in any order.
+    ///
+    /// - Parameters:
+    ///   - lhs: A dictionary.
+    ///   - rhs: Another dictionary.
+    /// - Returns: `true` if they hold the same entries.
+    public static func == (lhs: PropertyListDictionary, rhs: PropertyListDictionary) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for (key, value) in lhs {
+            guard let other = rhs[key], other == value else { return false }
+        }
+        return true
+    }
+
+    /// Hashes the entries without regard to their order.
+    ///
+    /// - Parameter hasher: The hasher to feed.
+    public func hash(into hasher: inout Hasher) {
+        var combined = 0
+        for (key, value) in self {
+            var entryHasher = Hasher()
+            entryHasher.combine(key)
+            entryHasher.combine(value)
+            combined = combined &+ entryHasher.finalize()
+        }
+        hasher.combine(count)
+        hasher.combine(combined)
+    }
+}
