@@ -5,8 +5,10 @@
 struct Invocation: Equatable {
     /// The action to perform on every file.
     ///
-    /// Adding a command is one case here, one spelling in ``Invocation/parse(_:)``, and one
-    /// `case` in ``Tool/perform(_:)``.
+    /// Adding a command is one case here (with its ``spelling``), one spelling in
+    /// ``Invocation/parse(_:)`` (an option `case`, or an entry in ``wordCommands``), any
+    /// options of its own in the same `switch` and in `validate()`, and one `case` in
+    /// ``Tool/perform(_:)``.
     enum Command: Equatable {
         /// Check each file parses as a property list.
         case lint
@@ -58,6 +60,10 @@ struct UsageError: Error, Equatable, CustomStringConvertible {
 }
 
 extension Invocation {
+    /// Commands spelled as a word (`keyed-archive verb FILE`) rather than as a `plutil`
+    /// option. A word counts as a command only in first position; elsewhere it is a file.
+    static let wordCommands: [String: Command] = [:]
+
     /// Parses the arguments that follow the program name.
     ///
     /// With only files and no command, the command is `-lint`, as in `plutil`.
@@ -71,6 +77,10 @@ extension Invocation {
         var command: Command?
         var invocation = Invocation(command: .lint)
         var remaining = arguments[...]
+        if let first = remaining.first, let word = wordCommands[first] {
+            command = word
+            remaining.removeFirst()
+        }
 
         func setCommand(_ new: Command) throws(UsageError) {
             if let command {
@@ -132,7 +142,9 @@ extension Invocation {
         var isConvert = false
         if case .convert = command { isConvert = true }
         if !isConvert {
-            for (option, given) in [("-o", outputPath != nil), ("-e", outputExtension != nil), ("-r", readableJSON)]
+            for (option, given) in [
+                ("-o", outputPath != nil), ("-e", outputExtension != nil), ("-r", readableJSON),
+            ]
             where given {
                 throw UsageError("\(option) is only valid with -convert")
             }

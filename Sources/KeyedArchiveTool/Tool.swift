@@ -123,7 +123,8 @@ struct Tool {
             case .binary1: encoded = try value.data(format: .binary)
             case .json:
                 encoded = try value.jsonData(
-                    options: PropertyListJSONOptions(prettyPrinted: invocation.readableJSON, sortsKeys: false))
+                    options: PropertyListJSONOptions(prettyPrinted: invocation.readableJSON, sortsKeys: false)
+                )
             }
         } catch let error as KeyedArchiveError {
             throw ToolFailure("cannot write as \(format.rawValue): \(error.description)")

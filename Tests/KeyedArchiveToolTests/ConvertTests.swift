@@ -84,7 +84,9 @@ import Testing
         #expect(run.error.isEmpty)
         #expect(run.status == 0)
         #expect(try directory.contents() == ["first.json", "first.plist", "second.archive", "second.json"])
-        #expect(try directory.read("first.json") == (try Samples.xmlValue.jsonData(options: .init(prettyPrinted: false))))
+        #expect(
+            try directory.read("first.json")
+                == (try Samples.xmlValue.jsonData(options: .init(prettyPrinted: false))))
     }
 
     @Test func extensionCannotNameStandardInput() {
@@ -127,7 +129,8 @@ import Testing
             "raw": .data(Data([1, 2, 3, 4])),
             "when": .date(Date(timeIntervalSinceReferenceDate: 0)),
         ]
-        let run = ToolRun(["-convert", "json", "-o", "-", "-"], standardInput: try value.data(format: .binary))
+        let run = ToolRun(
+            ["-convert", "json", "-o", "-", "-"], standardInput: try value.data(format: .binary))
         #expect(run.status == 0)
         let json = try #require(try JSONSerialization.jsonObject(with: run.output) as? [String: Any])
         #expect((json["raw"] as? [String: Any])?["data"] as? String == "AQIDBA==")
@@ -177,7 +180,9 @@ import Testing
 
     @Test func writeFailureThroughInjectedFileSystem() {
         struct ReadOnly: ToolFileSystem {
-            func contentsOfFile(atPath path: String) throws(FileSystemError) -> Data { Data(Samples.xmlText.utf8) }
+            func contentsOfFile(atPath path: String) throws(FileSystemError) -> Data {
+                Data(Samples.xmlText.utf8)
+            }
             func writeAtomically(_ data: Data, toPath path: String) throws(FileSystemError) {
                 throw FileSystemError(message: "Read-only file system")
             }

@@ -22,7 +22,8 @@ import Testing
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }()
 
-    static let skipNote: Comment = "the keyed-archive executable was not found beside the tests: run `swift build` first"
+    static let skipNote: Comment =
+        "the keyed-archive executable was not found beside the tests: run `swift build` first"
 
     struct Result {
         var status: Int32

@@ -53,7 +53,10 @@ import Testing
         (["-lint"], "no files given"),
         (["-convert", "xml1"], "no files given"),
         (["-convert"], "-convert needs a format (one of: xml1, binary1, json)"),
-        (["-convert", "swift", "a"], "unknown format 'swift' for -convert (use one of: xml1, binary1, json)"),
+        (
+            ["-convert", "swift", "a"],
+            "unknown format 'swift' for -convert (use one of: xml1, binary1, json)"
+        ),
         (["-convert", "XML1", "a"], "unknown format 'XML1' for -convert (use one of: xml1, binary1, json)"),
         (["-x", "a"], "unknown option '-x'"),
         (["-lint", "-p", "a"], "-lint and -p cannot be combined"),

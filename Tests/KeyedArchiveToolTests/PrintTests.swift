@@ -136,6 +136,7 @@ import Testing
         #expect(run.status == 0)
         #expect(
             run.outputText
-                == "{\n  \"legs\" => 6\n  \"name\" => \"Potato Bug\"\n}\n[\n  0 => \"1\"\n  1 => \"two\"\n]\n")
+                == "{\n  \"legs\" => 6\n  \"name\" => \"Potato Bug\"\n}\n[\n  0 => \"1\"\n  1 => \"two\"\n]\n"
+        )
     }
 }

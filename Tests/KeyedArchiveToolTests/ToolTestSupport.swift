@@ -11,7 +11,9 @@ final class ToolRun {
     let error: String
 
     var outputText: String { String(decoding: output, as: UTF8.self) }
-    var errorLines: [String] { error.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
+    var errorLines: [String] {
+        error.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+    }
     var outputLines: [String] { outputText.split(separator: "\n").map(String.init) }
 
     init(
@@ -114,7 +116,8 @@ enum Samples {
     static let garbage = Data("{ \"unterminated\" = (1, 2".utf8)
 
     /// A binary header followed by junk.
-    static let brokenBinary = Data("bplist00".utf8 + [0xFF, 0x00, 0x13, 0x37] + [UInt8](repeating: 0, count: 8))
+    static let brokenBinary = Data(
+        "bplist00".utf8 + [0xFF, 0x00, 0x13, 0x37] + [UInt8](repeating: 0, count: 8))
 }
 
 /// The shared fixtures (`../shared/fixtures` beside the package root), located without

@@ -13,7 +13,9 @@ import Testing
     }
 
     @Test func helpNamesEveryCommandAndOption() {
-        for word in ["-lint", "-p", "-convert", "xml1", "binary1", "json", "-help", "-s", "-o", "-e", "-r", "--"] {
+        for word in [
+            "-lint", "-p", "-convert", "xml1", "binary1", "json", "-help", "-s", "-o", "-e", "-r", "--",
+        ] {
             #expect(Usage.text.contains(" \(word)"), "help does not mention \(word)")
         }
         #expect(Usage.text.contains("64"))
@@ -28,7 +30,10 @@ import Testing
 
     @Test(arguments: [
         (["-frobnicate", "a.plist"], "keyed-archive: unknown option '-frobnicate'"),
-        (["-convert", "swift", "a.plist"], "keyed-archive: unknown format 'swift' for -convert (use one of: xml1, binary1, json)"),
+        (
+            ["-convert", "swift", "a.plist"],
+            "keyed-archive: unknown format 'swift' for -convert (use one of: xml1, binary1, json)"
+        ),
         (["-lint"], "keyed-archive: no files given"),
         (["-p", "-o", "x", "a.plist"], "keyed-archive: -o is only valid with -convert"),
     ])
