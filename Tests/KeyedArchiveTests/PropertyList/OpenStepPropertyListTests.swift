@@ -579,4 +579,48 @@ struct OpenStepErrorCase: Sendable, CustomTestStringConvertible {
             from: Data(Self.xcodeProject.utf8), options: [], format: nil)
         #expect(Self.propertyList(fromFoundation: object) == (try Self.read(Self.xcodeProject)))
     }
+
+    // MARK: - Mutations
+
+    /// A small deterministic generator, so that a failure replays.
+    struct SplitMix64: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// Damaged inputs give a value or a `KeyedArchiveError`, never a trap or another error,
+    /// and whatever is read renders as JSON.
+    @Test(arguments: [xcodeProject, stringsFile])
+    func mutatedInputNeverTraps(_ text: String) throws {
+        var generator = SplitMix64(state: UInt64(text.utf8.count))
+        let original = Array(text.utf8)
+        let interesting = Array("{}();=,<>\"'\\/*U0123456789abcdef \n".utf8) + [0x00, 0xC3, 0xE2, 0xFF]
+        for round in 0..<1500 {
+            var bytes = original
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                let position = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0: bytes[position] = interesting.randomElement(using: &generator) ?? 0
+                case 1: bytes.remove(at: position)
+                case 2: bytes.insert(interesting.randomElement(using: &generator) ?? 0, at: position)
+                default: bytes = Array(bytes[..<position])
+                }
+                if bytes.isEmpty { break }
+            }
+            do {
+                let value = try PropertyList(from: Data(bytes), format: .openStep)
+                _ = try value.jsonData()
+            } catch is KeyedArchiveError {
+                // Refusing damaged input is fine.
+            } catch {
+                Issue.record("round \(round): unexpected error \(error)")
+            }
+        }
+    }
 }
