@@ -455,3 +455,60 @@ struct MalformedXML: Sendable, CustomTestStringConvertible {
                 "line 2") == true)
     }
 }
+
+/// Damaged documents must give a value or a `KeyedArchiveError`, never a crash or hang.
+@Suite struct XMLPropertyListMutationTests {
+    static let fragments: [[UInt8]] = [
+        "<", ">", "&", ";", "</", "/>", "<!--", "-->", "<![CDATA[", "]]>", "<?", "?>", "<!DOCTYPE x ",
+        "<!ENTITY", "[", "\"", "'", "=", "&#x", "&#", "&amp", "<dict>", "</dict>", "<key>", "<array>",
+        "<plist>",
+        "<integer>", "<data>", "=", "\u{0}", "\u{FF}", "é", "\r\n",
+    ].map { Array($0.utf8) }
+
+    @Test(arguments: 0..<8)
+    func mutatedDocumentsFailCleanly(_ seed: Int) throws {
+        var generator = ValueGenerator(seed: UInt64(seed) &+ 1000)
+        let original = [UInt8](try generator.value(depth: 0).data(format: .xml))
+        var outcomes = (values: 0, errors: 0)
+        for _ in 0..<300 {
+            var bytes = original
+            for _ in 0..<(1 + generator.below(4)) {
+                let position = generator.below(bytes.count + 1)
+                switch generator.below(5) {
+                case 0 where position < bytes.count:
+                    bytes[position] = UInt8(truncatingIfNeeded: generator.next())
+                case 1:
+                    bytes.insert(
+                        contentsOf: Self.fragments[generator.below(Self.fragments.count)], at: position)
+                case 2:
+                    bytes.removeSubrange(position..<min(bytes.count, position + generator.below(40)))
+                case 3:
+                    bytes.removeSubrange(position...)
+                default:
+                    let end = min(bytes.count, position + generator.below(60))
+                    bytes.insert(contentsOf: bytes[position..<end], at: generator.below(bytes.count + 1))
+                }
+            }
+            do {
+                _ = try PropertyList(from: Data(bytes), format: .xml)
+                outcomes.values += 1
+            } catch let error as KeyedArchiveError {
+                #expect(error.location != nil, "\(error)")
+                outcomes.errors += 1
+            }
+        }
+        #expect(outcomes.errors > 0)
+    }
+}
+
+extension XMLPropertyListReaderTests {
+    @Test func uidIsDecidedAfterDuplicateKeysMerge() throws {
+        // CoreFoundation looks at the finished dictionary: one entry, CF$UID, an integer.
+        let duplicated =
+            "<dict><key>CF$UID</key><integer>4</integer><key>CF$UID</key><integer>3</integer></dict>"
+        #expect(try readPlist(duplicated) == .uid(3))
+        let negative =
+            "<dict><key>CF$UID</key><integer>4</integer><key>CF$UID</key><integer>-3</integer></dict>"
+        #expect(readError { try readPlist(negative) }?.code == .valueOutOfRange)
+    }
+}

@@ -63,8 +63,35 @@ enum XMLPropertyListReader {
 /// The scanner and tree builder behind ``XMLPropertyListReader``. Every read of `bytes` is
 /// preceded by a check against `count`.
 struct XMLPropertyListParser {
-    enum Tag: UInt8 {
+    enum Tag: UInt8, CaseIterable {
         case plist, array, dict, key, string, data, date, real, integer, `true`, `false`
+
+        /// The name's bytes packed little-endian, as ``XMLPropertyListParser/packedName(_:)`` makes them.
+        var packedName: UInt64 {
+            switch self {
+            case .plist: return 0x74_7369_6C70
+            case .array: return 0x79_6172_7261
+            case .dict: return 0x7463_6964
+            case .key: return 0x79_656B
+            case .string: return 0x676E_6972_7473
+            case .data: return 0x6174_6164
+            case .date: return 0x6574_6164
+            case .real: return 0x6C61_6572
+            case .integer: return 0x72_6567_6574_6E69
+            case .true: return 0x6575_7274
+            case .false: return 0x65_736C_6166
+            }
+        }
+
+        var nameLength: Int {
+            switch self {
+            case .key: return 3
+            case .dict, .data, .date, .real, .true: return 4
+            case .plist, .array, .false: return 5
+            case .string: return 6
+            case .integer: return 7
+            }
+        }
 
         var name: String {
             switch self {
@@ -189,8 +216,8 @@ struct XMLPropertyListParser {
     /// stack of open containers.
     mutating func parseValue(_ first: Markup) throws -> PropertyList {
         var frames: [Frame] = []
-        var values: [PropertyList] = []
-        var keys: [String] = []
+        let values = MovingStack<PropertyList>()
+        let keys = MovingStack<String>()
         var markup = first
         while true {
             var value: PropertyList
@@ -203,7 +230,7 @@ struct XMLPropertyListParser {
                     guard tag == .key else {
                         throw failure("unexpected <\(tag.name)>, expected <key> or </dict>", at: offset)
                     }
-                    keys.append(isEmpty ? "" : try readText(closing: .key))
+                    keys.push(isEmpty ? "" : try readText(closing: .key))
                     markup = try nextMarkup(closing: .dict)
                     continue
                 }
@@ -236,7 +263,7 @@ struct XMLPropertyListParser {
                     if !isEmpty { try expectEndTag(tag) }
                     value = .bool(tag == .true)
                 case .key:
-                    if let frame = frames.last, frame.tag == .dict, let key = keys.last {
+                    if let frame = frames.last, frame.tag == .dict, let key = keys[keys.count - 1] {
                         throw failure("missing value for key \"\(key)\": found <key>", at: offset)
                     }
                     throw failure("unexpected <key> outside a <dict>", at: offset)
@@ -250,18 +277,17 @@ struct XMLPropertyListParser {
                 }
                 let elementCount = values.count - frame.valueStart
                 if frame.tag == .array {
-                    value = .array(Array(values[frame.valueStart...]))
+                    value = .array(values.popArray(from: frame.valueStart))
                 } else {
                     guard keys.count - frame.keyStart == elementCount else {
                         throw failure(
-                            "missing value for key \"\(keys.last ?? "")\": found </dict>", at: offset)
+                            "missing value for key \"\(keys[keys.count - 1] ?? "")\": found </dict>",
+                            at: offset)
                     }
                     value = try makeDictionary(
-                        keys: keys[frame.keyStart...], values: values[frame.valueStart...],
+                        keys: keys, from: frame.keyStart, values: values, from: frame.valueStart,
                         offset: frame.offset)
-                    keys.removeSubrange(frame.keyStart...)
                 }
-                values.removeSubrange(frame.valueStart...)
             }
             valuesBuilt += 1
             if valuesBuilt > valueBudget {
@@ -270,15 +296,38 @@ struct XMLPropertyListParser {
                     code: .limitExceeded)
             }
             guard let parent = frames.last else { return value }
-            values.append(value)
+            values.push(value)
             markup = try nextMarkup(closing: parent.tag)
         }
     }
 
+    /// Moves the entries of a closing `<dict>` off the stacks into a dictionary, or a UID.
+    ///
+    /// A UID is a dictionary whose only entry (after duplicates are merged, as CoreFoundation
+    /// decides it) is `CF$UID` with an integer.
     private func makeDictionary(
-        keys: ArraySlice<String>, values: ArraySlice<PropertyList>, offset: Int
+        keys: MovingStack<String>, from keyStart: Int, values: MovingStack<PropertyList>,
+        from valueStart: Int,
+        offset: Int
     ) throws -> PropertyList {
-        if keys.count == 1, let key = keys.first, key == "CF$UID", case .integer(let number) = values.first {
+        let entryCount = values.count - valueStart
+        if entryCount == 1, keys[keyStart] == "CF$UID", case .integer(let number) = values[valueStart] {
+            // The common case, without building a dictionary.
+            guard let uid = number.uint64Value else {
+                throw failure(
+                    "CF$UID \(number) is out of range (0 through \(UInt64.max))", at: offset,
+                    code: .valueOutOfRange)
+            }
+            keys.pop(from: keyStart) { _, _ in }
+            values.pop(from: valueStart) { _, _ in }
+            return .uid(uid)
+        }
+        var dictionary = PropertyListDictionary(minimumCapacity: entryCount)
+        values.pop(from: valueStart) { position, value in
+            if let key = keys[keyStart + position] { dictionary[key] = value }
+        }
+        keys.pop(from: keyStart) { _, _ in }
+        if dictionary.count == 1, case .integer(let number) = dictionary["CF$UID"] {
             guard let uid = number.uint64Value else {
                 throw failure(
                     "CF$UID \(number) is out of range (0 through \(UInt64.max))", at: offset,
@@ -286,8 +335,6 @@ struct XMLPropertyListParser {
             }
             return .uid(uid)
         }
-        var dictionary = PropertyListDictionary(minimumCapacity: keys.count)
-        for (key, value) in zip(keys, values) { dictionary[key] = value }
         return .dictionary(dictionary)
     }
 
@@ -331,7 +378,7 @@ struct XMLPropertyListParser {
         guard !isEmpty else { return .data(Data()) }
         let range = try readPlainContent(of: .data)
         do {
-            return .data(Data(try PropertyListBase64.decode(bytes, range)))
+            return .data(try PropertyListBase64.decode(bytes, range))
         } catch .invalidByte(let position) {
             throw failure("invalid base64 \(describe(at: position)) in <data>", at: position)
         } catch .misplacedPadding(let position) {
@@ -596,6 +643,14 @@ struct XMLPropertyListParser {
     mutating func readEndTag(expected: Tag) throws -> Markup {
         let offset = index
         var position = index + 2
+        // The common case: exactly `</name>`.
+        let nameEnd = position + expected.nameLength
+        if nameEnd < count, bytes[nameEnd] == UInt8(ascii: ">"),
+            packedName(position..<nameEnd) == expected.packedName
+        {
+            index = nameEnd + 1
+            return .end(expected, offset: offset)
+        }
         let nameStart = position
         while position < count, isNameByte(bytes[position]) { position += 1 }
         let name = nameStart..<position
@@ -771,7 +826,13 @@ struct XMLPropertyListParser {
     /// Up to eight name bytes packed little-endian into an integer; 0 for longer names.
     @inline(__always)
     private func packedName(_ range: Range<Int>) -> UInt64 {
-        guard range.count <= 8 else { return 0 }
+        let length = range.count
+        guard length <= 8 else { return 0 }
+        if length > 0, range.lowerBound + 8 <= count, let base = bytes.baseAddress {
+            let word = UInt64(
+                littleEndian: UnsafeRawPointer(base + range.lowerBound).loadUnaligned(as: UInt64.self))
+            return length == 8 ? word : word & (1 << UInt64(length * 8) &- 1)
+        }
         var packed: UInt64 = 0
         var shift: UInt64 = 0
         for position in range {
@@ -782,20 +843,10 @@ struct XMLPropertyListParser {
     }
 
     private func tag(named range: Range<Int>) -> Tag? {
-        switch packedName(range) {
-        case 0x74_7369_6C70: return .plist
-        case 0x79_6172_7261: return .array
-        case 0x7463_6964: return .dict
-        case 0x79_656B: return .key
-        case 0x676E_6972_7473: return .string
-        case 0x6174_6164: return .data
-        case 0x6574_6164: return .date
-        case 0x6C61_6572: return .real
-        case 0x72_6567_6574_6E69: return .integer
-        case 0x6575_7274: return .true
-        case 0x65_736C_6166: return .false
-        default: return nil
-        }
+        let packed = packedName(range)
+        guard packed != 0 else { return nil }
+        for tag in Tag.allCases where tag.packedName == packed { return tag }
+        return nil
     }
 
     // MARK: - Messages

@@ -44,8 +44,6 @@ struct XMLPropertyListEmitter {
         /// For dictionaries written sorted, the order of the entries; otherwise empty.
         let order: [Int]
         var next = 0
-
-        func entryIndex(_ position: Int) -> Int { order.isEmpty ? position : order[position] }
     }
 
     let sortsKeys: Bool
@@ -62,31 +60,27 @@ struct XMLPropertyListEmitter {
         append("<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" ")
         append("\"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">\n")
         append("<plist version=\"1.0\">\n")
-        var pending: PropertyList? = root
-        while true {
-            if let value = pending {
-                try emit(value)
-                pending = nil
-            }
-            let depth = frames.count
-            guard depth > 0 else { break }
-            let position = frames[depth - 1].next
-            let frame = frames[depth - 1]
-            if position < frame.values.count {
-                frames[depth - 1].next = position + 1
-                let entry = frame.entryIndex(position)
-                if frame.isDictionary {
-                    indent(depth)
-                    append("<key>")
-                    appendEscaped(frame.keys[entry])
-                    append("</key>\n")
-                }
-                pending = frame.values[entry]
-            } else {
+        try emit(root)
+        // Frames are read in place (not copied) so that walking them costs no reference
+        // counting beyond the value being written.
+        while let last = frames.indices.last {
+            let position = frames[last].next
+            guard position < frames[last].values.count else {
+                let isDictionary = frames[last].isDictionary
                 frames.removeLast()
-                indent(depth - 1)
-                append(frame.isDictionary ? "</dict>\n" : "</array>\n")
+                indent(last)
+                append(isDictionary ? "</dict>\n" : "</array>\n")
+                continue
             }
+            frames[last].next = position + 1
+            let entry = frames[last].order.isEmpty ? position : frames[last].order[position]
+            if frames[last].isDictionary {
+                indent(last + 1)
+                append("<key>")
+                appendEscaped(frames[last].keys[entry])
+                append("</key>\n")
+            }
+            try emit(frames[last].values[entry])
         }
         append("</plist>\n")
     }
@@ -173,16 +167,27 @@ struct XMLPropertyListEmitter {
         return keys.indices.sorted { precedes(keys[$0], keys[$1]) }
     }
 
-    @inline(__always)
+    /// Compares UTF-8 bytes, which orders strings by Unicode scalar values.
     private static func precedes(_ left: String, _ right: String) -> Bool {
-        left.utf8.lexicographicallyPrecedes(right.utf8)
+        var left = left
+        var right = right
+        return left.withUTF8 { leftBytes in
+            right.withUTF8 { rightBytes in
+                let common = min(leftBytes.count, rightBytes.count)
+                for index in 0..<common where leftBytes[index] != rightBytes[index] {
+                    return leftBytes[index] < rightBytes[index]
+                }
+                return leftBytes.count < rightBytes.count
+            }
+        }
     }
 
     /// Where the value being written sits: `root`, then `.key` or `[index]` per level.
     private func keyPath() -> String {
         var path = "root"
         for frame in frames {
-            let entry = frame.entryIndex(max(frame.next - 1, 0))
+            let position = max(frame.next - 1, 0)
+            let entry = frame.order.isEmpty ? position : frame.order[position]
             path += frame.isDictionary ? ".\(frame.keys[entry])" : "[\(entry)]"
         }
         return path

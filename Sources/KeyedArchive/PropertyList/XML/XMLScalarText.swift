@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// Parsing of the text inside `<integer>` and `<real>` elements, straight from bytes.
 ///
 /// Both accept surrounding XML whitespace. Integers follow CoreFoundation: an optional
@@ -240,49 +246,65 @@ enum PropertyListBase64 {
     }
 
     /// Decodes `bytes[range]`; padding may be omitted.
-    static func decode(
-        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>
-    ) throws(DecodeFailure) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(range.count / 4 * 3 + 3)
-        var accumulator: UInt32 = 0
-        var pending = 0
-        var padding = 0
-        for index in range {
-            let byte = bytes[index]
-            let value = sextet(byte)
-            if value < 64 {
-                guard padding == 0 else { throw .misplacedPadding(index) }
-                accumulator = accumulator << 6 | UInt32(value)
-                pending += 1
-                if pending == 4 {
-                    output.append(UInt8(truncatingIfNeeded: accumulator >> 16))
-                    output.append(UInt8(truncatingIfNeeded: accumulator >> 8))
-                    output.append(UInt8(truncatingIfNeeded: accumulator))
-                    accumulator = 0
-                    pending = 0
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) throws(DecodeFailure) -> Data
+    {
+        // Four characters make at most three bytes, so this is always enough room.
+        let capacity = range.count / 4 * 3 + 3
+        var data = Data(count: capacity)
+        var failure: DecodeFailure?
+        let written = data.withUnsafeMutableBytes { output -> Int in
+            var written = 0
+            var accumulator: UInt32 = 0
+            var pending = 0
+            var padding = 0
+            for index in range {
+                let byte = bytes[index]
+                let value = sextet(byte)
+                if value < 64 {
+                    guard padding == 0 else {
+                        failure = .misplacedPadding(index)
+                        return 0
+                    }
+                    accumulator = accumulator << 6 | UInt32(value)
+                    pending += 1
+                    if pending == 4, written + 3 <= output.count {
+                        output[written] = UInt8(truncatingIfNeeded: accumulator >> 16)
+                        output[written + 1] = UInt8(truncatingIfNeeded: accumulator >> 8)
+                        output[written + 2] = UInt8(truncatingIfNeeded: accumulator)
+                        written += 3
+                        accumulator = 0
+                        pending = 0
+                    }
+                } else if byte == UInt8(ascii: "=") {
+                    padding += 1
+                    guard pending >= 2, pending + padding <= 4 else {
+                        failure = .misplacedPadding(index)
+                        return 0
+                    }
+                } else if !XMLScalarText.isWhitespace(byte) {
+                    failure = .invalidByte(index)
+                    return 0
                 }
-            } else if byte == UInt8(ascii: "=") {
-                padding += 1
-                guard pending >= 2, pending + padding <= 4 else {
-                    throw .misplacedPadding(index)
-                }
-            } else if !XMLScalarText.isWhitespace(byte) {
-                throw .invalidByte(index)
             }
+            guard written + 2 <= output.count else { return written }
+            switch pending {
+            case 0:
+                break
+            case 2:
+                output[written] = UInt8(truncatingIfNeeded: accumulator >> 4)
+                written += 1
+            case 3:
+                output[written] = UInt8(truncatingIfNeeded: accumulator >> 10)
+                output[written + 1] = UInt8(truncatingIfNeeded: accumulator >> 2)
+                written += 2
+            default:
+                failure = .truncated
+            }
+            return written
         }
-        switch pending {
-        case 0:
-            break
-        case 2:
-            output.append(UInt8(truncatingIfNeeded: accumulator >> 4))
-        case 3:
-            output.append(UInt8(truncatingIfNeeded: accumulator >> 10))
-            output.append(UInt8(truncatingIfNeeded: accumulator >> 2))
-        default:
-            throw .truncated
-        }
-        return output
+        if let failure { throw failure }
+        data.count = written
+        return data
     }
 
     private static let alphabet: StaticString =
