@@ -175,6 +175,14 @@ private let header = """
         #expect(throws: KeyedArchiveError.self) {
             try PropertyList.date(Date(timeIntervalSinceReferenceDate: .infinity)).data(format: .xml)
         }
+        #expect(throws: KeyedArchiveError.self) {
+            try PropertyList.date(Date(timeIntervalSinceReferenceDate: 9.5e15)).data(format: .xml)
+        }
+        // Far-away dates still round-trip, with years of more than four digits or a sign.
+        for seconds in [8.9e15, -8.9e15, -63_114_076_800, 253_402_300_800] {
+            let date = PropertyList.date(Date(timeIntervalSinceReferenceDate: seconds))
+            #expect(try PropertyList(from: try date.data(format: .xml), format: .xml) == date, "\(seconds)")
+        }
         // Fractions of a second are dropped, as Apple does.
         let text = try xmlText(.date(Date(timeIntervalSinceReferenceDate: -0.5)))
         #expect(text.contains("<date>2000-12-31T23:59:59Z</date>"))

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+import FoundationEssentials
 #else
-    import Foundation
+import Foundation
 #endif
 
 /// Writes XML property lists in Apple's layout.
@@ -106,7 +106,7 @@ struct XMLPropertyListEmitter {
             append(flag ? "<true/>\n" : "<false/>\n")
         case .date(let date):
             let seconds = date.timeIntervalSinceReferenceDate
-            guard seconds.isFinite, abs(seconds) < 1e15 else {
+            guard seconds.isFinite, abs(seconds) < ISO8601Date.formattableRange else {
                 throw KeyedArchiveError(
                     .invalidValue, "the date \(seconds) seconds from 2001 cannot be written in XML",
                     at: .keyPath(keyPath()))
