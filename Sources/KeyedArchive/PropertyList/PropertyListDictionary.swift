@@ -124,3 +124,23 @@ public struct PropertyListDictionary: Hashable, Sendable, Sequence, ExpressibleB
         hasher.combine(combined)
     }
 }
+
+extension PropertyListDictionary {
+    /// Sets `value` for `key`, hashing the key once: a new key is appended, an existing
+    /// one keeps its position and takes the new value (so the last duplicate wins).
+    /// Readers use this on their hot path; the public subscript hashes twice.
+    mutating func setValue(_ value: consuming PropertyList, forKey key: consuming String) {
+        let end = keys.count
+        // Accessing the defaulted subscript inserts `end` when the key is absent.
+        let position = Self.read(&positions[copy key, default: end])
+        if position == end {
+            keys.append(consume key)
+            values.append(consume value)
+        } else {
+            values[position] = consume value
+        }
+    }
+
+    @inline(__always)
+    private static func read(_ slot: inout Int) -> Int { slot }
+}

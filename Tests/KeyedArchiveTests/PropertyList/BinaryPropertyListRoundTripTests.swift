@@ -190,6 +190,12 @@ struct BinaryPropertyListRoundTripTests {
         let data = try builder.finish(topObject: root)
         #expect(try PropertyList(from: data) == ["name": ["Potato Bug", "Potato Bug"]])
 
+        var numberKeys = BinaryPropertyListBuilder()
+        let one = numberKeys.addInteger(Int64(1))
+        let badRoot = try numberKeys.addDictionary(keys: [one], values: [one])
+        let keyError = #expect(throws: KeyedArchiveError.self) { try numberKeys.finish(topObject: badRoot) }
+        #expect(keyError?.code == .invalidValue)
+
         var unfinished = BinaryPropertyListBuilder()
         let reserved = unfinished.reserveObject()
         #expect(throws: KeyedArchiveError.self) { try unfinished.finish(topObject: reserved) }

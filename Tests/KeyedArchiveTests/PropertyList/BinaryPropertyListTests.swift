@@ -71,6 +71,10 @@ extension HostileBinaryCase {
         HostileBinaryCase(
             name: "bad magic", bytes: valid(header: Array("xplist00".utf8)), code: .corruptData),
         HostileBinaryCase(
+            name: "unknown version bplist30", bytes: valid(header: Array("bplist30".utf8)),
+            code: .corruptData,
+            offset: 6),
+        HostileBinaryCase(
             name: "bplist15 (newer format)", bytes: valid(header: Array("bplist15".utf8)),
             code: .unsupportedFormat),
         HostileBinaryCase(
@@ -479,5 +483,58 @@ struct BinaryPropertyListShapeTests {
 
     @Test func scalarRoot() throws {
         #expect(try BPlist.read(BPlist.assemble([[0x09]])) == true)
+    }
+}
+
+@Suite("Binary property list: mutations")
+struct BinaryPropertyListMutationTests {
+    /// Valid inputs to damage: generated values of every type and size class.
+    static func seeds() throws -> [[UInt8]] {
+        var seeds: [[UInt8]] = []
+        for seed in 0..<6 {
+            var random = SeededGenerator(state: UInt64(seed) &+ 1000)
+            seeds.append([UInt8](try GeneratedPlist.value(&random, depth: 4).data(format: .binary)))
+        }
+        seeds.append(sharedReferenceBomb(count: 12))
+        seeds.append(nestedArrays(depth: 40))
+        return seeds
+    }
+
+    /// Damaged input gives a value or a `KeyedArchiveError`, never a trap, through both the
+    /// whole-file reader and every call of the lazy document.
+    @Test(arguments: 0..<8)
+    func damagedInputNeverTraps(seedIndex: Int) throws {
+        let original = try Self.seeds()[seedIndex]
+        var random = SeededGenerator(state: UInt64(seedIndex) &* 7919)
+        for _ in 0..<300 {
+            var bytes = original
+            switch random.next() % 4 {
+            case 0:  // flip a few bytes anywhere
+                for _ in 0..<(1 + random.next() % 4) {
+                    bytes[Int(random.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: random.next())
+                }
+            case 1:  // damage the trailer
+                bytes[bytes.count - 1 - Int(random.next() % 32)] = UInt8(truncatingIfNeeded: random.next())
+            case 2:  // truncate
+                bytes.removeLast(Int(random.next() % UInt64(bytes.count)))
+            default:  // damage one marker byte in the object area
+                let position = 8 + Int(random.next() % UInt64(max(1, bytes.count - 40)))
+                bytes[position] = UInt8(truncatingIfNeeded: random.next())
+            }
+            do {
+                _ = try BPlist.read(bytes)
+            } catch let error as KeyedArchiveError {
+                #expect(error.location != nil, "\(error)")
+            }
+            guard let document = try? BinaryPropertyListDocument(Data(bytes)) else { continue }
+            for index in 0..<min(document.objectCount, 64) {
+                _ = try? document.kind(of: index)
+                _ = try? document.value(at: index)
+                _ = try? document.arrayReferences(at: index)
+                _ = try? document.dictionaryReferences(at: index)
+                _ = try? document.string(at: index)
+                _ = try? document.dictionaryValueReference(forKey: "k", inDictionaryAt: index)
+            }
+        }
     }
 }

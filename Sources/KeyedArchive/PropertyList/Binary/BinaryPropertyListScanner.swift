@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+import FoundationEssentials
 #else
-    import Foundation
+import Foundation
 #endif
 
 /// The 32 bytes at the end of a binary property list, validated.
@@ -42,11 +42,15 @@ struct BinaryPropertyListTrailer: Hashable, Sendable {
                 at: .byteOffset(0))
         }
         guard bytes.starts(with: "bplist0".utf8) else {
-            if bytes.starts(with: "bplist".utf8) {
-                let version = String(decoding: bytes[6..<8], as: UTF8.self)
+            let version = String(decoding: bytes[6..<8], as: UTF8.self)
+            if bytes.starts(with: "bplist1".utf8) {
                 throw KeyedArchiveError(
                     .unsupportedFormat, "binary property list version \"\(version)\" is not supported",
                     at: .byteOffset(6))
+            }
+            if bytes.starts(with: "bplist".utf8) {
+                throw KeyedArchiveError(
+                    .corruptData, "unknown binary property list version \"\(version)\"", at: .byteOffset(6))
             }
             throw KeyedArchiveError(.corruptData, "missing \"bplist00\" header", at: .byteOffset(0))
         }
@@ -91,20 +95,20 @@ struct BinaryPropertyListTrailer: Hashable, Sendable {
         guard tableEnd == start else {
             throw KeyedArchiveError(
                 .corruptData,
-                "trailer: offset table at byte \(table) with \(count) entries of \(offsetIntSize) bytes ends at "
+                "trailer: offset table at byte \(table) with \(count) entries of \(byteCount(offsetIntSize)) ends at "
                     + "byte \(tableEnd), but the trailer starts at byte \(start)",
                 at: .byteOffset(start + 24))
         }
         if objectRefSize < 8, UInt64(1) << (8 * objectRefSize) <= objectCount {
             throw KeyedArchiveError(
                 .corruptData,
-                "trailer: object references of \(objectRefSize) bytes cannot address \(count) objects",
+                "trailer: object references of \(byteCount(objectRefSize)) cannot address \(count) objects",
                 at: .byteOffset(start + 7))
         }
         if offsetIntSize < 8, UInt64(1) << (8 * offsetIntSize) <= tableOffset {
             throw KeyedArchiveError(
                 .corruptData,
-                "trailer: offsets of \(offsetIntSize) bytes cannot reach the offset table at byte \(table)",
+                "trailer: offsets of \(byteCount(offsetIntSize)) cannot reach the offset table at byte \(table)",
                 at: .byteOffset(start + 6))
         }
         self.offsetIntSize = offsetIntSize
@@ -118,6 +122,9 @@ struct BinaryPropertyListTrailer: Hashable, Sendable {
         UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
     }
 }
+
+/// "1 byte", "3 bytes".
+func byteCount(_ count: Int) -> String { count == 1 ? "1 byte" : "\(count) bytes" }
 
 /// What an object of a binary property list is, from its marker byte.
 enum BinaryPropertyListKind: UInt8, Hashable, Sendable, CustomStringConvertible {
@@ -134,6 +141,14 @@ enum BinaryPropertyListKind: UInt8, Hashable, Sendable, CustomStringConvertible 
     case dictionary
 
     var isContainer: Bool { self == .array || self == .set || self == .dictionary }
+
+    /// The description with its indefinite article, for messages.
+    var withArticle: String {
+        switch self {
+        case .integer, .array, .asciiString: return "an \(self)"
+        default: return "a \(self)"
+        }
+    }
 
     var description: String {
         switch self {
@@ -184,16 +199,20 @@ struct BinaryPropertyListScanner {
     private let base: UnsafeRawPointer
 
     init(bytes: UnsafeRawBufferPointer, trailer: BinaryPropertyListTrailer) throws {
-        guard let base = bytes.baseAddress, bytes.count >= trailer.offsetTableOffset + Self.minimumTail else {
-            throw KeyedArchiveError(.corruptData, "binary property list buffer is empty", at: .byteOffset(0))
+        // The trailer must describe exactly these bytes: every read below relies on it.
+        let (table, overflow) = trailer.objectCount.multipliedReportingOverflow(by: trailer.offsetIntSize)
+        guard let base = bytes.baseAddress, !overflow, trailer.offsetTableOffset >= 9,
+            (1...8).contains(trailer.objectRefSize),
+            bytes.count - BinaryPropertyListTrailer.size - table == trailer.offsetTableOffset
+        else {
+            throw KeyedArchiveError(
+                .corruptData, "the trailer does not describe this binary property list", at: .byteOffset(0))
         }
         self.bytes = bytes
         self.trailer = trailer
         self.objectsEnd = trailer.offsetTableOffset
         self.base = base
     }
-
-    private static let minimumTail = BinaryPropertyListTrailer.size
 
     // MARK: Raw reads (callers have checked the bounds)
 
@@ -390,7 +409,7 @@ struct BinaryPropertyListScanner {
         guard value < UInt64(trailer.objectCount) else {
             throw KeyedArchiveError(
                 .corruptData,
-                "object \(container.index): reference \(value) is beyond the \(trailer.objectCount) objects",
+                "object \(container.index): reference \(value) is out of range (\(trailer.objectCount) objects)",
                 at: .byteOffset(position))
         }
         return Int(value)
@@ -549,40 +568,11 @@ struct BinaryPropertyListScanner {
 // MARK: - Building values
 
 extension BinaryPropertyListScanner {
-    /// One open container while materializing.
-    private struct Frame {
-        let object: BinaryPropertyListObject
-        let isDictionary: Bool
-        var next = 0
-        var pendingKey = ""
-        var elements: [PropertyList] = []
-        var dictionary = PropertyListDictionary()
-
-        init(object: BinaryPropertyListObject, remainingBytes: Int, referenceSize: Int) {
-            self.object = object
-            isDictionary = object.kind == .dictionary
-            // Counts were checked against the bytes left, so this reserves at most what the
-            // input's size justifies.
-            let capacity = min(object.count, remainingBytes / max(1, referenceSize))
-            if isDictionary {
-                dictionary = PropertyListDictionary(minimumCapacity: capacity)
-            } else {
-                elements.reserveCapacity(capacity)
-            }
-        }
-
-        mutating func append(_ value: PropertyList) {
-            if isDictionary {
-                dictionary[pendingKey] = value
-            } else {
-                elements.append(value)
-            }
-        }
-
-        var value: PropertyList { isDictionary ? .dictionary(dictionary) : .array(elements) }
-    }
-
     /// Builds the value of object `root` and everything it contains, iteratively.
+    ///
+    /// Open containers are plain records on a stack; finished children wait on a value
+    /// stack (and dictionary keys on a key stack) and are moved, not copied, into their
+    /// container when it closes, which keeps reference counting out of the loop.
     ///
     /// - Parameters:
     ///   - maximumDepth: Containers may nest this deep; the root container is level 1.
@@ -596,19 +586,23 @@ extension BinaryPropertyListScanner {
         try spend(&remaining, budget: budget, at: rootObject)
         if !rootObject.kind.isContainer { return try scalar(rootObject) }
 
-        var stack: [Frame] = []
         var path = ObjectPath(objectCount: trailer.objectCount)
-        try open(rootObject, stack: &stack, path: &path, maximumDepth: maximumDepth)
+        try enter(rootObject, depth: 1, path: &path, maximumDepth: maximumDepth)
+        let values = MovableStack<PropertyList>()
+        let keys = MovableStack<String>()
+        // The innermost open container, kept out of `parents`.
+        var current = OpenContainer(object: rootObject, valueBase: 0, keyBase: 0)
+        var parents: [OpenContainer] = []
 
-        while let top = stack.indices.last {
-            let next = stack[top].next
-            let container = stack[top].object
+        while true {
+            let next = current.next
+            let container = current.object
             if next < container.count {
-                stack[top].next = next + 1
+                current.next = next + 1
                 let childIndex: Int
-                if stack[top].isDictionary {
+                if container.kind == .dictionary {
                     let keyIndex = try reference(container, at: next)
-                    stack[top].pendingKey = try key(keyIndex, position: next, of: container)
+                    keys.push(try key(keyIndex, position: next, of: container))
                     try spend(&remaining, budget: budget, at: container)
                     childIndex = try reference(container, at: container.count + next)
                 } else {
@@ -617,25 +611,54 @@ extension BinaryPropertyListScanner {
                 let child = try object(childIndex)
                 try spend(&remaining, budget: budget, at: child)
                 if child.kind.isContainer {
-                    try open(child, stack: &stack, path: &path, maximumDepth: maximumDepth)
+                    try enter(child, depth: parents.count + 2, path: &path, maximumDepth: maximumDepth)
+                    parents.append(current)
+                    current = OpenContainer(object: child, valueBase: values.count, keyBase: keys.count)
                 } else {
-                    stack[top].append(try scalar(child))
+                    values.push(try scalar(child))
                 }
             } else {
-                let finished = stack.removeLast()
-                path.remove(finished.object.index)
-                guard let parent = stack.indices.last else { return finished.value }
-                stack[parent].append(finished.value)
+                path.remove(container.index)
+                let value: PropertyList
+                if container.kind == .dictionary {
+                    var dictionary = PropertyListDictionary(minimumCapacity: container.count)
+                    values.moveOut(from: current.valueBase) { values in
+                        keys.moveOut(from: current.keyBase) { keys in
+                            // Every value was pushed after its key, so the counts agree.
+                            let pairs = min(values.count, keys.count)
+                            for index in 0..<pairs {
+                                dictionary.setValue(
+                                    values.moveElement(at: index), forKey: keys.moveElement(at: index))
+                            }
+                            values.discard(from: pairs)
+                            keys.discard(from: pairs)
+                        }
+                    }
+                    value = .dictionary(dictionary)
+                } else {
+                    value = .array(values.moveOutArray(from: current.valueBase))
+                }
+                guard let parent = parents.popLast() else { return value }
+                current = parent
+                values.push(value)
             }
         }
-        // Unreachable: the loop returns when the root container closes.
-        throw KeyedArchiveError(.corruptData, "object \(root): unbalanced containers", at: .byteOffset(0))
     }
 
-    private func open(
-        _ container: BinaryPropertyListObject, stack: inout [Frame], path: inout ObjectPath, maximumDepth: Int
+    /// A container being read: which object, and where its finished children start on the
+    /// value and key stacks.
+    private struct OpenContainer {
+        let object: BinaryPropertyListObject
+        let valueBase: Int
+        let keyBase: Int
+        var next = 0
+    }
+
+    /// Checks that `container` may be opened at nesting level `depth` (the root is 1).
+    private func enter(
+        _ container: BinaryPropertyListObject, depth: Int, path: inout ObjectPath, maximumDepth: Int
     ) throws {
-        guard stack.count < maximumDepth else {
+        guard depth <= maximumDepth else {
             throw KeyedArchiveError(
                 .limitExceeded,
                 "object \(container.index): \(container.kind) nested deeper than the limit of \(maximumDepth) levels",
@@ -648,10 +671,6 @@ extension BinaryPropertyListScanner {
                 at: .byteOffset(container.offset))
         }
         path.insert(container.index)
-        stack.append(
-            Frame(
-                object: container, remainingBytes: objectsEnd - container.payload,
-                referenceSize: trailer.objectRefSize))
     }
 
     @inline(__always)
@@ -672,7 +691,7 @@ extension BinaryPropertyListScanner {
         guard key.kind == .asciiString || key.kind == .utf16String else {
             throw KeyedArchiveError(
                 .corruptData,
-                "object \(dictionary.index): dictionary key \(position) is object \(index), a \(key.kind); "
+                "object \(dictionary.index): dictionary key \(position) is object \(index), \(key.kind.withArticle); "
                     + "keys must be strings",
                 at: .byteOffset(key.offset))
         }
@@ -713,5 +732,70 @@ struct ObjectPath {
     mutating func remove(_ object: Int) {
         _ = objects.popLast()
         if !bits.isEmpty { bits[object >> 6] &= ~(1 << UInt64(object & 63)) }
+    }
+}
+
+/// A stack whose top elements can be moved out without copying them, so that finished
+/// values pass into their container without retain and release.
+///
+/// Its storage grows geometrically with what was pushed, which the value budget bounds.
+final class MovableStack<Element> {
+    private var storage: UnsafeMutablePointer<Element>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init() {
+        capacity = 16
+        storage = UnsafeMutablePointer<Element>.allocate(capacity: capacity)
+    }
+
+    deinit {
+        storage.deinitialize(count: count)
+        storage.deallocate()
+    }
+
+    func push(_ element: consuming Element) {
+        if count == capacity {
+            let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+            larger.moveInitialize(from: storage, count: count)
+            storage.deallocate()
+            storage = larger
+            capacity *= 2
+        }
+        (storage + count).initialize(to: consume element)
+        count += 1
+    }
+
+    /// Moves the elements from `base` to the top into a new array and pops them.
+    func moveOutArray(from base: Int) -> [Element] {
+        let moved = max(0, count - base)
+        let source = storage + base
+        let array = [Element](unsafeUninitializedCapacity: moved) { buffer, initialized in
+            if let target = buffer.baseAddress { target.moveInitialize(from: source, count: moved) }
+            initialized = moved
+        }
+        count -= moved
+        return array
+    }
+
+    /// Lends the elements from `base` to the top to `body`, which must move every one of
+    /// them out (with ``Moving/moveElement(at:)``), then pops them.
+    func moveOut<Result>(from base: Int, _ body: (Moving) throws -> Result) rethrows -> Result {
+        let moved = max(0, count - base)
+        count -= moved
+        return try body(Moving(start: storage + base, count: moved))
+    }
+
+    /// Elements lent by ``moveOut(from:_:)``.
+    struct Moving {
+        let start: UnsafeMutablePointer<Element>
+        let count: Int
+
+        func moveElement(at index: Int) -> Element { (start + index).move() }
+
+        /// Destroys the elements from `index` on, for callers that moved fewer than all.
+        func discard(from index: Int) {
+            if index < count { (start + index).deinitialize(count: count - index) }
+        }
     }
 }

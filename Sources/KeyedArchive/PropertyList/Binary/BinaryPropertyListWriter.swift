@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+import FoundationEssentials
 #else
-    import Foundation
+import Foundation
 #endif
 
 /// Writes a ``PropertyList`` as a binary property list (`bplist00`).
@@ -46,36 +46,42 @@ extension BinaryPropertyListBuilder {
     mutating func add(_ value: PropertyList, sortsKeys: Bool) throws -> Int {
         if let scalar = try addScalar(value) { return scalar }
         let root = reserveObject()
-        var stack: [Frame] = []
         var pending: [Int] = []  // references of the open containers, innermost last
-        try open(value, as: root, sortsKeys: sortsKeys, stack: &stack, pending: &pending)
-        while let top = stack.indices.last {
-            let next = stack[top].next
-            if next < stack[top].children.count {
-                stack[top].next = next + 1
-                let childIndex = stack[top].order.isEmpty ? next : stack[top].order[next]
-                let child = stack[top].children[childIndex]
+        // The innermost open container is kept out of `parents` so that walking it touches
+        // no array of frames.
+        guard var current = open(value, as: root, sortsKeys: sortsKeys, pending: &pending) else {
+            return root
+        }
+        var parents: [Frame] = []
+        while true {
+            let next = current.next
+            if next < current.children.count {
+                current.next = next + 1
+                let child = current.children[current.order.isEmpty ? next : current.order[next]]
                 if let scalar = try addScalar(child) {
                     pending.append(scalar)
                 } else {
                     let object = reserveObject()
                     pending.append(object)
-                    try open(child, as: object, sortsKeys: sortsKeys, stack: &stack, pending: &pending)
+                    if let frame = open(child, as: object, sortsKeys: sortsKeys, pending: &pending) {
+                        parents.append(current)
+                        current = frame
+                    }
                 }
             } else {
-                let frame = stack.removeLast()
-                let references = pending[frame.referenceBase...]
-                if frame.isDictionary {
-                    let split = frame.referenceBase + frame.children.count
-                    try setDictionary(
-                        frame.object, keys: pending[frame.referenceBase..<split], values: pending[split...])
+                let base = current.referenceBase
+                if current.isDictionary {
+                    let split = base + current.children.count
+                    try setDictionary(current.object, keys: pending[base..<split], values: pending[split...])
                 } else {
-                    try setArray(frame.object, elements: references)
+                    try setArray(current.object, elements: pending[base...])
                 }
-                pending.removeSubrange(frame.referenceBase...)
+                // No slice of `pending` is alive here, so this shortens it in place.
+                pending.removeLast(pending.count - base)
+                guard let parent = parents.popLast() else { return root }
+                current = parent
             }
         }
-        return root
     }
 
     /// Adds a scalar and returns its number, or returns `nil` for a container.
@@ -92,20 +98,20 @@ extension BinaryPropertyListBuilder {
         }
     }
 
+    /// Starts a container: a dictionary's keys are added at once, as plistlib does.
     private mutating func open(
-        _ container: PropertyList, as object: Int, sortsKeys: Bool, stack: inout [Frame], pending: inout [Int]
-    ) throws {
+        _ container: PropertyList, as object: Int, sortsKeys: Bool, pending: inout [Int]
+    ) -> Frame? {
         switch container {
         case .array(let elements):
-            stack.append(
-                Frame(
-                    object: object, children: elements, order: [], referenceBase: pending.count,
-                    isDictionary: false))
+            return Frame(
+                object: object, children: elements, order: [], referenceBase: pending.count,
+                isDictionary: false)
         case .dictionary(let dictionary):
             let keys = dictionary.keys
             var order: [Int] = []
             if sortsKeys && !Self.isSorted(keys) {
-                order = keys.indices.sorted { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
+                order = keys.indices.sorted { Self.precedes(keys[$0], keys[$1]) }
             }
             let base = pending.count
             if order.isEmpty {
@@ -113,19 +119,36 @@ extension BinaryPropertyListBuilder {
             } else {
                 for index in order { pending.append(addString(keys[index])) }
             }
-            stack.append(
-                Frame(
-                    object: object, children: dictionary.values, order: order, referenceBase: base,
-                    isDictionary: true))
+            return Frame(
+                object: object, children: dictionary.values, order: order, referenceBase: base,
+                isDictionary: true)
         default:
-            break
+            return nil
         }
+    }
+
+    /// Orders strings by Unicode scalar values (UTF-8 byte order), as plistlib and Cocoa
+    /// sort keys; `String.<` would compare canonical equivalents instead.
+    static func precedes(_ first: String, _ second: String) -> Bool {
+        let fast = first.utf8.withContiguousStorageIfAvailable { a in
+            second.utf8.withContiguousStorageIfAvailable { b in
+                let count = min(a.count, b.count)
+                var index = 0
+                while index < count {
+                    if a[index] != b[index] { return a[index] < b[index] }
+                    index += 1
+                }
+                return a.count < b.count
+            }
+        }
+        if let fast, let result = fast { return result }
+        return first.utf8.lexicographicallyPrecedes(second.utf8)
     }
 
     private static func isSorted(_ keys: [String]) -> Bool {
         var previous: String?
         for key in keys {
-            if let previous, !previous.utf8.lexicographicallyPrecedes(key.utf8) { return false }
+            if let previous, !precedes(previous, key) { return false }
             previous = key
         }
         return true
