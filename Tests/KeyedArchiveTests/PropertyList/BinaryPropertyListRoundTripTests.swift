@@ -402,3 +402,30 @@ struct BinaryPropertyListFoundationTests {
         #expect((dictionary["many"] as? [Any])?.last as? String == "s299")
     }
 }
+
+@Suite("Binary property list: writer scaling")
+struct BinaryPropertyListWriterScalingTests {
+    /// Many containers under one parent: closing each must not copy the parent's pending
+    /// references (a copy-on-write slip once made this quadratic). Four times the entries
+    /// must take about four times as long, not sixteen.
+    @Test func manySiblingContainersWriteInLinearTime() throws {
+        func secondsToWrite(_ count: Int) throws -> Double {
+            var dictionary = PropertyListDictionary(minimumCapacity: count)
+            for index in 0..<count { dictionary["k\(index)"] = [.integer(PropertyListInteger(index))] }
+            let value = PropertyList.dictionary(dictionary)
+            var best = Double.infinity
+            for _ in 0..<3 {
+                let start = ContinuousClock.now
+                let data = try value.data(format: .binary)
+                let elapsed = ContinuousClock.now - start
+                best = min(
+                    best, Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
+                #expect(data.count > count)
+            }
+            return best
+        }
+        let small = try secondsToWrite(20_000)
+        let large = try secondsToWrite(80_000)
+        #expect(large < small * 9, "20k entries: \(small) s, 80k entries: \(large) s")
+    }
+}
