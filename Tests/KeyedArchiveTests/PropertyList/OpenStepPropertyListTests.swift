@@ -64,9 +64,6 @@ struct OpenStepErrorCase: Sendable, CustomTestStringConvertible {
         OpenStepCase(name: "bare word", text: "abc", expected: "abc"),
         OpenStepCase(
             name: "every unquoted character", text: "azAZ09_$/:.-", expected: "azAZ09_$/:.-"),
-        OpenStepCase(
-            name: "plus in an unquoted string (CF refuses)", text: "c++", expected: "c++",
-            foundationAgrees: false),
         OpenStepCase(name: "bare word with surrounding space", text: "  word \n", expected: "word"),
         OpenStepCase(name: "double-quoted", text: #""hello, world""#, expected: "hello, world"),
         OpenStepCase(name: "single-quoted", text: "'hello'", expected: "hello"),
@@ -200,6 +197,9 @@ struct OpenStepErrorCase: Sendable, CustomTestStringConvertible {
     }
 
     static let errorCases: [OpenStepErrorCase] = [
+        OpenStepErrorCase(
+            "'+' is not an unquoted-string character, as in CF", "c++", 1, 2,
+            #"expected '=' or ';' after key "c", found '+'"#),
         OpenStepErrorCase(
             "empty input", "", 1, 1, "empty input: an OpenStep property list needs at least one character"),
         OpenStepErrorCase(

@@ -29,7 +29,6 @@ import Foundation
 /// - empty input (no characters at all) is refused, as CF refuses it;
 /// - an unterminated `/*` comment is an error (CF silently ends the file there);
 /// - text after the entries of a strings file is an error (CF ignores it);
-/// - `+` is accepted in unquoted strings (CF refuses it, so no CF file reads differently);
 /// - `\U` without a hex digit, an octal escape above `\377`, and `\376`/`\377` (no
 ///   NeXTSTEP character) are errors; an unpaired surrogate becomes U+FFFD, which is what
 ///   Foundation shows for CF's unpaired surrogate too.
@@ -350,7 +349,7 @@ struct OpenStepParser {
     static func isUnquotedCharacter(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "$"), UInt8(ascii: "+"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "$"),
             UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "."), UInt8(ascii: "-"):
             return true
         default:
