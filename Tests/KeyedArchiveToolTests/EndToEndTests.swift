@@ -3,7 +3,17 @@ import Testing
 
 /// Runs the built `keyed-archive` executable as a child process.
 @Suite struct EndToEndTests {
+    static let packageRoot: URL = {
+        var root = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { root.deleteLastPathComponent() }
+        return root
+    }()
+
     /// The executable beside the test bundle (both live in `.build/<config>/`).
+    ///
+    /// `swift test` compiles the tool's module into the test bundle but does not relink
+    /// this executable, so after a change run `swift build` first (CI does); the checks
+    /// below are limited to behaviour that is not expected to change.
     static let executable: URL? = {
         var candidates: [URL] = []
         if let bundle = Bundle.main.executableURL?.resolvingSymlinksInPath() {
@@ -16,9 +26,7 @@ import Testing
             }
             candidates.append(folder.appendingPathComponent("keyed-archive"))
         }
-        var root = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { root.deleteLastPathComponent() }
-        candidates.append(root.appendingPathComponent(".build/debug/keyed-archive"))
+        candidates.append(packageRoot.appendingPathComponent(".build/debug/keyed-archive"))
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }()
 
