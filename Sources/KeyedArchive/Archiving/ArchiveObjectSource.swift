@@ -47,7 +47,8 @@ struct PropertyListArchiveSource: ArchiveObjectSource {
         }
         guard case .array(let objects) = objectsValue else {
             throw KeyedArchiveError(
-                .invalidArchive, "$objects is \(objectsValue.typeName), not an array", at: .keyPath("$objects"))
+                .invalidArchive, "$objects is \(objectsValue.typeName), not an array",
+                at: .keyPath("$objects"))
         }
         try ArchiveHeader.validate(objectCount: objects.count, options: options)
         try ArchiveHeader.validate(null: objects[0])
@@ -68,7 +69,8 @@ struct PropertyListArchiveSource: ArchiveObjectSource {
 enum ArchiveHeader {
     static func validate(archiver: PropertyList?, version: PropertyList?) throws {
         guard let archiver else {
-            throw KeyedArchiveError(.invalidArchive, "the archive has no $archiver", at: .keyPath("$archiver"))
+            throw KeyedArchiveError(
+                .invalidArchive, "the archive has no $archiver", at: .keyPath("$archiver"))
         }
         guard archiver.stringValue == "NSKeyedArchiver" else {
             throw KeyedArchiveError(
@@ -80,13 +82,15 @@ enum ArchiveHeader {
         }
         guard version.intValue == 100000 else {
             throw KeyedArchiveError(
-                .invalidArchive, "$version is \(describe(version)), expected 100000", at: .keyPath("$version"))
+                .invalidArchive, "$version is \(describe(version)), expected 100000", at: .keyPath("$version")
+            )
         }
     }
 
     static func validate(objectCount: Int, options: KeyedUnarchivingOptions) throws {
         guard objectCount > 0 else {
-            throw KeyedArchiveError(.invalidArchive, "$objects is empty; it must start with $null", at: .keyPath("$objects"))
+            throw KeyedArchiveError(
+                .invalidArchive, "$objects is empty; it must start with $null", at: .keyPath("$objects"))
         }
         guard objectCount <= options.maximumObjectCount else {
             throw KeyedArchiveError(
@@ -99,7 +103,8 @@ enum ArchiveHeader {
     static func validate(null entry: PropertyList) throws {
         guard entry.stringValue == "$null" else {
             throw KeyedArchiveError(
-                .invalidArchive, "$objects[0] is \(describe(entry)), expected \"$null\"", at: .keyPath("$objects[0]"))
+                .invalidArchive, "$objects[0] is \(describe(entry)), expected \"$null\"",
+                at: .keyPath("$objects[0]"))
         }
     }
 

@@ -17,7 +17,8 @@ struct ClassDescription {
         guard case .dictionary(let fields) = entry else {
             throw KeyedArchiveError(
                 .invalidArchive,
-                "$class refers to $objects[\(uid)], which is \(entry.archivedKindName), not a class description")
+                "$class refers to $objects[\(uid)], which is \(entry.archivedKindName), not a class description"
+            )
         }
         guard let nameValue = fields["$classname"] else {
             throw KeyedArchiveError(.invalidArchive, "class description $objects[\(uid)] has no $classname")
@@ -35,12 +36,14 @@ struct ClassDescription {
     private static func names(_ value: PropertyList?, key: String, uid: Int) throws -> [String]? {
         guard let value else { return nil }
         guard case .array(let elements) = value else {
-            throw KeyedArchiveError(.invalidArchive, "\(key) of $objects[\(uid)] is \(value.typeName), not an array")
+            throw KeyedArchiveError(
+                .invalidArchive, "\(key) of $objects[\(uid)] is \(value.typeName), not an array")
         }
         return try elements.map { element in
             guard case .string(let name) = element else {
                 throw KeyedArchiveError(
-                    .invalidArchive, "\(key) of $objects[\(uid)] contains \(element.typeName), not a class name")
+                    .invalidArchive,
+                    "\(key) of $objects[\(uid)] contains \(element.typeName), not a class name")
             }
             return name
         }

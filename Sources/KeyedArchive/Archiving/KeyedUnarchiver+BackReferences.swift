@@ -62,7 +62,8 @@ extension KeyedUnarchiver {
             if inProgress[uid] != nil {
                 let entry = try object(at: uid)
                 guard case .dictionary(let fields) = entry else {
-                    throw failure(.typeMismatch, "expected \(T.archivedClassName), found \(entry.archivedKindName)")
+                    throw failure(
+                        .typeMismatch, "expected \(T.archivedClassName), found \(entry.archivedKindName)")
                 }
                 _ = try resolve(classDescription(of: fields, uid: uid), for: T.self)
                 let location = ArchiveKeyPath.render(path)

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 extension KeyedUnarchiver {
@@ -111,7 +111,8 @@ struct ArchiveGraphBuilder {
             classUID > 0, classUID < source.objectCount
         else {
             throw KeyedArchiveError(
-                .invalidArchive, "$class is \(classReference.archivedKindName), not a reference to a class description",
+                .invalidArchive,
+                "$class is \(classReference.archivedKindName), not a reference to a class description",
                 at: .keyPath("\(location).$class"))
         }
         let description = try classDescription(at: classUID, location: "\(location).$class")
@@ -119,7 +120,8 @@ struct ArchiveGraphBuilder {
         objectFields.reserveCapacity(fields.count - 1)
         for (key, value) in fields where key != "$class" {
             let unescaped = archiveUnescapedKey(key)
-            objectFields.append(ArchivedField(key: unescaped, value: try convert(value, at: "\(location).\(unescaped)")))
+            objectFields.append(
+                ArchivedField(key: unescaped, value: try convert(value, at: "\(location).\(unescaped)")))
         }
         return .object(
             ArchivedObject(
@@ -146,7 +148,8 @@ struct ArchiveGraphBuilder {
         case .uid(let raw):
             guard let uid = Int(exactly: raw), uid < source.objectCount else {
                 throw KeyedArchiveError(
-                    .invalidArchive, "object reference \(raw) is out of range (\(source.objectCount) objects)",
+                    .invalidArchive,
+                    "object reference \(raw) is out of range (\(source.objectCount) objects)",
                     at: .keyPath(location))
             }
             return uid == 0 ? .null : .reference(uid)

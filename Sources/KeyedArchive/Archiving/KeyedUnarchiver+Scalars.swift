@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Scalars are read strictly: a value of another kind (a real where an integer is asked,
@@ -172,7 +172,8 @@ enum ArchiveScalar {
         switch value {
         case .real(let real): wide = real
         case .integer(let integer):
-            guard let signed = integer.int64Value.map(Double.init) ?? integer.uint64Value.map(Double.init) else {
+            guard let signed = integer.int64Value.map(Double.init) ?? integer.uint64Value.map(Double.init)
+            else {
                 throw StandardTypeError.outOfRange(integer, Float.self)
             }
             wide = signed

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Apple's standard classes, by archived name, as the untyped decoding methods handle them.
@@ -75,7 +75,8 @@ extension KeyedUnarchiver {
             return try instantiate(chosen, uid: uid, fields: fields, className: description.name)
         }
         if let standard = candidateNames(description).lazy.compactMap(StandardClass.init).first {
-            return try decodeStandard(standard, uid: uid, fields: fields, className: description.name, allowed: allowed)
+            return try decodeStandard(
+                standard, uid: uid, fields: fields, className: description.name, allowed: allowed)
         }
         if options.decodesUnknownClassesGenerically {
             return try genericObject(at: uid)
@@ -95,7 +96,8 @@ extension KeyedUnarchiver {
     ) throws -> Any {
         if let className = inProgress[uid] { throw cycleFailure(className: className, uid: uid) }
         switch standard {
-        case .string: return try cachedOrInstantiate(String.self, uid: uid, fields: fields, className: className)
+        case .string:
+            return try cachedOrInstantiate(String.self, uid: uid, fields: fields, className: className)
         case .data: return try cachedOrInstantiate(Data.self, uid: uid, fields: fields, className: className)
         case .date: return try cachedOrInstantiate(Date.self, uid: uid, fields: fields, className: className)
         case .url: return try cachedOrInstantiate(URL.self, uid: uid, fields: fields, className: className)
@@ -128,7 +130,8 @@ extension KeyedUnarchiver {
         uid: Int, fields: PropertyListDictionary, className: String, _ body: () throws -> R
     ) throws -> R {
         guard depth < options.maximumDepth else {
-            throw failure(.limitExceeded, "objects are nested deeper than the limit of \(options.maximumDepth)")
+            throw failure(
+                .limitExceeded, "objects are nested deeper than the limit of \(options.maximumDepth)")
         }
         inProgress[uid] = className
         containers.append(DecodingContainer(fields: fields, uid: uid))

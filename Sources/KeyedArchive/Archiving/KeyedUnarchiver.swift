@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Reads ``KeyedCoding`` values from a keyed archive (what Apple's `NSKeyedArchiver` and
@@ -326,7 +326,9 @@ public final class KeyedUnarchiver {
     ///   - data: The archive.
     /// - Returns: The root object, or `nil` if the archive's root is nil.
     /// - Throws: ``KeyedArchiveError`` as ``unarchivedObject(ofClass:from:)``.
-    public static func unarchivedObject(ofClasses classes: [any KeyedCoding.Type], from data: Data) throws -> Any? {
+    public static func unarchivedObject(ofClasses classes: [any KeyedCoding.Type], from data: Data) throws
+        -> Any?
+    {
         let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
         try unarchiver.requireRoot()
         return try unarchiver.decodeObject(of: classes, forKey: KeyedArchiver.rootObjectKey)
@@ -384,7 +386,8 @@ extension KeyedUnarchiver {
         do {
             result = try body()
         } catch let thrown {
-            let failure = (thrown as? KeyedArchiveError).map(located) ?? self.failure(.invalidArchive, "\(thrown)")
+            let failure =
+                (thrown as? KeyedArchiveError).map(located) ?? self.failure(.invalidArchive, "\(thrown)")
             if error == nil { error = failure }
             if isTopLevel {
                 resetAfterFailure()
@@ -452,7 +455,8 @@ extension KeyedUnarchiver {
         }
         guard case .uid = reference else {
             throw failure(
-                .invalidArchive, "$class of $objects[\(uid)] is \(reference.archivedKindName), not a reference")
+                .invalidArchive,
+                "$class of $objects[\(uid)] is \(reference.archivedKindName), not a reference")
         }
         let classUID = try referenceIndex(reference)
         if let known = classDescriptions[classUID] { return known }
@@ -517,12 +521,14 @@ extension KeyedUnarchiver {
         switch entry {
         case .string, .integer, .real, .bool, .data:
             guard let plainType = T.self as? any ArchivePlainValue.Type else {
-                throw failure(.typeMismatch, "expected \(T.archivedClassName), found \(entry.archivedKindName)")
+                throw failure(
+                    .typeMismatch, "expected \(T.archivedClassName), found \(entry.archivedKindName)")
             }
             do {
                 let value = try plainType.init(archivePlainValue: entry)
                 guard let typed = value as? T else {
-                    throw failure(.typeMismatch, "expected \(T.archivedClassName), found \(entry.archivedKindName)")
+                    throw failure(
+                        .typeMismatch, "expected \(T.archivedClassName), found \(entry.archivedKindName)")
                 }
                 return typed
             } catch let error as KeyedArchiveError {
@@ -580,7 +586,9 @@ extension KeyedUnarchiver {
 
     /// The type to construct for `description` when a `T` is requested, checked
     /// against the allowed set and secure coding before anything is constructed.
-    func resolve<T: KeyedCoding>(_ description: ClassDescription, for type: T.Type) throws -> any KeyedCoding.Type {
+    func resolve<T: KeyedCoding>(_ description: ClassDescription, for type: T.Type) throws
+        -> any KeyedCoding.Type
+    {
         let key = ResolutionKey(classUID: description.uid, requested: ObjectIdentifier(T.self))
         if let known = resolutions[key] { return known }
         guard let chosen = try resolve(description, allowed: [T.self]) else {
@@ -654,7 +662,8 @@ extension KeyedUnarchiver {
         let mappedText = mapped.map { " (mapped to \($0))" } ?? ""
         return failure(
             .classNotAllowed,
-            "class \"\(name)\"\(mappedText) is not allowed; allowed: \(Self.names(allowed)) and the standard types")
+            "class \"\(name)\"\(mappedText) is not allowed; allowed: \(Self.names(allowed)) and the standard types"
+        )
     }
 
     static func names(_ types: [any KeyedCoding.Type]) -> String {

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// A keyed archive as a graph of generic objects, for inspecting archives whose classes
@@ -192,7 +192,8 @@ public enum ArchivedNode: Hashable, Sendable, CustomStringConvertible {
         case .null: return "$null"
         case .value(let value): return value.description
         case .object(let object): return object.description
-        case .classDescription(let description): return "class \(description.classes.joined(separator: " < "))"
+        case .classDescription(let description):
+            return "class \(description.classes.joined(separator: " < "))"
         }
     }
 }

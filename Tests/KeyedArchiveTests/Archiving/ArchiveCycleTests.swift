@@ -86,7 +86,8 @@ struct ArchiveCycleTests {
     static let selfContainingArray = ArchiveTest.archivePlist(
         objects: [
             "$null", ["$class": .uid(2), "NS.objects": [.uid(1), .uid(3)]],
-            ArchiveTest.classDescription("NSMutableArray", ["NSMutableArray", "NSArray", "NSObject"]), "element",
+            ArchiveTest.classDescription("NSMutableArray", ["NSMutableArray", "NSArray", "NSObject"]),
+            "element",
         ], top: ["root": .uid(1)])
 
     @Test func selfContainingArrayFailsWithUnresolvableCycle() throws {
@@ -107,10 +108,13 @@ struct ArchiveCycleTests {
         // a → b → a, both arrays.
         let plist = ArchiveTest.archivePlist(
             objects: [
-                "$null", ["$class": .uid(3), "NS.objects": [.uid(2)]], ["$class": .uid(3), "NS.objects": [.uid(1)]],
+                "$null", ["$class": .uid(3), "NS.objects": [.uid(2)]],
+                ["$class": .uid(3), "NS.objects": [.uid(1)]],
                 ArchiveTest.classDescription("NSArray"),
             ], top: ["root": .uid(1)])
-        let error = ArchiveTest.error { try KeyedUnarchiver(propertyList: plist).decodeObject(of: [], forKey: "root") }
+        let error = ArchiveTest.error {
+            try KeyedUnarchiver(propertyList: plist).decodeObject(of: [], forKey: "root")
+        }
         #expect(error?.code == .unresolvableCycle)
         let graph = try KeyedUnarchiver.objectGraph(from: plist)
         #expect(graph.isOnCycle(1) && graph.isOnCycle(2))
@@ -126,10 +130,15 @@ struct ArchiveCycleTests {
         let badIndex = objects.count
         objects.append(["$class": .uid(UInt64(arrayClass)), "NS.objects": [.uid(UInt64(badIndex))]])
         top["bad"] = .uid(UInt64(badIndex))
-        let unarchiver = try KeyedUnarchiver(propertyList: ArchiveTest.archivePlist(objects: objects, top: top))
-        #expect(ArchiveTest.error { try unarchiver.decodeObject(of: [], forKey: "bad") }?.code == .unresolvableCycle)
+        let unarchiver = try KeyedUnarchiver(
+            propertyList: ArchiveTest.archivePlist(objects: objects, top: top))
+        #expect(
+            ArchiveTest.error { try unarchiver.decodeObject(of: [], forKey: "bad") }?.code
+                == .unresolvableCycle)
         #expect(try unarchiver.decodeObject(of: [String].self, forKey: "good") == ["fine"])
-        #expect(ArchiveTest.error { try unarchiver.decodeObject(of: [], forKey: "bad") }?.code == .unresolvableCycle)
+        #expect(
+            ArchiveTest.error { try unarchiver.decodeObject(of: [], forKey: "bad") }?.code
+                == .unresolvableCycle)
     }
 
     @Test func classCyclesEncodeWithoutRecursingForever() throws {
@@ -140,7 +149,9 @@ struct ArchiveCycleTests {
         #expect(archiver.error == nil)
         #expect(ArchiveTest.objects(plist).filter { $0["legs"] != nil }.count == 2)
         // Creature decodes its friend naively: the cycle is reported, not followed.
-        let error = ArchiveTest.error { try KeyedUnarchiver(propertyList: plist).decodeObject(of: Creature.self, forKey: "root") }
+        let error = ArchiveTest.error {
+            try KeyedUnarchiver(propertyList: plist).decodeObject(of: Creature.self, forKey: "root")
+        }
         #expect(error?.code == .unresolvableCycle)
         #expect(error?.location == .keyPath("root.friend.friend"))
     }

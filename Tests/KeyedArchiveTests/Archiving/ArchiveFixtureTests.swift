@@ -34,17 +34,23 @@ struct ArchiveFixtureTests {
 
     @Test func arrayTest() throws {
         let unarchiver = try Self.unarchiver("corelibs_NSKeyedUnarchiver-ArrayTest.plist")
-        #expect(try unarchiver.decodeObject(of: [String].self, forKey: "root") == ["baa", "baa", "black", "sheep"])
+        #expect(
+            try unarchiver.decodeObject(of: [String].self, forKey: "root") == [
+                "baa", "baa", "black", "sheep",
+            ])
     }
 
     @Test func orderedSetTest() throws {
         let unarchiver = try Self.unarchiver("corelibs_NSKeyedUnarchiver-OrderedSetTest.plist")
-        #expect(try unarchiver.decodeObject(of: [String].self, forKey: "root") == ["valgeir", "nico", "puzzle"])
+        #expect(
+            try unarchiver.decodeObject(of: [String].self, forKey: "root") == ["valgeir", "nico", "puzzle"])
     }
 
     @Test func uuidTest() throws {
         let unarchiver = try Self.unarchiver("corelibs_NSKeyedUnarchiver-UUIDTest.plist")
-        #expect(try unarchiver.decodeObject(of: UUID.self, forKey: "root") == UUID(uuidString: "0AD863BA-7584-40CF-8896-BD87B3280C34"))
+        #expect(
+            try unarchiver.decodeObject(of: UUID.self, forKey: "root")
+                == UUID(uuidString: "0AD863BA-7584-40CF-8896-BD87B3280C34"))
     }
 
     @Test func urlTest() throws {
@@ -87,13 +93,15 @@ struct ArchiveFixtureTests {
         let unarchiver = try Self.unarchiver(name)
         #expect(try unarchiver.decodeObject(of: Set<Int>.self, forKey: "root") == [1, 2, 3, 4, 5], "\(name)")
         if !unordered {
-            #expect(try unarchiver.decodeObject(of: [Int].self, forKey: "root") == [1, 2, 3, 4, 5], "\(name)")
+            #expect(
+                try unarchiver.decodeObject(of: [Int].self, forKey: "root") == [1, 2, 3, 4, 5], "\(name)")
         }
     }
 
     @Test(arguments: [
         "corelibs_macOS-10.14_NSSet-Empty.archive", "corelibs_macOS-10.14_NSMutableSet-Empty.archive",
-        "corelibs_macOS-10.14_NSOrderedSet-Empty.archive", "corelibs_macOS-10.14_NSMutableOrderedSet-Empty.archive",
+        "corelibs_macOS-10.14_NSOrderedSet-Empty.archive",
+        "corelibs_macOS-10.14_NSMutableOrderedSet-Empty.archive",
         "corelibs_macOS-10.14_NSCountedSet-Empty.archive",
     ])
     func emptySets(name: String) throws {
@@ -141,17 +149,21 @@ struct ArchiveFixtureTests {
         let simple = try Self.unarchiver("bpylist2_simple_archive.plist")
         #expect(try simple.decodeObject(of: CrapFoo.self, forKey: "root")?.title == "yo")
         let recursive = try #require(
-            try Self.unarchiver("bpylist2_recursive_archive.plist").decodeObject(of: CrapFoo.self, forKey: "root"))
+            try Self.unarchiver("bpylist2_recursive_archive.plist").decodeObject(
+                of: CrapFoo.self, forKey: "root"))
         #expect(recursive.title == "hello")
         #expect(recursive.recursive?.title == "yo")
         #expect(recursive.recursive?.recursive == nil)
         let data = try Self.unarchiver("bpylist2_nsmutabledata_archive.plist")
         #expect(try data.decodeObject(of: Data.self, forKey: "root") == Data("hello".utf8))
         for name in [
-            "bpylist2_complex_archive.plist", "bpylist2_dataclass_archive.plist", "bpylist2_date_archive.plist",
+            "bpylist2_complex_archive.plist", "bpylist2_dataclass_archive.plist",
+            "bpylist2_date_archive.plist",
             "bpylist2_empty_archive.plist", "bpylist2_null_archive.plist",
         ] {
-            #expect(throws: Never.self, "\(name)") { try KeyedUnarchiver.objectGraph(from: Self.archive(name)) }
+            #expect(throws: Never.self, "\(name)") {
+                try KeyedUnarchiver.objectGraph(from: Self.archive(name))
+            }
         }
     }
 

@@ -86,7 +86,9 @@ struct ArchivePropertyTests {
             for _ in 0..<Int.random(in: 0...3, using: &random) {
                 node.children.append(nodes[Int.random(in: (index + 1)..<count, using: &random)])
             }
-            if Bool.random(using: &random) { node.favourite = nodes[Int.random(in: (index + 1)..<count, using: &random)] }
+            if Bool.random(using: &random) {
+                node.favourite = nodes[Int.random(in: (index + 1)..<count, using: &random)]
+            }
         }
         for node in nodes.dropFirst() where Bool.random(using: &random) { node.root = nodes[0] }
         return nodes
@@ -110,7 +112,8 @@ struct ArchivePropertyTests {
         let nodes = Self.generateGraph(seed: UInt64(seed))
         let (archiver, plist) = ArchiveTest.archive(nodes[0])
         #expect(archiver.error == nil)
-        let decodedRoot = try #require(try KeyedUnarchiver(propertyList: plist).decodeObject(of: GraphNode.self, forKey: "root"))
+        let decodedRoot = try #require(
+            try KeyedUnarchiver(propertyList: plist).decodeObject(of: GraphNode.self, forKey: "root"))
         let original = Self.reachable(from: nodes[0])
         let decoded = Self.reachable(from: decodedRoot)
         #expect(Set(original.keys) == Set(decoded.keys), "seed \(seed)")
@@ -147,7 +150,8 @@ struct ArchivePropertyTests {
     @Test func referenceBombDecodesEachObjectOnce() throws {
         let plist = Self.bomb(levels: 24, className: "KeyedArchiveTests.BombNode")
         BombNode.initCount = 0
-        let root = try #require(try KeyedUnarchiver(propertyList: plist).decodeObject(of: BombNode.self, forKey: "root"))
+        let root = try #require(
+            try KeyedUnarchiver(propertyList: plist).decodeObject(of: BombNode.self, forKey: "root"))
         #expect(BombNode.initCount == 24)
         #expect(root.left === root.right)
 
@@ -169,7 +173,8 @@ struct ArchivePropertyTests {
             object["NS.objects"] = .array(children)
             objects[index] = .dictionary(object)
         }
-        let arrays = ArchiveTest.archivePlist(objects: objects, top: try #require(plist["$top"]?.dictionaryValue))
+        let arrays = ArchiveTest.archivePlist(
+            objects: objects, top: try #require(plist["$top"]?.dictionaryValue))
         let start = ContinuousClock.now
         let decoded = try KeyedUnarchiver(propertyList: arrays).decodeObject(of: [], forKey: "root")
         #expect(decoded is [Any])

@@ -110,7 +110,9 @@ struct Renamed: SecureKeyedCoding, Equatable {
     var text: String
     init(text: String) { self.text = text }
     func encode(with coder: KeyedArchiver) { coder.encode(text, forKey: "text") }
-    init(coder: KeyedUnarchiver) throws { text = try coder.decodeObject(of: String.self, forKey: "text") ?? "" }
+    init(coder: KeyedUnarchiver) throws {
+        text = try coder.decodeObject(of: String.self, forKey: "text") ?? ""
+    }
 }
 
 /// A folder whose items point back to it: a cycle through the back-reference mechanism.

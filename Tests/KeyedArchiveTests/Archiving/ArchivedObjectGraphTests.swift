@@ -36,7 +36,10 @@ struct ArchivedObjectGraphTests {
         #expect(!graph.isShared(6))
         #expect(graph.isOnCycle(5) && !graph.isOnCycle(3) && !graph.isOnCycle(1))
         #expect(graph.object(at: 5)?.classHints == ["Loop"])
-        #expect(graph[7] == .classDescription(ArchivedClass(name: "Acme.Loop", classes: ["Acme.Loop", "NSObject"], hints: ["Loop"])))
+        #expect(
+            graph[7]
+                == .classDescription(
+                    ArchivedClass(name: "Acme.Loop", classes: ["Acme.Loop", "NSObject"], hints: ["Loop"])))
         #expect(graph[99] == nil)
         #expect(graph.nodes[1].references == [3, 3, 5])
         let text = graph.description
@@ -70,7 +73,10 @@ struct ArchivedObjectGraphTests {
             ("$class to a string", ["$null", ["$class": .uid(2)], "blam"], ["root": .uid(1)]),
             ("$class to an object", ["$null", ["$class": .uid(1)]], ["root": .uid(1)]),
             ("$classname missing", ["$null", ["$class": .uid(2)], ["$class_name": "x"]], ["root": .uid(1)]),
-            ("reference out of range", ["$null", ["$class": .uid(2), "x": .uid(7)], ArchiveTest.classDescription("X")], [:]),
+            (
+                "reference out of range",
+                ["$null", ["$class": .uid(2), "x": .uid(7)], ArchiveTest.classDescription("X")], [:]
+            ),
             ("top reference out of range", ["$null"], ["root": .uid(10)]),
         ]
         for (name, objects, top) in cases {
@@ -89,7 +95,8 @@ struct ArchivedObjectGraphTests {
             let next: PropertyList = index == count - 1 ? .uid(2) : .uid(UInt64(objects.count + 1))
             objects.append(["$class": .uid(1), "next": next])
         }
-        let graph = try KeyedUnarchiver.objectGraph(from: ArchiveTest.archivePlist(objects: objects, top: ["root": .uid(2)]))
+        let graph = try KeyedUnarchiver.objectGraph(
+            from: ArchiveTest.archivePlist(objects: objects, top: ["root": .uid(2)]))
         #expect(graph.nodes.count == count + 2)
         #expect(graph.isOnCycle(2) && graph.isOnCycle(count + 1))
         #expect(graph.description.split(separator: "\n").count == count + 1)

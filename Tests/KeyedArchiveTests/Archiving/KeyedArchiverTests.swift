@@ -22,12 +22,15 @@ struct KeyedArchiverTests {
         let classUID = try #require(object["$class"]?.uidValue)
         #expect(
             objects[Int(classUID)]
-                == ArchiveTest.classDescription("KeyedArchiveTests.Creature", ["KeyedArchiveTests.Creature", "NSObject"]))
+                == ArchiveTest.classDescription(
+                    "KeyedArchiveTests.Creature", ["KeyedArchiveTests.Creature", "NSObject"]))
     }
 
     @Test func classDescriptionsAreShared() throws {
         let (_, plist) = ArchiveTest.archive([Creature(name: "a"), Creature(name: "b"), Creature(name: "c")])
-        let descriptions = ArchiveTest.objects(plist).filter { $0["$classname"] == "KeyedArchiveTests.Creature" }
+        let descriptions = ArchiveTest.objects(plist).filter {
+            $0["$classname"] == "KeyedArchiveTests.Creature"
+        }
         #expect(descriptions.count == 1)
     }
 
@@ -151,18 +154,24 @@ struct KeyedArchiverTests {
     }
 
     @Test func subclassesWriteTheirFullClassChain() throws {
-        let (_, plist) = ArchiveTest.archive([Shape(label: "s"), Circle(label: "c", radius: 2), UnitCircle(label: "u", radius: 1)])
+        let (_, plist) = ArchiveTest.archive([
+            Shape(label: "s"), Circle(label: "c", radius: 2), UnitCircle(label: "u", radius: 1),
+        ])
         let descriptions = ArchiveTest.objects(plist).filter { $0["$classname"] != nil }
         #expect(descriptions.contains(ArchiveTest.classDescription("KeyedArchiveTests.Shape")))
         #expect(
             descriptions.contains(
                 ArchiveTest.classDescription(
-                    "KeyedArchiveTests.Circle", ["KeyedArchiveTests.Circle", "KeyedArchiveTests.Shape", "NSObject"])))
+                    "KeyedArchiveTests.Circle",
+                    ["KeyedArchiveTests.Circle", "KeyedArchiveTests.Shape", "NSObject"])))
         #expect(
             descriptions.contains(
                 ArchiveTest.classDescription(
                     "KeyedArchiveTests.UnitCircle",
-                    ["KeyedArchiveTests.UnitCircle", "KeyedArchiveTests.Circle", "KeyedArchiveTests.Shape", "NSObject"])))
+                    [
+                        "KeyedArchiveTests.UnitCircle", "KeyedArchiveTests.Circle", "KeyedArchiveTests.Shape",
+                        "NSObject",
+                    ])))
         // Decoded through the base type, in non-secure mode, when the subclasses are mapped.
         let unarchiver = try KeyedUnarchiver(propertyList: plist)
         unarchiver.requiresSecureCoding = false
@@ -191,11 +200,15 @@ struct KeyedArchiverTests {
     }
 
     @Test func classNamesCanBeMappedPerArchiver() throws {
-        let (_, plist) = ArchiveTest.archive(Point(x: 1, y: 1)) { $0.setClassName("Geometry.Point", for: Point.self) }
+        let (_, plist) = ArchiveTest.archive(Point(x: 1, y: 1)) {
+            $0.setClassName("Geometry.Point", for: Point.self)
+        }
         #expect(ArchiveTest.objects(plist).contains(ArchiveTest.classDescription("Geometry.Point")))
         // The unarchiver maps the name back.
         let unarchiver = try KeyedUnarchiver(propertyList: plist)
-        #expect(throws: KeyedArchiveError.self) { try unarchiver.decodeObject(of: Point.self, forKey: "root") }
+        #expect(throws: KeyedArchiveError.self) {
+            try unarchiver.decodeObject(of: Point.self, forKey: "root")
+        }
         unarchiver.setClass(Point.self, forClassName: "Geometry.Point")
         #expect(try unarchiver.decodeObject(of: Point.self, forKey: "root") == Point(x: 1, y: 1))
         #expect(unarchiver.class(forClassName: "Geometry.Point") == Point.self)
@@ -220,9 +233,13 @@ struct KeyedArchiverTests {
         KeyedUnarchiver.setClass(Moved.self, forClassName: "Local.Moved")
         defer { KeyedUnarchiver.setClass(nil, forClassName: "Local.Moved") }
         #expect(KeyedUnarchiver.class(forClassName: "Local.Moved") == Moved.self)
-        #expect(try KeyedUnarchiver(propertyList: local).decodeObject(of: Moved.self, forKey: "root") == Moved(n: 5))
+        #expect(
+            try KeyedUnarchiver(propertyList: local).decodeObject(of: Moved.self, forKey: "root")
+                == Moved(n: 5))
         // The type also accepts its process-wide archived name.
-        #expect(try KeyedUnarchiver(propertyList: plist).decodeObject(of: Moved.self, forKey: "root") == Moved(n: 5))
+        #expect(
+            try KeyedUnarchiver(propertyList: plist).decodeObject(of: Moved.self, forKey: "root")
+                == Moved(n: 5))
     }
 
     @Test func archivedClassNameOverrideIsStable() throws {

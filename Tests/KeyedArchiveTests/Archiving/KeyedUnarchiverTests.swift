@@ -12,8 +12,13 @@ struct KeyedUnarchiverTests {
         let error = ArchiveTest.error { try unarchiver.decodeObject(of: Point.self, forKey: "root") }
         #expect(error?.code == .classNotAllowed)
         #expect(error?.location == .keyPath("root"))
-        #expect(error?.message.contains("class \"KeyedArchiveTests.Creature\" is not allowed; allowed: KeyedArchiveTests.Point") == true)
-        let listed = ArchiveTest.error { try unarchiver.decodeObject(of: [Point.self, Renamed.self], forKey: "root") }
+        #expect(
+            error?.message.contains(
+                "class \"KeyedArchiveTests.Creature\" is not allowed; allowed: KeyedArchiveTests.Point")
+                == true)
+        let listed = ArchiveTest.error {
+            try unarchiver.decodeObject(of: [Point.self, Renamed.self], forKey: "root")
+        }
         #expect(listed?.code == .classNotAllowed)
         #expect(listed?.message.contains("KeyedArchiveTests.Point, Legacy.Thing") == true)
         #expect(try unarchiver.decodeObject(of: [Point.self, Creature.self], forKey: "root") is Creature)
@@ -32,7 +37,9 @@ struct KeyedUnarchiverTests {
         let (_, plist) = ArchiveTest.archive(Creature(name: "a", friend: Creature(name: "b")))
         let unarchiver = try KeyedUnarchiver(propertyList: plist)
         unarchiver.setClass(Tripwire.self, forClassName: "KeyedArchiveTests.Creature")
-        #expect(throws: KeyedArchiveError.self) { try unarchiver.decodeObject(of: Point.self, forKey: "root") }
+        #expect(throws: KeyedArchiveError.self) {
+            try unarchiver.decodeObject(of: Point.self, forKey: "root")
+        }
         #expect(Tripwire.constructed == 0)
     }
 
@@ -123,7 +130,8 @@ struct KeyedUnarchiverTests {
         #expect(ArchiveTest.error { try unarchiver.decodeInteger(forKey: "flag") }?.code == .typeMismatch)
         #expect(ArchiveTest.error { try unarchiver.decodeFloat(forKey: "huge") }?.code == .valueOutOfRange)
         #expect(ArchiveTest.error { try unarchiver.decodeBytes(forKey: "real") }?.code == .typeMismatch)
-        #expect(ArchiveTest.error { try unarchiver.decodeInt64(forKey: "unsigned") }?.code == .valueOutOfRange)
+        #expect(
+            ArchiveTest.error { try unarchiver.decodeInt64(forKey: "unsigned") }?.code == .valueOutOfRange)
         #expect(try unarchiver.decodeDouble(forKey: "huge") == 1e300)
         #expect(try unarchiver.decodeFloat(forKey: "real") == 2.5)
         #expect(try unarchiver.decodeBool(forKey: "flag"))
@@ -151,7 +159,9 @@ struct KeyedUnarchiverTests {
         #expect(array?.message == "expected NSString, found NSArray")
         let string = ArchiveTest.error { try unarchiver.decodeObject(of: [String].self, forKey: "string") }
         #expect(string?.message == "expected NSArray, found NSString")
-        let element = ArchiveTest.error { try unarchiver.decodeArrayOfObjects(ofClass: Int.self, forKey: "array") }
+        let element = ArchiveTest.error {
+            try unarchiver.decodeArrayOfObjects(ofClass: Int.self, forKey: "array")
+        }
         #expect(element?.location == .keyPath("array[0]"))
         #expect(element?.message == "expected an integer, found NSString")
     }
@@ -168,17 +178,22 @@ struct KeyedUnarchiverTests {
                 Point(x: 1, y: 1), Point(x: 2, y: 2),
             ])
         #expect(
-            try unarchiver.decodeDictionary(withKeysOfClass: Int.self, objectsOfClass: String.self, forKey: "names")
+            try unarchiver.decodeDictionary(
+                withKeysOfClass: Int.self, objectsOfClass: String.self, forKey: "names")
                 == [1: "one", 2: "two"])
         let wrongKeys = ArchiveTest.error {
-            try unarchiver.decodeDictionary(withKeysOfClass: String.self, objectsOfClass: String.self, forKey: "names")
+            try unarchiver.decodeDictionary(
+                withKeysOfClass: String.self, objectsOfClass: String.self, forKey: "names")
         }
         #expect(wrongKeys?.code == .typeMismatch)
         #expect(wrongKeys?.location == .keyPath("names[key 0]"))
         let wrongValues = ArchiveTest.error {
-            try unarchiver.decodeDictionary(withKeysOfClass: Int.self, objectsOfClass: Int.self, forKey: "names")
+            try unarchiver.decodeDictionary(
+                withKeysOfClass: Int.self, objectsOfClass: Int.self, forKey: "names")
         }
-        #expect(wrongValues?.location == .keyPath("names[value 0]") || wrongValues?.location == .keyPath("names[value 1]"))
+        #expect(
+            wrongValues?.location == .keyPath("names[value 0]")
+                || wrongValues?.location == .keyPath("names[value 1]"))
         #expect(try unarchiver.decodeArrayOfObjects(ofClass: Point.self, forKey: "missing") == nil)
     }
 
@@ -204,13 +219,18 @@ struct KeyedUnarchiverTests {
         // Corrupt the fourth creature's tags: replace the array reference with a string.
         var objects = ArchiveTest.objects(plist)
         let tagsIndex = try #require(objects.firstIndex { $0 == "fine" })
-        let creatureIndex = try #require(objects.firstIndex { $0["name"] != nil && $0["tags"] != nil && objects[Int($0["name"]?.uidValue ?? 0)] == "d" })
+        let creatureIndex = try #require(
+            objects.firstIndex {
+                $0["name"] != nil && $0["tags"] != nil && objects[Int($0["name"]?.uidValue ?? 0)] == "d"
+            })
         var creature = try #require(objects[creatureIndex].dictionaryValue)
         creature["tags"] = .uid(UInt64(tagsIndex))
         objects[creatureIndex] = .dictionary(creature)
-        let corrupted = ArchiveTest.archivePlist(objects: objects, top: try #require(plist["$top"]?.dictionaryValue))
+        let corrupted = ArchiveTest.archivePlist(
+            objects: objects, top: try #require(plist["$top"]?.dictionaryValue))
         let error = ArchiveTest.error {
-            try KeyedUnarchiver(propertyList: corrupted).decodeObject(of: [String: [Creature]].self, forKey: "root")
+            try KeyedUnarchiver(propertyList: corrupted).decodeObject(
+                of: [String: [Creature]].self, forKey: "root")
         }
         #expect(error?.code == .typeMismatch)
         #expect(error?.location == .keyPath("root[\"creatures\"][3].tags"))
@@ -259,11 +279,33 @@ struct KeyedUnarchiverTests {
             ("no $class", ["$null", ["x": 1]], ["root": .uid(1)]),
             ("$class to a string", ["$null", ["$class": .uid(2)], "s"], ["root": .uid(1)]),
             ("$class out of range", ["$null", ["$class": .uid(9)]], ["root": .uid(1)]),
-            ("$class not a uid", ["$null", ["$class": 2], ArchiveTest.classDescription("NSArray")], ["root": .uid(1)]),
-            ("$classes not strings", ["$null", ["$class": .uid(2)], ["$classname": "NSArray", "$classes": [1]]], ["root": .uid(1)]),
-            ("NS.objects not array", ["$null", ["$class": .uid(2), "NS.objects": "x"], ArchiveTest.classDescription("NSArray")], ["root": .uid(1)]),
-            ("element out of range", ["$null", ["$class": .uid(2), "NS.objects": [.uid(99)]], ArchiveTest.classDescription("NSArray")], ["root": .uid(1)]),
-            ("nil element", ["$null", ["$class": .uid(2), "NS.objects": [.uid(0)]], ArchiveTest.classDescription("NSArray")], ["root": .uid(1)]),
+            (
+                "$class not a uid", ["$null", ["$class": 2], ArchiveTest.classDescription("NSArray")],
+                ["root": .uid(1)]
+            ),
+            (
+                "$classes not strings",
+                ["$null", ["$class": .uid(2)], ["$classname": "NSArray", "$classes": [1]]], ["root": .uid(1)]
+            ),
+            (
+                "NS.objects not array",
+                ["$null", ["$class": .uid(2), "NS.objects": "x"], ArchiveTest.classDescription("NSArray")],
+                ["root": .uid(1)]
+            ),
+            (
+                "element out of range",
+                [
+                    "$null", ["$class": .uid(2), "NS.objects": [.uid(99)]],
+                    ArchiveTest.classDescription("NSArray"),
+                ], ["root": .uid(1)]
+            ),
+            (
+                "nil element",
+                [
+                    "$null", ["$class": .uid(2), "NS.objects": [.uid(0)]],
+                    ArchiveTest.classDescription("NSArray"),
+                ], ["root": .uid(1)]
+            ),
             ("root not a reference", ["$null"], ["root": .array([])]),
             ("array in $objects", ["$null", .array(["a"])], ["root": .uid(1)]),
         ]
@@ -282,7 +324,8 @@ struct KeyedUnarchiverTests {
         #expect(throws: Never.self) { try KeyedUnarchiver(propertyList: valid) }
         var cases: [(String, PropertyList)] = []
         for (key, value) in [
-            ("$archiver", PropertyList.string("NSArchiver")), ("$version", 10000), ("$top", "x"), ("$objects", "x"),
+            ("$archiver", PropertyList.string("NSArchiver")), ("$version", 10000), ("$top", "x"),
+            ("$objects", "x"),
         ] {
             var dictionary = try #require(valid.dictionaryValue)
             dictionary[key] = value
@@ -300,7 +343,9 @@ struct KeyedUnarchiverTests {
         var options = KeyedUnarchivingOptions()
         options.maximumObjectCount = 2
         let tooMany = ArchiveTest.archivePlist(objects: ["$null", "a", "b"], top: [:])
-        #expect(ArchiveTest.error { try KeyedUnarchiver(propertyList: tooMany, options: options) }?.code == .limitExceeded)
+        #expect(
+            ArchiveTest.error { try KeyedUnarchiver(propertyList: tooMany, options: options) }?.code
+                == .limitExceeded)
     }
 
     @Test func unarchivedObjectRequiresARootKey() throws {
@@ -351,6 +396,8 @@ struct KeyedUnarchiverTests {
             try KeyedUnarchiver(propertyList: plist, options: options).decodeObject(of: [], forKey: "root")
         }
         #expect(error?.code == .limitExceeded)
-        #expect(throws: Never.self) { try KeyedUnarchiver(propertyList: plist).decodeObject(of: [], forKey: "root") }
+        #expect(throws: Never.self) {
+            try KeyedUnarchiver(propertyList: plist).decodeObject(of: [], forKey: "root")
+        }
     }
 }

@@ -44,7 +44,8 @@ struct StandardTypesArchivingTests {
 
     @Test func negativeAndPositiveZeroAreNotMerged() throws {
         let (_, plist) = ArchiveTest.archive([0.0, -0.0])
-        let decoded = try #require(try KeyedUnarchiver(propertyList: plist).decodeObject(of: [Double].self, forKey: "root"))
+        let decoded = try #require(
+            try KeyedUnarchiver(propertyList: plist).decodeObject(of: [Double].self, forKey: "root"))
         #expect(decoded.map(\.sign) == [.plus, .minus])
     }
 
@@ -57,7 +58,8 @@ struct StandardTypesArchivingTests {
         #expect(try ArchiveTest.roundTrip(uuid) == uuid)
         let absolute = try #require(URL(string: "https://www.example.com/a?b=c#d"))
         #expect(try ArchiveTest.roundTrip(absolute) == absolute)
-        let relative = try #require(URL(string: "foo.xml", relativeTo: URL(string: "https://www.example.com")))
+        let relative = try #require(
+            URL(string: "foo.xml", relativeTo: URL(string: "https://www.example.com")))
         let decoded = try #require(try ArchiveTest.roundTrip(relative))
         #expect(decoded.relativeString == "foo.xml")
         #expect(decoded.baseURL?.absoluteString == "https://www.example.com")
@@ -97,7 +99,10 @@ struct StandardTypesArchivingTests {
         let (_, plist) = ArchiveTest.archive(["a": [1, 2], "b": [3]])
         let objects = ArchiveTest.objects(plist)
         let descriptions = objects.filter { $0["$classname"] != nil }
-        #expect(Set(descriptions) == [ArchiveTest.classDescription("NSDictionary"), ArchiveTest.classDescription("NSArray")])
+        #expect(
+            Set(descriptions) == [
+                ArchiveTest.classDescription("NSDictionary"), ArchiveTest.classDescription("NSArray"),
+            ])
         let root = try #require(objects[1].dictionaryValue)
         #expect(root["NS.keys"]?.arrayValue?.count == 2)
         #expect(root["NS.objects"]?.arrayValue?.count == 2)
@@ -115,20 +120,29 @@ struct StandardTypesArchivingTests {
                 ArchiveTest.classDescription("NSMutableData", ["NSMutableData", "NSData", "NSObject"]),
                 ["$class": .uid(6), "NS.object.0": .uid(1), "NS.object.1": .uid(9)],
                 ArchiveTest.classDescription("NSOrderedSet"),
-                ["$class": .uid(8), "NS.count": 2, "NS.object0": .uid(9), "NS.count0": 3, "NS.object1": .uid(10), "NS.count1": 1],
-                ArchiveTest.classDescription("NSCountedSet", ["NSCountedSet", "NSMutableSet", "NSSet", "NSObject"]),
+                [
+                    "$class": .uid(8), "NS.count": 2, "NS.object0": .uid(9), "NS.count0": 3,
+                    "NS.object1": .uid(10), "NS.count1": 1,
+                ],
+                ArchiveTest.classDescription(
+                    "NSCountedSet", ["NSCountedSet", "NSMutableSet", "NSSet", "NSObject"]),
                 "x", "y",
                 ["$class": .uid(12), "NS.keys": [.uid(9)], "NS.objects": [.uid(1)]],
-                ArchiveTest.classDescription("NSMutableDictionary", ["NSMutableDictionary", "NSDictionary", "NSObject"]),
+                ArchiveTest.classDescription(
+                    "NSMutableDictionary", ["NSMutableDictionary", "NSDictionary", "NSObject"]),
             ],
-            top: ["string": .uid(1), "data": .uid(3), "ordered": .uid(5), "counted": .uid(7), "dictionary": .uid(11)])
+            top: [
+                "string": .uid(1), "data": .uid(3), "ordered": .uid(5), "counted": .uid(7),
+                "dictionary": .uid(11),
+            ])
         let unarchiver = try KeyedUnarchiver(propertyList: plist)
         #expect(try unarchiver.decodeObject(of: String.self, forKey: "string") == "mutable")
         #expect(try unarchiver.decodeObject(of: Data.self, forKey: "data") == Data([7, 8]))
         #expect(try unarchiver.decodeObject(of: [String].self, forKey: "ordered") == ["mutable", "x"])
         #expect(try unarchiver.decodeObject(of: Set<String>.self, forKey: "ordered") == ["mutable", "x"])
         #expect(try unarchiver.decodeObject(of: Set<String>.self, forKey: "counted") == ["x", "y"])
-        #expect(try unarchiver.decodeObject(of: [String: String].self, forKey: "dictionary") == ["x": "mutable"])
+        #expect(
+            try unarchiver.decodeObject(of: [String: String].self, forKey: "dictionary") == ["x": "mutable"])
         let untyped = try unarchiver.decodeObject(of: [], forKey: "counted") as? Set<AnyHashable>
         #expect(untyped == ["x", "y"])
     }
@@ -143,7 +157,9 @@ struct StandardTypesArchivingTests {
         archiver.encode(Set(["s"]), forKey: "set")
         let unarchiver = try KeyedUnarchiver(propertyList: archiver.encodedPropertyList)
         #expect(try unarchiver.decodeObject(of: [], forKey: "array") as? [Any] != nil)
-        #expect((try unarchiver.decodeObject(of: [], forKey: "array") as? [Any])?.compactMap { $0 as? String } == ["a", "b"])
+        #expect(
+            (try unarchiver.decodeObject(of: [], forKey: "array") as? [Any])?.compactMap { $0 as? String }
+                == ["a", "b"])
         let numberKeys = try unarchiver.decodeObject(of: [], forKey: "numberKeys") as? [AnyHashable: Any]
         #expect(numberKeys?[AnyHashable(1)] as? String == "one")
         let stringKeys = try unarchiver.decodeObject(of: [], forKey: "stringKeys") as? [String: Any]

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// `Date` archives as Apple's `NSDate`: an object whose `NS.time` is a real, the
@@ -23,7 +23,9 @@ extension Date: SecureKeyedCoding {
     /// - Throws: ``KeyedArchiveError`` with code `invalidArchive` when `NS.time` is
     ///   missing, or `typeMismatch` when it is not a number.
     public init(coder: KeyedUnarchiver) throws {
-        guard coder.containsValue(forKey: "NS.time") else { throw coder.missingField("NS.time", of: "NSDate") }
+        guard coder.containsValue(forKey: "NS.time") else {
+            throw coder.missingField("NS.time", of: "NSDate")
+        }
         self.init(timeIntervalSinceReferenceDate: try coder.decodeDouble(forKey: "NS.time"))
     }
 }

@@ -32,8 +32,12 @@ extension Int: SecureKeyedCoding {
 
 extension Int: ArchivePlainValue {
     static var acceptedClassNames: [String] { ["NSNumber"] }
-    var archivePlainRecord: ArchivedObjectRecord { .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0)) }
-    init(archivePlainValue value: PropertyList) throws { self = try ArchiveScalar.integer(value, as: Int.self) }
+    var archivePlainRecord: ArchivedObjectRecord {
+        .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
+    }
+    init(archivePlainValue value: PropertyList) throws {
+        self = try ArchiveScalar.integer(value, as: Int.self)
+    }
 }
 
 extension Int8: SecureKeyedCoding {
@@ -59,8 +63,12 @@ extension Int8: SecureKeyedCoding {
 
 extension Int8: ArchivePlainValue {
     static var acceptedClassNames: [String] { ["NSNumber"] }
-    var archivePlainRecord: ArchivedObjectRecord { .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0)) }
-    init(archivePlainValue value: PropertyList) throws { self = try ArchiveScalar.integer(value, as: Int8.self) }
+    var archivePlainRecord: ArchivedObjectRecord {
+        .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
+    }
+    init(archivePlainValue value: PropertyList) throws {
+        self = try ArchiveScalar.integer(value, as: Int8.self)
+    }
 }
 
 extension Int16: SecureKeyedCoding {
@@ -86,8 +94,12 @@ extension Int16: SecureKeyedCoding {
 
 extension Int16: ArchivePlainValue {
     static var acceptedClassNames: [String] { ["NSNumber"] }
-    var archivePlainRecord: ArchivedObjectRecord { .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0)) }
-    init(archivePlainValue value: PropertyList) throws { self = try ArchiveScalar.integer(value, as: Int16.self) }
+    var archivePlainRecord: ArchivedObjectRecord {
+        .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
+    }
+    init(archivePlainValue value: PropertyList) throws {
+        self = try ArchiveScalar.integer(value, as: Int16.self)
+    }
 }
 
 extension Int32: SecureKeyedCoding {
@@ -113,8 +125,12 @@ extension Int32: SecureKeyedCoding {
 
 extension Int32: ArchivePlainValue {
     static var acceptedClassNames: [String] { ["NSNumber"] }
-    var archivePlainRecord: ArchivedObjectRecord { .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0)) }
-    init(archivePlainValue value: PropertyList) throws { self = try ArchiveScalar.integer(value, as: Int32.self) }
+    var archivePlainRecord: ArchivedObjectRecord {
+        .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
+    }
+    init(archivePlainValue value: PropertyList) throws {
+        self = try ArchiveScalar.integer(value, as: Int32.self)
+    }
 }
 
 extension Int64: SecureKeyedCoding {
@@ -140,8 +156,12 @@ extension Int64: SecureKeyedCoding {
 
 extension Int64: ArchivePlainValue {
     static var acceptedClassNames: [String] { ["NSNumber"] }
-    var archivePlainRecord: ArchivedObjectRecord { .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0)) }
-    init(archivePlainValue value: PropertyList) throws { self = try ArchiveScalar.integer(value, as: Int64.self) }
+    var archivePlainRecord: ArchivedObjectRecord {
+        .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
+    }
+    init(archivePlainValue value: PropertyList) throws {
+        self = try ArchiveScalar.integer(value, as: Int64.self)
+    }
 }
 
 extension UInt: SecureKeyedCoding {
@@ -167,8 +187,12 @@ extension UInt: SecureKeyedCoding {
 
 extension UInt: ArchivePlainValue {
     static var acceptedClassNames: [String] { ["NSNumber"] }
-    var archivePlainRecord: ArchivedObjectRecord { .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0)) }
-    init(archivePlainValue value: PropertyList) throws { self = try ArchiveScalar.integer(value, as: UInt.self) }
+    var archivePlainRecord: ArchivedObjectRecord {
+        .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
+    }
+    init(archivePlainValue value: PropertyList) throws {
+        self = try ArchiveScalar.integer(value, as: UInt.self)
+    }
 }
 
 extension UInt8: SecureKeyedCoding {
@@ -194,8 +218,12 @@ extension UInt8: SecureKeyedCoding {
 
 extension UInt8: ArchivePlainValue {
     static var acceptedClassNames: [String] { ["NSNumber"] }
-    var archivePlainRecord: ArchivedObjectRecord { .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0)) }
-    init(archivePlainValue value: PropertyList) throws { self = try ArchiveScalar.integer(value, as: UInt8.self) }
+    var archivePlainRecord: ArchivedObjectRecord {
+        .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
+    }
+    init(archivePlainValue value: PropertyList) throws {
+        self = try ArchiveScalar.integer(value, as: UInt8.self)
+    }
 }
 
 extension UInt16: SecureKeyedCoding {
@@ -221,8 +249,12 @@ extension UInt16: SecureKeyedCoding {
 
 extension UInt16: ArchivePlainValue {
     static var acceptedClassNames: [String] { ["NSNumber"] }
-    var archivePlainRecord: ArchivedObjectRecord { .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0)) }
-    init(archivePlainValue value: PropertyList) throws { self = try ArchiveScalar.integer(value, as: UInt16.self) }
+    var archivePlainRecord: ArchivedObjectRecord {
+        .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
+    }
+    init(archivePlainValue value: PropertyList) throws {
+        self = try ArchiveScalar.integer(value, as: UInt16.self)
+    }
 }
 
 extension UInt32: SecureKeyedCoding {
@@ -248,8 +280,12 @@ extension UInt32: SecureKeyedCoding {
 
 extension UInt32: ArchivePlainValue {
     static var acceptedClassNames: [String] { ["NSNumber"] }
-    var archivePlainRecord: ArchivedObjectRecord { .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0)) }
-    init(archivePlainValue value: PropertyList) throws { self = try ArchiveScalar.integer(value, as: UInt32.self) }
+    var archivePlainRecord: ArchivedObjectRecord {
+        .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
+    }
+    init(archivePlainValue value: PropertyList) throws {
+        self = try ArchiveScalar.integer(value, as: UInt32.self)
+    }
 }
 
 extension UInt64: SecureKeyedCoding {
@@ -275,8 +311,12 @@ extension UInt64: SecureKeyedCoding {
 
 extension UInt64: ArchivePlainValue {
     static var acceptedClassNames: [String] { ["NSNumber"] }
-    var archivePlainRecord: ArchivedObjectRecord { .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0)) }
-    init(archivePlainValue value: PropertyList) throws { self = try ArchiveScalar.integer(value, as: UInt64.self) }
+    var archivePlainRecord: ArchivedObjectRecord {
+        .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
+    }
+    init(archivePlainValue value: PropertyList) throws {
+        self = try ArchiveScalar.integer(value, as: UInt64.self)
+    }
 }
 
 extension Double: SecureKeyedCoding {
@@ -364,7 +404,8 @@ extension KeyedUnarchiver {
     /// `NS.number` of the current object, for the number types' `init(coder:)`.
     func decodeNumberField<T: KeyedCoding>(of type: T.Type) throws -> T {
         guard let value = try decodeObject(of: T.self, forKey: "NS.number") else {
-            throw KeyedArchiveError(.invalidArchive, "NSNumber has no NS.number", at: .keyPath(ArchiveKeyPath.render(path)))
+            throw KeyedArchiveError(
+                .invalidArchive, "NSNumber has no NS.number", at: .keyPath(ArchiveKeyPath.render(path)))
         }
         return value
     }
