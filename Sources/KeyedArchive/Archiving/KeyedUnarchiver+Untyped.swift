@@ -66,12 +66,7 @@ extension KeyedUnarchiver {
         if let chosen = try resolve(description, allowed: allowed) {
             try checkSecureCoding(chosen, className: description.name)
             if let className = inProgress[uid] { throw cycleFailure(className: className, uid: uid) }
-            if let cached = decoded[uid] {
-                let cachedType = type(of: cached)
-                if cachedType is AnyObject.Type || ObjectIdentifier(cachedType) == ObjectIdentifier(chosen) {
-                    return cached
-                }
-            }
+            if let cached = cached(uid, as: chosen) { return cached }
             return try instantiate(chosen, uid: uid, fields: fields, className: description.name)
         }
         if let standard = candidateNames(description).lazy.compactMap(StandardClass.init).first {
@@ -120,7 +115,7 @@ extension KeyedUnarchiver {
     func cachedOrInstantiate<U: KeyedCoding>(
         _ type: U.Type, uid: Int, fields: PropertyListDictionary, className: String
     ) throws -> U {
-        if let cached = decoded[uid] as? U { return cached }
+        if let cached = cached(uid, as: U.self) as? U { return cached }
         return try instantiate(U.self, uid: uid, fields: fields, className: className)
     }
 

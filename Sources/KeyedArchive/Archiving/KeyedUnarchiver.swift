@@ -75,8 +75,10 @@ public final class KeyedUnarchiver {
     var depth = 0
     /// Objects whose `init(coder:)` is running, with their class names.
     var inProgress: [Int: String] = [:]
-    /// Decoded class instances and typed values, by object index.
-    var decoded: [Int: Any] = [:]
+    /// Decoded class instances, by object index: one instance per object.
+    var instances: [Int: AnyObject] = [:]
+    /// Decoded values, by object index and type: a value decodes once per type asked.
+    var values: [DecodedValueKey: Any] = [:]
     /// Values decoded by the untyped methods (`[Any]`, `[String: Any]`, …), by object index.
     var decodedUntyped: [Int: Any] = [:]
     /// Assignments waiting for an object in progress to finish, by object index.
@@ -342,6 +344,12 @@ struct DecodingContainer {
     var unkeyedIndex = 0
 }
 
+/// A value decoded from one object as one type.
+struct DecodedValueKey: Hashable {
+    let uid: Int
+    let type: ObjectIdentifier
+}
+
 /// A class description resolved for a requested type.
 struct ResolutionKey: Hashable {
     let classUID: Int
@@ -498,14 +506,17 @@ extension KeyedUnarchiver {
         if let className = inProgress[uid] {
             throw cycleFailure(className: className, uid: uid)
         }
-        if let cached = decoded[uid] {
-            if let typed = cached as? T { return typed }
-            if Swift.type(of: cached) is AnyObject.Type {
+        if let instance = instances[uid] {
+            guard let typed = instance as? T else {
                 throw failure(
                     .typeMismatch,
-                    "expected \(T.archivedClassName), found an instance of \(Swift.type(of: cached)) "
+                    "expected \(T.archivedClassName), found an instance of \(Swift.type(of: instance)) "
                         + "(object #\(uid), \(description.name))")
             }
+            return typed
+        }
+        if let value = values[DecodedValueKey(uid: uid, type: ObjectIdentifier(chosen))] as? T {
+            return value
         }
         if ObjectIdentifier(chosen) == ObjectIdentifier(T.self) {
             return try instantiate(T.self, uid: uid, fields: fields, className: description.name)
@@ -547,6 +558,12 @@ extension KeyedUnarchiver {
                 + "graph has a cycle; decode this reference with decodeBackReference(of:forKey:then:)")
     }
 
+    /// The class instance decoded from `$objects[uid]`, or the value decoded from it as `type`.
+    func cached(_ uid: Int, as type: any KeyedCoding.Type) -> Any? {
+        if let instance = instances[uid] { return instance }
+        return values[DecodedValueKey(uid: uid, type: ObjectIdentifier(type))]
+    }
+
     /// Runs `U.init(coder:)` on `$objects[uid]`, marking it in progress meanwhile, then
     /// caches the result and runs back-reference assignments waiting for it.
     func instantiate<U: KeyedCoding>(
@@ -560,7 +577,11 @@ extension KeyedUnarchiver {
             if let archiveError = thrown as? KeyedArchiveError { throw located(archiveError) }
             throw failure(.invalidArchive, "\(U.self).init(coder:) failed for \(className): \(thrown)")
         }
-        decoded[uid] = value
+        if U.self is AnyObject.Type {
+            instances[uid] = value as AnyObject
+        } else {
+            values[DecodedValueKey(uid: uid, type: ObjectIdentifier(U.self))] = value
+        }
         if let waiting = pendingAssignments.removeValue(forKey: uid) {
             for assign in waiting { assign(value) }
         }

@@ -69,6 +69,28 @@ struct BombValue: SecureKeyedCoding {
     }
 }
 
+/// Two value types read from the same objects; each decodes the previous level as both.
+struct BombLeft: SecureKeyedCoding {
+    nonisolated(unsafe) static var initCount = 0
+    static var archivedClassName: String { "Bomb" }
+    func encode(with coder: KeyedArchiver) {}
+    init(coder: KeyedUnarchiver) throws {
+        BombLeft.initCount += 1
+        _ = try coder.decodeObject(of: BombLeft.self, forKey: "left")
+        _ = try coder.decodeObject(of: BombRight.self, forKey: "right")
+    }
+}
+
+struct BombRight: SecureKeyedCoding {
+    static var archivedClassName: String { "Bomb" }
+    func encode(with coder: KeyedArchiver) {}
+    init(coder: KeyedUnarchiver) throws {
+        BombLeft.initCount += 1
+        _ = try coder.decodeObject(of: BombLeft.self, forKey: "left")
+        _ = try coder.decodeObject(of: BombRight.self, forKey: "right")
+    }
+}
+
 @Suite("Archive properties", .serialized)
 struct ArchivePropertyTests {
     static func generateGraph(seed: UInt64) -> [GraphNode] {
@@ -159,6 +181,12 @@ struct ArchivePropertyTests {
         BombValue.initCount = 0
         _ = try KeyedUnarchiver(propertyList: values).decodeObject(of: BombValue.self, forKey: "root")
         #expect(BombValue.initCount == 24)
+
+        // Values are cached per type: asking for two types decodes each object twice, not 2^n times.
+        let mixed = Self.bomb(levels: 24, className: "Bomb")
+        BombLeft.initCount = 0
+        _ = try KeyedUnarchiver(propertyList: mixed).decodeObject(of: BombLeft.self, forKey: "root")
+        #expect(BombLeft.initCount <= 2 * 24)
     }
 
     @Test func deepReferenceBombDecodesInLinearTime() throws {

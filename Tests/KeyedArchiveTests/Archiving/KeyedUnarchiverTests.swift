@@ -400,4 +400,25 @@ struct KeyedUnarchiverTests {
             try KeyedUnarchiver(propertyList: plist).decodeObject(of: [], forKey: "root")
         }
     }
+
+    @Test func typedChainsUpToTheDefaultDepthDecodeAndDeeperOnesThrow() throws {
+        func chain(_ length: Int) -> PropertyList {
+            let head = Creature(name: "0")
+            var current = head
+            for index in 1..<length {
+                let next = Creature(name: "\(index)")
+                current.friend = next
+                current = next
+            }
+            return ArchiveTest.archive(head).plist
+        }
+        // Each link nests one level deeper; 510 links fit the default limit of 512.
+        let fits = try #require(
+            try KeyedUnarchiver(propertyList: chain(510)).decodeObject(of: Creature.self, forKey: "root"))
+        #expect(fits.friend?.friend?.name == "2")
+        let error = ArchiveTest.error {
+            try KeyedUnarchiver(propertyList: chain(600)).decodeObject(of: Creature.self, forKey: "root")
+        }
+        #expect(error?.code == .limitExceeded)
+    }
 }
