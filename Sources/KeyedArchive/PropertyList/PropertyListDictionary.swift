@@ -64,21 +64,37 @@ public struct PropertyListDictionary: Hashable, Sendable, Sequence, ExpressibleB
             return values[position]
         }
         set {
-            if let position = positions[key] {
-                if let newValue {
-                    values[position] = newValue
-                } else {
-                    keys.remove(at: position)
-                    values.remove(at: position)
-                    positions[key] = nil
-                    for index in position..<keys.count { positions[keys[index]] = index }
-                }
-            } else if let newValue {
-                positions[key] = keys.count
+            guard let newValue else {
+                removeValue(forKey: key)
+                return
+            }
+            // One hash lookup: the `default:` accessor inserts the next position when the
+            // key is new, and hands back the existing one otherwise.
+            let count = keys.count
+            let position = Self.slot(&positions[key, default: count])
+            if position == count {
                 keys.append(key)
                 values.append(newValue)
+            } else {
+                values[position] = newValue
             }
         }
+    }
+
+    private static func slot(_ value: inout Int) -> Int { value }
+
+    /// Removes the entry for `key`, if any, keeping the order of the others.
+    ///
+    /// - Parameter key: The key to remove.
+    /// - Returns: The value that was removed, or `nil` if the key was absent.
+    /// - Complexity: O(*n*).
+    @discardableResult
+    public mutating func removeValue(forKey key: String) -> PropertyList? {
+        guard let position = positions.removeValue(forKey: key) else { return nil }
+        keys.remove(at: position)
+        let removed = values.remove(at: position)
+        for index in position..<keys.count { positions[keys[index]] = index }
+        return removed
     }
 
     /// The entries in order.
@@ -90,7 +106,9 @@ public struct PropertyListDictionary: Hashable, Sendable, Sequence, ExpressibleB
 
     /// The entries ordered by key (by Unicode scalar values, as Apple's writers sort).
     public var sortedByKey: [(key: String, value: PropertyList)] {
-        zip(keys, values).map { (key: $0, value: $1) }.sorted { $0.key.unicodeScalars.lexicographicallyPrecedes($1.key.unicodeScalars) }
+        zip(keys, values).map { (key: $0, value: $1) }.sorted {
+            $0.key.unicodeScalars.lexicographicallyPrecedes($1.key.unicodeScalars)
+        }
     }
 
     /// Whether two dictionaries have the same keys with equal values, in any order.
