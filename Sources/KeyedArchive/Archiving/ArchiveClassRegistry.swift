@@ -1,12 +1,12 @@
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Musl)
-    import Musl
+import Musl
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #elseif canImport(ucrt)
-    import ucrt
-    import WinSDK
+import ucrt
+import WinSDK
 #endif
 
 /// The process-wide class-name tables behind ``KeyedArchiver/setClassName(_:for:)-swift.type.method``
@@ -43,49 +43,49 @@ final class ArchiveClassRegistry: @unchecked Sendable {
 /// A minimal mutual-exclusion lock that works with or without full Foundation.
 final class ArchiveLock: @unchecked Sendable {
     #if canImport(Darwin)
-        private let mutex: UnsafeMutablePointer<os_unfair_lock> = {
-            let pointer = UnsafeMutablePointer<os_unfair_lock>.allocate(capacity: 1)
-            pointer.initialize(to: os_unfair_lock())
-            return pointer
-        }()
+    private let mutex: UnsafeMutablePointer<os_unfair_lock> = {
+        let pointer = UnsafeMutablePointer<os_unfair_lock>.allocate(capacity: 1)
+        pointer.initialize(to: os_unfair_lock())
+        return pointer
+    }()
 
-        deinit { mutex.deallocate() }
+    deinit { mutex.deallocate() }
 
-        func withLock<R>(_ body: () throws -> R) rethrows -> R {
-            os_unfair_lock_lock(mutex)
-            defer { os_unfair_lock_unlock(mutex) }
-            return try body()
-        }
+    func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        os_unfair_lock_lock(mutex)
+        defer { os_unfair_lock_unlock(mutex) }
+        return try body()
+    }
     #elseif canImport(ucrt)
-        private let mutex: UnsafeMutablePointer<SRWLOCK> = {
-            let pointer = UnsafeMutablePointer<SRWLOCK>.allocate(capacity: 1)
-            InitializeSRWLock(pointer)
-            return pointer
-        }()
+    private let mutex: UnsafeMutablePointer<SRWLOCK> = {
+        let pointer = UnsafeMutablePointer<SRWLOCK>.allocate(capacity: 1)
+        InitializeSRWLock(pointer)
+        return pointer
+    }()
 
-        deinit { mutex.deallocate() }
+    deinit { mutex.deallocate() }
 
-        func withLock<R>(_ body: () throws -> R) rethrows -> R {
-            AcquireSRWLockExclusive(mutex)
-            defer { ReleaseSRWLockExclusive(mutex) }
-            return try body()
-        }
+    func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        AcquireSRWLockExclusive(mutex)
+        defer { ReleaseSRWLockExclusive(mutex) }
+        return try body()
+    }
     #else
-        private let mutex: UnsafeMutablePointer<pthread_mutex_t> = {
-            let pointer = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-            pthread_mutex_init(pointer, nil)
-            return pointer
-        }()
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t> = {
+        let pointer = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        pthread_mutex_init(pointer, nil)
+        return pointer
+    }()
 
-        deinit {
-            pthread_mutex_destroy(mutex)
-            mutex.deallocate()
-        }
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
 
-        func withLock<R>(_ body: () throws -> R) rethrows -> R {
-            pthread_mutex_lock(mutex)
-            defer { pthread_mutex_unlock(mutex) }
-            return try body()
-        }
+    func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
     #endif
 }

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+import FoundationEssentials
 #else
-    import Foundation
+import Foundation
 #endif
 
 /// Writes ``KeyedCoding`` values as a keyed archive, the format of Apple's
@@ -233,7 +233,10 @@ public final class KeyedArchiver {
         guard finishTable() else { return }
         hasOutput = true
         do {
-            output = try makePropertyList().data(format: outputFormat)
+            switch outputFormat {
+            case .binary: output = try binaryArchiveData()
+            default: output = try makePropertyList().data(format: outputFormat)
+            }
         } catch let failure as KeyedArchiveError {
             failWithError(failure)
         } catch {

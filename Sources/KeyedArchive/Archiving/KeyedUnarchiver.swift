@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+import FoundationEssentials
 #else
-    import Foundation
+import Foundation
 #endif
 
 /// Reads ``KeyedCoding`` values from a keyed archive (what Apple's `NSKeyedArchiver` and
@@ -94,6 +94,11 @@ public final class KeyedUnarchiver {
 
     /// Opens a keyed archive in binary or XML property-list form.
     ///
+    /// A binary archive is read lazily: opening it reads only its header and the list of
+    /// objects, and each decode materializes just the objects it reaches, so decoding one
+    /// key of a large archive does not parse the whole file. An XML archive is parsed
+    /// when opened.
+    ///
     /// - Parameters:
     ///   - data: The archive.
     ///   - options: Limits and choices; the defaults are safe for untrusted input.
@@ -104,8 +109,13 @@ public final class KeyedUnarchiver {
     public convenience init(
         forReadingFrom data: Data, options: KeyedUnarchivingOptions = KeyedUnarchivingOptions()
     ) throws {
-        let root = try PropertyList(from: data, options: options.propertyListOptions)
-        try self.init(source: PropertyListArchiveSource(root, options: options), options: options)
+        if PropertyListFormat.detect(data) == .binary {
+            // Binary archives are read lazily, one $objects entry at a time.
+            try self.init(source: BinaryArchiveSource(data: data, options: options), options: options)
+        } else {
+            let root = try PropertyList(from: data, options: options.propertyListOptions)
+            try self.init(source: PropertyListArchiveSource(root, options: options), options: options)
+        }
     }
 
     /// Opens a keyed archive that has already been parsed into a property-list value.

@@ -94,7 +94,7 @@ struct BombRight: SecureKeyedCoding {
 @Suite("Archive properties", .serialized)
 struct ArchivePropertyTests {
     static func generateGraph(seed: UInt64) -> [GraphNode] {
-        var random = SeededGenerator(seed: seed)
+        var random = ArchiveRandom(seed: seed)
         let count = Int.random(in: 1...60, using: &random)
         let labels = ["a", "b", "c", "ünï", "$x", ""]
         let nodes = (0..<count).map { id in

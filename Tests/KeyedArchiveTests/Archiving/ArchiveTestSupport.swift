@@ -249,7 +249,7 @@ enum ArchiveTest {
 }
 
 /// A small deterministic random-number generator (SplitMix64) for property tests.
-struct SeededGenerator: RandomNumberGenerator {
+struct ArchiveRandom: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {

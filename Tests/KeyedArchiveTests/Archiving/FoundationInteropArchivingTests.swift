@@ -124,7 +124,7 @@ final class ArchivePeer: SecureKeyedCoding {
 
 @Suite("Archiving interoperability with Foundation")
 struct FoundationInteropArchivingTests {
-    @Test(arguments: [PropertyListFormat.xml])
+    @Test(arguments: [PropertyListFormat.xml, .binary])
     func foundationReadsOurArchives(format: PropertyListFormat) throws {
         let root = ArchivePeer(name: "root", friend: ArchivePeer(name: "friend"))
         let data = try KeyedArchiver.archivedData(
@@ -143,7 +143,7 @@ struct FoundationInteropArchivingTests {
         #expect(decoded.friend === decoded.sameFriend)
     }
 
-    @Test(arguments: [PropertyListFormat.xml])
+    @Test(arguments: [PropertyListFormat.xml, .binary])
     func weReadFoundationsArchives(format: PropertyListFormat) throws {
         let root = FoundationPeer(name: "root", friend: FoundationPeer(name: "friend"))
         let archiver = NSKeyedArchiver(requiringSecureCoding: true)
