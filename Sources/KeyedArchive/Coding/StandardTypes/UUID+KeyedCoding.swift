@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+import FoundationEssentials
 #else
-    import Foundation
+import Foundation
 #endif
 
 /// `UUID` archives as Apple's `NSUUID`: an object whose `NS.uuidbytes` holds the 16
