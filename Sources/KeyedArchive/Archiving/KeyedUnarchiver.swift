@@ -461,7 +461,12 @@ extension KeyedUnarchiver {
     func object(at uid: Int) throws -> PropertyList {
         do {
             return try source.object(at: uid)
-        } catch let error as KeyedArchiveError {
+        } catch var error as KeyedArchiveError {
+            // A damaged binary entry keeps its byte offset; the message says which object
+            // the decode was reaching for.
+            if error.location != nil {
+                error.message += " (reading $objects[\(uid)] for \(ArchiveKeyPath.render(path)))"
+            }
             throw located(error)
         }
     }

@@ -65,6 +65,7 @@ struct ArchiveBytesTests {
         let error = ArchiveTest.error { try unarchiver.decodeObject(of: [String].self, forKey: "big") }
         #expect(error?.code == .corruptData)
         #expect(error.map { if case .byteOffset = $0.location { true } else { false } } == true)
+        #expect(error?.message.contains("for big[20000]") == true)
     }
 
     @Test func foreignAndDamagedBytesThrow() throws {
