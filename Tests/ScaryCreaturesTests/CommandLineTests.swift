@@ -78,8 +78,10 @@ final class CommandRunner {
 
         #expect(cli.run("add", "Red Mite", "--rating", "3", "--image", picture.path) == 0)
         let folder = temporary.root.appendingPathComponent("PrivateDocuments/1.scarycreature")
-        let full = try PNGDecoder.decode([UInt8](Data(contentsOf: folder.appendingPathComponent("fullImage.png"))))
-        let thumb = try PNGDecoder.decode([UInt8](Data(contentsOf: folder.appendingPathComponent("thumbImage.png"))))
+        let full = try PNGDecoder.decode(
+            [UInt8](Data(contentsOf: folder.appendingPathComponent("fullImage.png"))))
+        let thumb = try PNGDecoder.decode(
+            [UInt8](Data(contentsOf: folder.appendingPathComponent("thumbImage.png"))))
         #expect(full == image)
         #expect(thumb.width == 64 && thumb.height == 32)
         #expect(thumb[10, 10] == RGBA(200, 10, 10))
@@ -105,7 +107,8 @@ final class CommandRunner {
         (["--format", "json"], 64, "unknown format"),
         (["rename", "1", "  "], 64, "title is empty"),
     ])
-    func badInputGetsAClearMessageAndAnErrorStatus(arguments: [String], status: Int32, message: String) throws {
+    func badInputGetsAClearMessageAndAnErrorStatus(arguments: [String], status: Int32, message: String) throws
+    {
         let temporary = try TemporaryDatabase()
         let cli = CommandRunner(root: temporary.root)
         cli.run("list")
@@ -160,4 +163,3 @@ final class CommandRunner {
         }
     }
 }
-

@@ -8,7 +8,10 @@ import Testing
     /// The built `scary-creatures` binary beside the test bundle, if it was built.
     static var executable: URL? {
         let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [folder, folder.deletingLastPathComponent(), folder.deletingLastPathComponent().deletingLastPathComponent()] {
+        for candidate in [
+            folder, folder.deletingLastPathComponent(),
+            folder.deletingLastPathComponent().deletingLastPathComponent(),
+        ] {
             let url = candidate.appendingPathComponent("scary-creatures")
             if FileManager.default.isExecutableFile(atPath: url.path) { return url }
         }
@@ -27,7 +30,10 @@ import Testing
         for round in 0..<40 {
             let process = Process()
             process.executableURL = executable
-            process.arguments = ["--database", temporary.root.path, "rename", "1", "Title \(round) " + String(repeating: "x", count: 20000)]
+            process.arguments = [
+                "--database", temporary.root.path, "rename", "1",
+                "Title \(round) " + String(repeating: "x", count: 20000),
+            ]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()

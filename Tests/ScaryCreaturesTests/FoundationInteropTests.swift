@@ -40,7 +40,8 @@ final class FoundationScaryCreatureData: NSObject, NSSecureCoding {
         let bytes = try Data(contentsOf: url)
 
         let unarchiver = try NSKeyedUnarchiver(forReadingFrom: bytes)
-        unarchiver.setClass(FoundationScaryCreatureData.self, forClassName: "ScaryCreatures.ScaryCreatureData")
+        unarchiver.setClass(
+            FoundationScaryCreatureData.self, forClassName: "ScaryCreatures.ScaryCreatureData")
         unarchiver.requiresSecureCoding = true
         let decoded = unarchiver.decodeObject(
             of: FoundationScaryCreatureData.self, forKey: NSKeyedArchiveRootObjectKey)
@@ -58,7 +59,8 @@ final class FoundationScaryCreatureData: NSObject, NSSecureCoding {
         try bytes.write(to: folder.appendingPathComponent("Data.plist"))
 
         let archivedName = try #require(
-            PropertyList(from: bytes)["$objects"]?.arrayValue?.compactMap { $0["$classname"]?.stringValue }.first)
+            PropertyList(from: bytes)["$objects"]?.arrayValue?.compactMap { $0["$classname"]?.stringValue }
+                .first)
         KeyedUnarchiver.setClass(ScaryCreatureData.self, forClassName: archivedName)
         defer { KeyedUnarchiver.setClass(nil, forClassName: archivedName) }
 

@@ -55,8 +55,9 @@ import Testing
         // values differ from the raw ones except on filter-0 rows: check those.
         for y in stride(from: 0, to: 30, by: 5) {
             for x in [0, 13, 39] {
-                let expected = RGBA(UInt8((x * 7 + y * 3) % 256), UInt8((x * 7 + y * 3 + 50) % 256),
-                                    UInt8((x * 7 + y * 3 + 100) % 256))
+                let expected = RGBA(
+                    UInt8((x * 7 + y * 3) % 256), UInt8((x * 7 + y * 3 + 50) % 256),
+                    UInt8((x * 7 + y * 3 + 100) % 256))
                 #expect(image[x, y] == expected, "pixel \(x),\(y)")
             }
         }

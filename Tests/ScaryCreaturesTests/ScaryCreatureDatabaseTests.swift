@@ -21,8 +21,11 @@ final class TemporaryDatabase {
     }
 
     @discardableResult
-    func add(_ title: String, rating: Float = 3, format: PropertyListFormat = .binary) throws -> ScaryCreatureDoc {
-        let doc = ScaryCreatureDoc(title: title, rating: rating, fullImage: CreatureArt.image(for: title, size: 32))
+    func add(_ title: String, rating: Float = 3, format: PropertyListFormat = .binary) throws
+        -> ScaryCreatureDoc
+    {
+        let doc = ScaryCreatureDoc(
+            title: title, rating: rating, fullImage: CreatureArt.image(for: title, size: 32))
         doc.format = format
         try doc.saveData(in: database)
         try doc.saveImages(in: database)
@@ -60,7 +63,8 @@ final class TemporaryDatabase {
         let folder = temporary.root.appendingPathComponent("PrivateDocuments/1.scarycreature")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         #expect(files == ["Data.plist", "fullImage.png", "thumbImage.png"])
-        let thumbnail = try PNGDecoder.decode([UInt8](Data(contentsOf: folder.appendingPathComponent("thumbImage.png"))))
+        let thumbnail = try PNGDecoder.decode(
+            [UInt8](Data(contentsOf: folder.appendingPathComponent("thumbImage.png"))))
         #expect(max(thumbnail.width, thumbnail.height) <= ScaryCreatureDoc.thumbnailSize)
     }
 
@@ -137,13 +141,15 @@ final class LegacyScaryCreatureData: KeyedCoding {
 @Suite struct ArchiveVersionTests {
     @Test func readsTheNSCodingVersionWithAnInlineFloat() throws {
         let legacy = try KeyedArchiver.archivedData(
-            withRootObject: LegacyScaryCreatureData(title: "Lady Bug", rating: 1.5), requiringSecureCoding: false)
+            withRootObject: LegacyScaryCreatureData(title: "Lady Bug", rating: 1.5),
+            requiringSecureCoding: false)
         // The rating really is inline in the archive.
         let plist = try PropertyList(from: legacy)
         let object = try #require(plist["$objects"]?[1])
         #expect(object["Rating"]?.doubleValue == 1.5)
 
-        let data = try #require(try KeyedUnarchiver.unarchivedObject(ofClass: ScaryCreatureData.self, from: legacy))
+        let data = try #require(
+            try KeyedUnarchiver.unarchivedObject(ofClass: ScaryCreatureData.self, from: legacy))
         #expect(data.title == "Lady Bug")
         #expect(data.rating == 1.5)
     }
@@ -157,7 +163,8 @@ final class LegacyScaryCreatureData: KeyedCoding {
         let classUID = try #require(object["$class"]?.uidValue)
         let classDescription = try #require(plist["$objects"]?[Int(classUID)])
         #expect(classDescription["$classname"] == "ScaryCreatures.ScaryCreatureData")
-        let data = try #require(try KeyedUnarchiver.unarchivedObject(ofClass: ScaryCreatureData.self, from: bytes))
+        let data = try #require(
+            try KeyedUnarchiver.unarchivedObject(ofClass: ScaryCreatureData.self, from: bytes))
         #expect(data.title == "Wolf Spider")
         #expect(data.rating == 5)
     }

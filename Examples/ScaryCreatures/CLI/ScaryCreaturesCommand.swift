@@ -38,19 +38,24 @@ struct ScaryCreaturesCommand {
         """
 
     static let commandHelp: [String: String] = [
-        "list": "USAGE: scary-creatures list\n\nLists every creature with its number and rating. A creature whose "
+        "list":
+            "USAGE: scary-creatures list\n\nLists every creature with its number and rating. A creature whose "
             + "Data.plist cannot be read is reported on standard error and skipped.",
-        "show": "USAGE: scary-creatures show N\n\nShows creature N: title, rating, folder, image sizes, and a small "
+        "show":
+            "USAGE: scary-creatures show N\n\nShows creature N: title, rating, folder, image sizes, and a small "
             + "text preview of its thumbnail.",
-        "add": "USAGE: scary-creatures add TITLE --rating R [--image PNG]\n\nAdds a creature in the next free "
+        "add":
+            "USAGE: scary-creatures add TITLE --rating R [--image PNG]\n\nAdds a creature in the next free "
             + "folder. R is a number from 1 to 5. With --image, the PNG becomes the full image and a thumbnail "
             + "is made from it; without, a picture is generated from the title.",
         "rate": "USAGE: scary-creatures rate N R\n\nSets creature N's rating to R, a number from 1 to 5.",
         "rename": "USAGE: scary-creatures rename N TITLE\n\nSets creature N's title.",
-        "set-image": "USAGE: scary-creatures set-image N PNG\n\nReplaces creature N's full image with the PNG "
+        "set-image":
+            "USAGE: scary-creatures set-image N PNG\n\nReplaces creature N's full image with the PNG "
             + "file and makes a new thumbnail from it.",
         "delete": "USAGE: scary-creatures delete N\n\nDeletes creature N's folder and everything in it.",
-        "dump": "USAGE: scary-creatures dump N\n\nPrints creature N's Data.plist as an archived object graph: "
+        "dump":
+            "USAGE: scary-creatures dump N\n\nPrints creature N's Data.plist as an archived object graph: "
             + "class names, fields, and references resolved.",
         "help": "USAGE: scary-creatures help [COMMAND]",
     ]
@@ -93,7 +98,8 @@ struct ScaryCreaturesCommand {
                     case "xml": format = .xml
                     default:
                         throw UsageError(
-                            message: "unknown format '\(arguments[index + 1])'; use binary or xml", command: nil)
+                            message: "unknown format '\(arguments[index + 1])'; use binary or xml",
+                            command: nil)
                     }
                     index += 1
                 case "-h", "--help":
@@ -117,10 +123,12 @@ struct ScaryCreaturesCommand {
                 }
                 return Status.success
             }
-            let root = databasePath.map { URL(fileURLWithPath: $0, isDirectory: true) }
+            let root =
+                databasePath.map { URL(fileURLWithPath: $0, isDirectory: true) }
                 ?? ScaryCreatureDatabase.defaultRoot(environment: environment)
             let database = ScaryCreatureDatabase(root: root)
-            var session = Session(database: database, format: format, output: output, errorOutput: errorOutput)
+            var session = Session(
+                database: database, format: format, output: output, errorOutput: errorOutput)
             try session.perform(command, commandArguments)
             return Status.success
         } catch let error as UsageError {
@@ -192,7 +200,8 @@ struct Session {
 
     private func expect(_ arguments: [String], count: Int, _ command: String) throws {
         guard arguments.count == count else {
-            let what = arguments.count < count ? "missing arguments" : "unexpected argument '\(arguments[count])'"
+            let what =
+                arguments.count < count ? "missing arguments" : "unexpected argument '\(arguments[count])'"
             throw ScaryCreaturesCommand.UsageError(message: "\(command): \(what)", command: command)
         }
     }
@@ -220,7 +229,8 @@ struct Session {
     private func parseTitle(_ text: String, _ command: String) throws -> String {
         let title = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !title.isEmpty else {
-            throw ScaryCreaturesCommand.UsageError(message: "\(command): the title is empty", command: command)
+            throw ScaryCreaturesCommand.UsageError(
+                message: "\(command): the title is empty", command: command)
         }
         return title
     }
@@ -269,8 +279,9 @@ struct Session {
             do {
                 let data = try doc.data()
                 let number = String(doc.number ?? 0)
-                output(String(repeating: " ", count: max(0, 3 - number.count)) + number + "  "
-                    + Stars.text(data.rating) + "   " + data.title)
+                output(
+                    String(repeating: " ", count: max(0, 3 - number.count)) + number + "  "
+                        + Stars.text(data.rating) + "   " + data.title)
             } catch {
                 errorOutput("warning: skipped \(doc.docPath?.lastPathComponent ?? "a creature"): \(error)")
             }
@@ -325,7 +336,9 @@ struct Session {
                 index += 1
             }
         }
-        guard let title else { throw ScaryCreaturesCommand.UsageError(message: "add: missing TITLE", command: "add") }
+        guard let title else {
+            throw ScaryCreaturesCommand.UsageError(message: "add: missing TITLE", command: "add")
+        }
         guard let rating else {
             throw ScaryCreaturesCommand.UsageError(message: "add: missing --rating R", command: "add")
         }
@@ -372,7 +385,8 @@ enum TextPreview {
                 for row in y..<min(y + 2, scaled.height) {
                     let pixel = scaled[x, row]
                     let alpha = Double(pixel.alpha) / 255
-                    let value = (0.299 * Double(pixel.red) + 0.587 * Double(pixel.green) + 0.114 * Double(pixel.blue))
+                    let value =
+                        (0.299 * Double(pixel.red) + 0.587 * Double(pixel.green) + 0.114 * Double(pixel.blue))
                     luminance += (value * alpha + 255 * (1 - alpha)) / 255
                     rows += 1
                 }

@@ -20,16 +20,21 @@ enum CreatureArt {
 
         // Legs first, so the body covers their inner ends.
         for pair in 0..<legPairs {
-            let y = center - bodyRadiusY * 0.6 + Double(pair) * (bodyRadiusY * 1.2 / Double(max(1, legPairs - 1)))
+            let y =
+                center - bodyRadiusY * 0.6 + Double(pair) * (bodyRadiusY * 1.2 / Double(max(1, legPairs - 1)))
             for side in [-1.0, 1.0] {
                 drawLine(
-                    &image, from: (center, y), to: (center + side * Double(size) * 0.42, y + Double(size) * 0.06),
+                    &image, from: (center, y),
+                    to: (center + side * Double(size) * 0.42, y + Double(size) * 0.06),
                     width: Double(size) / 64, color: dark)
             }
         }
-        fillEllipse(&image, center: (center, center + bodyRadiusY * 0.1), radii: (bodyRadiusX, bodyRadiusY), color: body)
         fillEllipse(
-            &image, center: (center, center - bodyRadiusY * 1.05), radii: (bodyRadiusX * 0.6, bodyRadiusX * 0.5),
+            &image, center: (center, center + bodyRadiusY * 0.1), radii: (bodyRadiusX, bodyRadiusY),
+            color: body)
+        fillEllipse(
+            &image, center: (center, center - bodyRadiusY * 1.05),
+            radii: (bodyRadiusX * 0.6, bodyRadiusX * 0.5),
             color: dark)
         for side in [-1.0, 1.0] {
             fillEllipse(
@@ -61,7 +66,8 @@ enum CreatureArt {
     }
 
     private static func drawLine(
-        _ image: inout RGBAImage, from start: (Double, Double), to end: (Double, Double), width: Double, color: RGBA
+        _ image: inout RGBAImage, from start: (Double, Double), to end: (Double, Double), width: Double,
+        color: RGBA
     ) {
         let steps = Int(max(abs(end.0 - start.0), abs(end.1 - start.1))) + 1
         for step in 0...steps {

@@ -72,7 +72,9 @@ enum PNGDecoder {
                 )
             case "PLTE":
                 guard length % 3 == 0, length <= 768 else { throw PNGError("bad palette length \(length)") }
-                palette = stride(from: 0, to: length, by: 3).map { RGBA(data[$0], data[$0 + 1], data[$0 + 2]) }
+                palette = stride(from: 0, to: length, by: 3).map {
+                    RGBA(data[$0], data[$0 + 1], data[$0 + 2])
+                }
             case "tRNS":
                 transparency = data
             case "IDAT":
@@ -87,7 +89,9 @@ enum PNGDecoder {
         guard let header else { throw PNGError("no IHDR chunk") }
         guard header.width > 0, header.height > 0 else { throw PNGError("image has no pixels") }
         let (pixelCount, overflow) = header.width.multipliedReportingOverflow(by: header.height)
-        guard !overflow, pixelCount <= maximumPixelBytes / 4 else { throw PNGError("image of \(header.width)×\(header.height) is too large") }
+        guard !overflow, pixelCount <= maximumPixelBytes / 4 else {
+            throw PNGError("image of \(header.width)×\(header.height) is too large")
+        }
         guard header.interlace == 0 else { throw PNGError("interlaced PNGs are not supported") }
         let channels: Int
         switch (header.colorType, header.depth) {
@@ -170,7 +174,8 @@ enum PNGDecoder {
             return RGBA(gray, gray, gray)
         case 2:
             return RGBA(
-                UInt8(sample(row, index: x * 3, depth: depth)), UInt8(sample(row, index: x * 3 + 1, depth: depth)),
+                UInt8(sample(row, index: x * 3, depth: depth)),
+                UInt8(sample(row, index: x * 3 + 1, depth: depth)),
                 UInt8(sample(row, index: x * 3 + 2, depth: depth)))
         case 3:
             let index = sample(row, index: x, depth: depth)
@@ -183,7 +188,8 @@ enum PNGDecoder {
             return RGBA(gray, gray, gray, UInt8(sample(row, index: x * 2 + 1, depth: depth)))
         default:
             return RGBA(
-                UInt8(sample(row, index: x * 4, depth: depth)), UInt8(sample(row, index: x * 4 + 1, depth: depth)),
+                UInt8(sample(row, index: x * 4, depth: depth)),
+                UInt8(sample(row, index: x * 4 + 1, depth: depth)),
                 UInt8(sample(row, index: x * 4 + 2, depth: depth)),
                 UInt8(sample(row, index: x * 4 + 3, depth: depth)))
         }
@@ -222,7 +228,8 @@ enum Deflate {
             var bestLength = 0
             var bestDistance = 0
             if position + 3 <= input.count {
-                let hash = (Int(input[position]) << 10 ^ Int(input[position + 1]) << 5 ^ Int(input[position + 2]))
+                let hash =
+                    (Int(input[position]) << 10 ^ Int(input[position + 1]) << 5 ^ Int(input[position + 2]))
                     & 0x7FFF
                 let candidate = head[hash]
                 head[hash] = position
@@ -244,7 +251,8 @@ enum Deflate {
                 writeDistance(bestDistance, to: &writer)
                 // Index the skipped positions so later runs find them.
                 for skipped in (position + 1)..<min(position + bestLength, input.count - 2) {
-                    let hash = (Int(input[skipped]) << 10 ^ Int(input[skipped + 1]) << 5 ^ Int(input[skipped + 2]))
+                    let hash =
+                        (Int(input[skipped]) << 10 ^ Int(input[skipped + 1]) << 5 ^ Int(input[skipped + 2]))
                         & 0x7FFF
                     head[hash] = skipped
                 }
@@ -277,7 +285,9 @@ enum Deflate {
 
     private static func writeDistance(_ distance: Int, to writer: inout BitWriter) {
         var code = 0
-        while code + 1 < Inflate.distanceBase.count && Inflate.distanceBase[code + 1] <= distance { code += 1 }
+        while code + 1 < Inflate.distanceBase.count && Inflate.distanceBase[code + 1] <= distance {
+            code += 1
+        }
         writer.writeReversed(code, bits: 5)
         let extra = Inflate.distanceExtra[code]
         if extra > 0 { writer.write(distance - Inflate.distanceBase[code], bits: extra) }
@@ -317,12 +327,16 @@ struct BitWriter {
 /// its input nor produces more than `limit` bytes.
 enum Inflate {
     static let lengthBase = [
-        3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227,
+        3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163,
+        195, 227,
         258,
     ]
-    static let lengthExtra = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
+    static let lengthExtra = [
+        0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0,
+    ]
     static let distanceBase = [
-        1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097,
+        1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073,
+        4097,
         6145, 8193, 12289, 16385, 24577,
     ]
     static let distanceExtra = [
@@ -398,13 +412,17 @@ enum Inflate {
             switch try reader.bits(2) {
             case 0:
                 reader.alignToByte()
-                guard reader.position + 4 <= input.count else { throw PNGError("stored block header cut off") }
+                guard reader.position + 4 <= input.count else {
+                    throw PNGError("stored block header cut off")
+                }
                 let length = Int(input[reader.position]) | Int(input[reader.position + 1]) << 8
                 let complement = Int(input[reader.position + 2]) | Int(input[reader.position + 3]) << 8
                 guard length == ~complement & 0xFFFF else { throw PNGError("stored block length is corrupt") }
                 reader.position += 4
                 guard reader.position + length <= input.count else { throw PNGError("stored block cut off") }
-                guard output.count + length <= limit else { throw PNGError("image data is larger than its size") }
+                guard output.count + length <= limit else {
+                    throw PNGError("image data is larger than its size")
+                }
                 output += input[reader.position..<(reader.position + length)]
                 reader.position += length
             case 1:
@@ -428,7 +446,9 @@ enum Inflate {
                     switch symbol {
                     case 0...15: lengths.append(symbol)
                     case 16:
-                        guard let last = lengths.last else { throw PNGError("repeat with no previous length") }
+                        guard let last = lengths.last else {
+                            throw PNGError("repeat with no previous length")
+                        }
                         lengths += [Int](repeating: last, count: 3 + (try reader.bits(2)))
                     case 17: lengths += [Int](repeating: 0, count: 3 + (try reader.bits(3)))
                     default: lengths += [Int](repeating: 0, count: 11 + (try reader.bits(7)))
@@ -466,7 +486,9 @@ enum Inflate {
                 guard distanceCode < distanceBase.count else { throw PNGError("invalid distance code") }
                 let distance = distanceBase[distanceCode] + (try reader.bits(distanceExtra[distanceCode]))
                 guard distance <= output.count else { throw PNGError("distance reaches before the start") }
-                guard output.count + length <= limit else { throw PNGError("image data is larger than its size") }
+                guard output.count + length <= limit else {
+                    throw PNGError("image data is larger than its size")
+                }
                 let start = output.count - distance
                 for offset in 0..<length { output.append(output[start + offset]) }
             }

@@ -68,14 +68,16 @@ struct ScaryCreatureDatabase {
             return URL(fileURLWithPath: path, isDirectory: true)
         }
         #if canImport(Darwin)
-        let documents = FileManager.default.urls(for: .documentDirectory, in: .userDomainMask).first
+        let documents =
+            FileManager.default.urls(for: .documentDirectory, in: .userDomainMask).first
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent("Documents")
         return documents.appendingPathComponent("ScaryCreatures", isDirectory: true)
         #else
         if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
             return URL(fileURLWithPath: dataHome, isDirectory: true).appendingPathComponent("ScaryCreatures")
         }
-        let home = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+        let home =
+            environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
             ?? FileManager.default.homeDirectoryForCurrentUser
         return home.appendingPathComponent(".local/share/ScaryCreatures", isDirectory: true)
         #endif

@@ -60,7 +60,8 @@ final class ScaryCreatureDoc {
             throw ScaryCreatureError("cannot read \(url.path): \(error.localizedDescription)")
         }
         do {
-            guard let data = try KeyedUnarchiver.unarchivedObject(ofClass: ScaryCreatureData.self, from: bytes)
+            guard
+                let data = try KeyedUnarchiver.unarchivedObject(ofClass: ScaryCreatureData.self, from: bytes)
             else { throw ScaryCreatureError("\(url.path) holds no creature") }
             loadedData = data
             return data
@@ -132,7 +133,8 @@ final class ScaryCreatureDoc {
             try DurableFile.write(Data(loadedFullImage), to: docPath.appendingPathComponent(Files.fullImage))
         }
         if let loadedThumbImage {
-            try DurableFile.write(Data(loadedThumbImage), to: docPath.appendingPathComponent(Files.thumbImage))
+            try DurableFile.write(
+                Data(loadedThumbImage), to: docPath.appendingPathComponent(Files.thumbImage))
         }
     }
 

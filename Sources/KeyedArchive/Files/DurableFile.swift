@@ -36,7 +36,8 @@ public enum DurableFile {
     public static func write(_ data: Data, to url: URL) throws {
         let path = url.path
         let directory = url.deletingLastPathComponent().path
-        let temporary = directory + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temporary =
+            directory + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
 
         var mode: mode_t = 0o644
         var existing = stat()
