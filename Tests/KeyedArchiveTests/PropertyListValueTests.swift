@@ -8,12 +8,15 @@ import Testing
         #expect(big.uint64Value == UInt64.max)
         #expect(big.description == "18446744073709551615")
         #expect(PropertyListInteger(Int64.min).description == "-9223372036854775808")
-        #expect(PropertyListInteger(high: 0x0102_0304_0506_0708, low: 0x090a_0b0c_0d0e_0f10).description
-            == "1339673755198158349044581307228491536")
-        #expect(PropertyListInteger(decimal: "1339673755198158349044581307228491536")
-            == PropertyListInteger(high: 0x0102_0304_0506_0708, low: 0x090a_0b0c_0d0e_0f10))
-        #expect(PropertyListInteger(decimal: "-170141183460469231731687303715884105728")?.description
-            == "-170141183460469231731687303715884105728")
+        #expect(
+            PropertyListInteger(high: 0x0102_0304_0506_0708, low: 0x090a_0b0c_0d0e_0f10).description
+                == "1339673755198158349044581307228491536")
+        #expect(
+            PropertyListInteger(decimal: "1339673755198158349044581307228491536")
+                == PropertyListInteger(high: 0x0102_0304_0506_0708, low: 0x090a_0b0c_0d0e_0f10))
+        #expect(
+            PropertyListInteger(decimal: "-170141183460469231731687303715884105728")?.description
+                == "-170141183460469231731687303715884105728")
         #expect(PropertyListInteger(decimal: "170141183460469231731687303715884105728") == nil)
         #expect(PropertyListInteger(decimal: "-1") == PropertyListInteger(-1))
         #expect(PropertyListInteger(decimal: "12a") == nil)

@@ -67,7 +67,9 @@ func realDescription(_ value: Double) -> String {
 }
 
 func hexByte(_ byte: UInt8) -> String {
-    let digits: [Character] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "a", "b", "c", "d", "e", "f"]
+    let digits: [Character] = [
+        "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "a", "b", "c", "d", "e", "f",
+    ]
     return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
 }
 

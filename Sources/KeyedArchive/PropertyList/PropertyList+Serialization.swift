@@ -49,7 +49,8 @@ extension PropertyList {
     /// - Throws: ``KeyedArchiveError`` with code `unsupportedFormat` for `.openStep`, or
     ///   `invalidValue` for a value the format cannot hold.
     public func data(
-        format: PropertyListFormat = .binary, options: PropertyListWritingOptions = PropertyListWritingOptions()
+        format: PropertyListFormat = .binary,
+        options: PropertyListWritingOptions = PropertyListWritingOptions()
     ) throws -> Data {
         switch format {
         case .binary: return try BinaryPropertyListWriter.write(self, options: options)

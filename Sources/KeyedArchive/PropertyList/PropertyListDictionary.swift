@@ -90,7 +90,9 @@ public struct PropertyListDictionary: Hashable, Sendable, Sequence, ExpressibleB
 
     /// The entries ordered by key (by Unicode scalar values, as Apple's writers sort).
     public var sortedByKey: [(key: String, value: PropertyList)] {
-        zip(keys, values).map { (key: $0, value: $1) }.sorted { $0.key.unicodeScalars.lexicographicallyPrecedes($1.key.unicodeScalars) }
+        zip(keys, values).map { (key: $0, value: $1) }.sorted {
+            $0.key.unicodeScalars.lexicographicallyPrecedes($1.key.unicodeScalars)
+        }
     }
 
     /// Whether two dictionaries have the same keys with equal values, in any order.

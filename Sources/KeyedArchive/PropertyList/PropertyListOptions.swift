@@ -32,7 +32,8 @@ public struct PropertyListReadingOptions: Hashable, Sendable {
     ///   - maximumDepth: The deepest nesting accepted.
     ///   - maximumExpansionFactor: Values the reader may build per input byte.
     ///   - baseValueAllowance: Values always allowed.
-    public init(maximumDepth: Int = 512, maximumExpansionFactor: Int = 64, baseValueAllowance: Int = 1 << 20) {
+    public init(maximumDepth: Int = 512, maximumExpansionFactor: Int = 64, baseValueAllowance: Int = 1 << 20)
+    {
         self.maximumDepth = maximumDepth
         self.maximumExpansionFactor = maximumExpansionFactor
         self.baseValueAllowance = baseValueAllowance
@@ -43,7 +44,8 @@ public struct PropertyListReadingOptions: Hashable, Sendable {
     /// - Parameter inputLength: The size of the input in bytes.
     /// - Returns: The budget of values, saturating instead of overflowing.
     public func valueBudget(forInputLength inputLength: Int) -> Int {
-        let (scaled, overflow) = max(0, inputLength).multipliedReportingOverflow(by: max(0, maximumExpansionFactor))
+        let (scaled, overflow) = max(0, inputLength).multipliedReportingOverflow(
+            by: max(0, maximumExpansionFactor))
         if overflow { return Int.max }
         let (total, overflowTotal) = scaled.addingReportingOverflow(max(0, baseValueAllowance))
         return overflowTotal ? Int.max : total

@@ -134,7 +134,9 @@ struct ExpectedJSONParser {
             skipSpace()
             let key = try parseString()
             skipSpace()
-            guard text[index] == UInt8(ascii: ":") else { throw Failure(description: "expected : at \(index)") }
+            guard text[index] == UInt8(ascii: ":") else {
+                throw Failure(description: "expected : at \(index)")
+            }
             index += 1
             dictionary[key] = try parseValue()
             skipSpace()
@@ -166,7 +168,9 @@ struct ExpectedJSONParser {
     }
 
     mutating func parseString() throws -> String {
-        guard text[index] == UInt8(ascii: "\"") else { throw Failure(description: "expected string at \(index)") }
+        guard text[index] == UInt8(ascii: "\"") else {
+            throw Failure(description: "expected string at \(index)")
+        }
         index += 1
         var scalars = String.UnicodeScalarView()
         var bytes: [UInt8] = []
@@ -218,7 +222,10 @@ struct ExpectedJSONParser {
 
     mutating func parseNumber() throws -> PropertyList {
         let start = index
-        while index < text.count, !([UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}")] + [0x20, 0x0A, 0x0D, 0x09]).contains(text[index]) {
+        while index < text.count,
+            !([UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}")] + [0x20, 0x0A, 0x0D, 0x09]).contains(
+                text[index])
+        {
             index += 1
         }
         let token = String(decoding: text[start..<index], as: UTF8.self)
