@@ -8,11 +8,16 @@ enum ISO8601Date {
     /// 1970-01-01 to 2001-01-01 in seconds.
     private static let secondsFrom1970To2001: Int64 = 978_307_200
 
+    /// The largest magnitude of seconds that ``format(_:)`` renders as a calendar date
+    /// (about 285 million years either side of 2001).
+    static let formattableRange: Double = 9e15
+
     /// Formats `seconds` (since 2001) as `YYYY-MM-DDTHH:MM:SSZ`, dropping fractions of a
-    /// second as Apple's XML writer does. Non-finite or far out-of-range values are
-    /// clamped to the representable years 0001 through 9999... and beyond as digits.
+    /// second as Apple's XML writer does; years beyond 9999 get more digits and years
+    /// before 0 a `-` sign. NaN and values beyond ``formattableRange`` render as `nan`,
+    /// `inf` or `-inf`: writers that must produce a parseable date check the range first.
     static func format(_ seconds: Double) -> String {
-        guard seconds.isFinite, abs(seconds) < 1e15 else {
+        guard seconds.isFinite, abs(seconds) < formattableRange else {
             return seconds.isNaN ? "nan" : (seconds < 0 ? "-inf" : "inf")
         }
         let whole = Int64(seconds.rounded(.down))

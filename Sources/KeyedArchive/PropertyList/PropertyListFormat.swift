@@ -12,38 +12,76 @@ public enum PropertyListFormat: String, Hashable, Sendable, CaseIterable {
 
     /// Guesses the format of `bytes` from how they start.
     ///
-    /// `bplist` means binary; `<` after optional whitespace and byte-order mark means XML;
-    /// anything else is treated as OpenStep, as CoreFoundation does.
+    /// `bplist` means binary. Otherwise the first character after an optional byte-order
+    /// mark (UTF-8, or UTF-16 in either byte order) and whitespace decides: `<` means XML
+    /// unless what follows is hex digits and whitespace up to a `>` (`<0fbd 77>`, `<abc>`,
+    /// `<>`), which is OpenStep data; anything else is OpenStep, as CoreFoundation treats
+    /// it. Only the first few hundred bytes are examined.
     ///
     /// - Parameter bytes: The start of a property list.
     /// - Returns: The format the bytes appear to be in.
     public static func detect<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> PropertyListFormat {
         if bytes.starts(with: "bplist".utf8) { return .binary }
-        var rest = bytes[...]
-        if rest.starts(with: [0xEF, 0xBB, 0xBF]) { rest = rest.dropFirst(3) }
-        if rest.starts(with: [0xFE, 0xFF]) || rest.starts(with: [0xFF, 0xFE]) { return .xml }
-        while let byte = rest.first, byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
-            rest = rest.dropFirst()
+        let text = asciiPrefix(bytes)
+        var index = 0
+        while index < text.count, isWhitespace(text[index]) { index += 1 }
+        guard index < text.count, text[index] == UInt8(ascii: "<") else { return .openStep }
+        index += 1
+        while index < text.count {
+            let byte = text[index]
+            if byte == UInt8(ascii: ">") { return .openStep }
+            guard isWhitespace(byte) || isHexDigit(byte) else { return .xml }
+            index += 1
         }
-        return rest.first == UInt8(ascii: "<") && !rest.starts(with: "<0".utf8) && !isHexDataStart(rest)
-            ? .xml : .openStep
+        // Only hex digits and whitespace as far as we looked (or the input ended): data.
+        return .openStep
     }
 
-    /// An OpenStep data value (`<0fbd 77>`) also starts with `<`; XML's next byte is a
-    /// letter, `?` or `!`, never a hex digit or space.
-    private static func isHexDataStart<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
-        guard let next = bytes.dropFirst().first else { return false }
-        switch next {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: " "), UInt8(ascii: ">"),
-            UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+    /// How many characters `detect` looks at.
+    private static let examinedCharacters = 256
+
+    /// The first characters of `bytes` as ASCII, after any byte-order mark; a UTF-16
+    /// code unit or byte outside ASCII becomes 0x80, which matches nothing `detect`
+    /// looks for.
+    private static func asciiPrefix<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> [UInt8] {
+        let head = Array(bytes.prefix(2 * examinedCharacters + 3))
+        let utf16BigEndian: Bool?
+        var start = 0
+        if head.starts(with: [0xEF, 0xBB, 0xBF]) {
+            return Array(head[3...].prefix(examinedCharacters))
+        } else if head.starts(with: [0xFE, 0xFF]) {
+            utf16BigEndian = true
+            start = 2
+        } else if head.starts(with: [0xFF, 0xFE]) {
+            utf16BigEndian = false
+            start = 2
+        } else if head.count >= 2 && head[0] == 0 && head[1] == UInt8(ascii: "<") {
+            utf16BigEndian = true  // UTF-16 XML without a byte-order mark
+        } else if head.count >= 2 && head[0] == UInt8(ascii: "<") && head[1] == 0 {
+            utf16BigEndian = false
+        } else {
+            utf16BigEndian = nil
+        }
+        guard let bigEndian = utf16BigEndian else { return Array(head.prefix(examinedCharacters)) }
+        var text: [UInt8] = []
+        var index = start
+        while index + 1 < head.count && text.count < examinedCharacters {
+            let (high, low) = bigEndian ? (head[index], head[index + 1]) : (head[index + 1], head[index])
+            text.append(high == 0 && low < 0x80 ? low : 0x80)
+            index += 2
+        }
+        return text
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+            UInt8(ascii: "A")...UInt8(ascii: "F"):
             return true
-        case UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"):
-            // "<a" could begin "<array>"; look for a letter beyond the hex range.
-            let word = bytes.dropFirst().prefix { byte in
-                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
-            }
-            return word.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0 | 0x20) }
-                && word.count < 3
         default:
             return false
         }

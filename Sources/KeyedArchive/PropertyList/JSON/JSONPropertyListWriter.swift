@@ -4,9 +4,267 @@ import FoundationEssentials
 import Foundation
 #endif
 
-// Placeholder until the engine lands (this session); replaced wholesale.
+/// Renders a property list as JSON text for people and tools to inspect.
+///
+/// The rendering is the one documented on ``PropertyListJSONOptions`` and used by the
+/// fixtures' `*.expected.json` files:
+///
+/// - strings, Booleans, arrays and dictionaries map to their JSON counterparts; strings
+///   are escaped per RFC 8259 (`\"`, `\\`, `\n`, `\r`, `\t`, `\b`, `\f`, other control
+///   characters as `\u00XX`); everything else, non-ASCII included, is written as UTF-8.
+/// - integers are written exactly, whatever their size (JSON numbers have no limit).
+/// - reals are written shortest-round-trip, always with a `.` or an exponent (`1.0`,
+///   `1e+100`), so that a reader sees a floating-point number.
+/// - types JSON lacks become one-key objects: `{"CF$UID": 3}`, `{"data": "<base64>"}`,
+///   `{"date": "2001-01-01T00:00:00Z"}`, `{"real": "nan" | "inf" | "-inf"}`.
+/// - a date with a fraction of a second keeps it to the microsecond, trailing zeros
+///   removed (`2017-02-11T03:36:35.382174Z`), as Python's `plistlib` (and so the
+///   fixtures) render it; whole seconds have no fraction. Apple's XML writer drops
+///   fractions, but an inspection format should not hide them.
+///
+/// Pretty output indents by two spaces, writes `"key": value`, keeps empty containers
+/// and the one-key objects above on one line, and has no trailing newline. Compact output
+/// has no whitespace at all.
+///
+/// Nesting is walked with an explicit stack, not recursion; containers nested more than
+/// ``maximumDepth`` deep are refused with `limitExceeded`, since JSON readers commonly
+/// refuse them too.
 enum JSONPropertyListWriter {
+    /// The deepest nesting of arrays and dictionaries rendered.
+    static let maximumDepth = 512
+
     static func write(_ value: PropertyList, options: PropertyListJSONOptions) throws -> Data {
-        throw KeyedArchiveError(.unsupportedFormat, "JSONPropertyListWriter is not implemented yet")
+        var writer = JSONTextWriter(prettyPrinted: options.prettyPrinted, sortsKeys: options.sortsKeys)
+        try writer.write(value)
+        return Data(writer.output)
+    }
+}
+
+struct JSONTextWriter {
+    private(set) var output: [UInt8] = []
+    private let prettyPrinted: Bool
+    private let sortsKeys: Bool
+
+    init(prettyPrinted: Bool, sortsKeys: Bool) {
+        self.prettyPrinted = prettyPrinted
+        self.sortsKeys = sortsKeys
+        output.reserveCapacity(1024)
+    }
+
+    /// An array or dictionary being written: its children and the index of the next one.
+    private struct Frame {
+        let isArray: Bool
+        let values: [PropertyList]
+        let keys: [String]
+        /// The order in which to visit dictionary entries, when keys are sorted.
+        let order: [Int]?
+        var next = 0
+
+        var count: Int { values.count }
+    }
+
+    mutating func write(_ root: PropertyList) throws {
+        var stack: [Frame] = []
+        var pending: PropertyList? = root
+        while true {
+            if let value = pending {
+                pending = nil
+                switch value {
+                case .array(let elements):
+                    try checkDepth(stack)
+                    if elements.isEmpty {
+                        append("[]")
+                    } else {
+                        output.append(UInt8(ascii: "["))
+                        stack.append(Frame(isArray: true, values: elements, keys: [], order: nil))
+                    }
+                case .dictionary(let dictionary):
+                    try checkDepth(stack)
+                    if dictionary.isEmpty {
+                        append("{}")
+                    } else {
+                        output.append(UInt8(ascii: "{"))
+                        let keys = dictionary.keys
+                        let order =
+                            sortsKeys
+                            ? keys.indices.sorted { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
+                            : nil
+                        stack.append(
+                            Frame(isArray: false, values: dictionary.values, keys: keys, order: order))
+                    }
+                default:
+                    writeScalar(value)
+                }
+            }
+            guard let top = stack.indices.last else { return }
+            let next = stack[top].next
+            if next < stack[top].count {
+                if next > 0 { output.append(UInt8(ascii: ",")) }
+                newline(depth: stack.count)
+                let index = stack[top].order?[next] ?? next
+                if !stack[top].isArray {
+                    writeString(stack[top].keys[index])
+                    append(prettyPrinted ? ": " : ":")
+                }
+                pending = stack[top].values[index]
+                stack[top].next = next + 1
+            } else {
+                newline(depth: stack.count - 1)
+                output.append(stack[top].isArray ? UInt8(ascii: "]") : UInt8(ascii: "}"))
+                stack.removeLast()
+            }
+        }
+    }
+
+    private func checkDepth(_ stack: [Frame]) throws {
+        guard stack.count >= JSONPropertyListWriter.maximumDepth else { return }
+        // Name the place by the path that leads to it, each step shortened.
+        var path = "root"
+        for frame in stack {
+            let index = frame.next - 1
+            if frame.isArray {
+                path += "[\(index)]"
+            } else {
+                let keyIndex = frame.order?[index] ?? index
+                let key = frame.keys.indices.contains(keyIndex) ? frame.keys[keyIndex] : ""
+                path += "." + (key.unicodeScalars.count > 16 ? String(key.prefix(16)) + "…" : key)
+            }
+        }
+        throw KeyedArchiveError(
+            .limitExceeded,
+            "arrays and dictionaries are nested more than \(JSONPropertyListWriter.maximumDepth) deep",
+            at: .keyPath(path))
+    }
+
+    private mutating func newline(depth: Int) {
+        guard prettyPrinted else { return }
+        output.append(0x0A)
+        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
+    }
+
+    private mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { output.append(contentsOf: $0) }
+    }
+
+    /// Writes `{"name": ` (or `{"name":`) of a one-key object standing for a type JSON lacks.
+    private mutating func openWrapper(_ name: StaticString) {
+        append("{\"")
+        append(name)
+        append(prettyPrinted ? "\": " : "\":")
+    }
+
+    private mutating func writeScalar(_ value: PropertyList) {
+        switch value {
+        case .string(let string):
+            writeString(string)
+        case .integer(let integer):
+            if let small = integer.int64Value {
+                output.append(contentsOf: String(small).utf8)
+            } else {
+                output.append(contentsOf: integer.description.utf8)
+            }
+        case .real(let real):
+            guard real.isFinite else {
+                openWrapper("real")
+                append(real.isNaN ? "\"nan\"}" : real < 0 ? "\"-inf\"}" : "\"inf\"}")
+                return
+            }
+            let text = real.description
+            output.append(contentsOf: text.utf8)
+            if !text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") }) {
+                append(".0")
+            }
+        case .bool(let bool):
+            append(bool ? "true" : "false")
+        case .date(let date):
+            openWrapper("date")
+            writeString(Self.dateText(date.timeIntervalSinceReferenceDate))
+            output.append(UInt8(ascii: "}"))
+        case .data(let data):
+            openWrapper("data")
+            output.append(UInt8(ascii: "\""))
+            appendBase64(data)
+            append("\"}")
+        case .uid(let uid):
+            openWrapper("CF$UID")
+            output.append(contentsOf: String(uid).utf8)
+            output.append(UInt8(ascii: "}"))
+        case .array, .dictionary:
+            break  // handled by `write`
+        }
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SSZ`, with up to six fraction digits when the date has them.
+    static func dateText(_ seconds: Double) -> String {
+        guard seconds.isFinite else { return ISO8601Date.format(seconds) }
+        var whole = seconds.rounded(.down)
+        var micro = ((seconds - whole) * 1_000_000).rounded(.toNearestOrEven)
+        if micro >= 1_000_000 {
+            whole += 1
+            micro = 0
+        }
+        let text = ISO8601Date.format(whole)
+        guard micro > 0, text.hasSuffix("Z") else { return text }
+        var digits = String(Int(micro))
+        digits = String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return String(text.dropLast()) + "." + digits + "Z"
+    }
+
+    private mutating func writeString(_ string: String) {
+        output.append(UInt8(ascii: "\""))
+        let utf8 = string.utf8
+        if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            output.append(contentsOf: utf8)
+        } else {
+            for byte in utf8 {
+                switch byte {
+                case UInt8(ascii: "\""): append("\\\"")
+                case UInt8(ascii: "\\"): append("\\\\")
+                case 0x0A: append("\\n")
+                case 0x0D: append("\\r")
+                case 0x09: append("\\t")
+                case 0x08: append("\\b")
+                case 0x0C: append("\\f")
+                case 0..<0x20:
+                    append("\\u00")
+                    output.append(Self.hexDigits[Int(byte >> 4)])
+                    output.append(Self.hexDigits[Int(byte & 0x0F)])
+                default:
+                    output.append(byte)
+                }
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    private static let base64Alphabet: [UInt8] = Array(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    private mutating func appendBase64(_ data: Data) {
+        let alphabet = Self.base64Alphabet
+        output.reserveCapacity(output.count + (data.count + 2) / 3 * 4 + 16)
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            let count = raw.count
+            var index = 0
+            while index + 3 <= count {
+                let chunk = UInt32(raw[index]) << 16 | UInt32(raw[index + 1]) << 8 | UInt32(raw[index + 2])
+                output.append(alphabet[Int(chunk >> 18 & 0x3F)])
+                output.append(alphabet[Int(chunk >> 12 & 0x3F)])
+                output.append(alphabet[Int(chunk >> 6 & 0x3F)])
+                output.append(alphabet[Int(chunk & 0x3F)])
+                index += 3
+            }
+            let remaining = count - index
+            if remaining > 0 {
+                let first = UInt32(raw[index]) << 16
+                let chunk = remaining == 2 ? first | UInt32(raw[index + 1]) << 8 : first
+                output.append(alphabet[Int(chunk >> 18 & 0x3F)])
+                output.append(alphabet[Int(chunk >> 12 & 0x3F)])
+                output.append(remaining == 2 ? alphabet[Int(chunk >> 6 & 0x3F)] : UInt8(ascii: "="))
+                output.append(UInt8(ascii: "="))
+            }
+        }
     }
 }
