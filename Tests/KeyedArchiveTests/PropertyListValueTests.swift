@@ -43,3 +43,24 @@ import Testing
         #expect(value.description == #"{"Title": "Potato Bug", "Tags": ["a"], "ID": UID(3)}"#)
     }
 }
+
+@Suite struct PropertyListDictionaryTests {
+    @Test func insertReplaceAndRemoveKeepOrder() {
+        var dictionary = PropertyListDictionary()
+        dictionary["a"] = 1
+        dictionary["b"] = 2
+        dictionary["c"] = 3
+        dictionary["a"] = 10
+        #expect(dictionary.keys == ["a", "b", "c"])
+        #expect(dictionary["a"] == 10)
+        dictionary["b"] = nil
+        #expect(dictionary.keys == ["a", "c"])
+        #expect(dictionary["c"] == 3)
+        #expect(dictionary.removeValue(forKey: "a") == 10)
+        #expect(dictionary.removeValue(forKey: "zzz") == nil)
+        dictionary["d"] = 4
+        #expect(dictionary.keys == ["c", "d"])
+        #expect(dictionary["d"] == 4)
+        #expect(dictionary.values == [3, 4])
+    }
+}

@@ -64,21 +64,37 @@ public struct PropertyListDictionary: Hashable, Sendable, Sequence, ExpressibleB
             return values[position]
         }
         set {
-            if let position = positions[key] {
-                if let newValue {
-                    values[position] = newValue
-                } else {
-                    keys.remove(at: position)
-                    values.remove(at: position)
-                    positions[key] = nil
-                    for index in position..<keys.count { positions[keys[index]] = index }
-                }
-            } else if let newValue {
-                positions[key] = keys.count
+            guard let newValue else {
+                removeValue(forKey: key)
+                return
+            }
+            // One hash lookup: the `default:` accessor inserts the next position when the
+            // key is new, and hands back the existing one otherwise.
+            let count = keys.count
+            let position = Self.slot(&positions[key, default: count])
+            if position == count {
                 keys.append(key)
                 values.append(newValue)
+            } else {
+                values[position] = newValue
             }
         }
+    }
+
+    private static func slot(_ value: inout Int) -> Int { value }
+
+    /// Removes the entry for `key`, if any, keeping the order of the others.
+    ///
+    /// - Parameter key: The key to remove.
+    /// - Returns: The value that was removed, or `nil` if the key was absent.
+    /// - Complexity: O(*n*).
+    @discardableResult
+    public mutating func removeValue(forKey key: String) -> PropertyList? {
+        guard let position = positions.removeValue(forKey: key) else { return nil }
+        keys.remove(at: position)
+        let removed = values.remove(at: position)
+        for index in position..<keys.count { positions[keys[index]] = index }
+        return removed
     }
 
     /// The entries in order.

@@ -1,0 +1,65 @@
+/// A stack that hands its top elements out by moving them, so that building a container
+/// from its children costs no reference counting per child.
+///
+/// The XML reader pushes every finished value here and, when `</array>` or `</dict>` arrives,
+/// moves the container's children out in one go. Indices below ``count`` are initialized;
+/// every access checks its index against ``count``.
+final class MovingStack<Element> {
+    private var base: UnsafeMutablePointer<Element>
+    private var capacity: Int
+    /// The number of elements on the stack.
+    private(set) var count = 0
+
+    init(capacity: Int = 64) {
+        self.capacity = max(capacity, 1)
+        base = UnsafeMutablePointer<Element>.allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+
+    func push(_ element: consuming Element) {
+        if count == capacity {
+            let newCapacity = capacity * 2
+            let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
+            newBase.moveInitialize(from: base, count: count)
+            base.deallocate()
+            base = newBase
+            capacity = newCapacity
+        }
+        (base + count).initialize(to: element)
+        count += 1
+    }
+
+    /// The element at `index`, or `nil` if there is none.
+    subscript(index: Int) -> Element? {
+        guard index >= 0, index < count else { return nil }
+        return base[index]
+    }
+
+    /// Moves the elements from `start` to the top out, in order, as an array.
+    func popArray(from start: Int) -> [Element] {
+        guard start >= 0, start < count else { return [] }
+        let length = count - start
+        let source = base + start
+        let result = [Element](unsafeUninitializedCapacity: length) { buffer, initialized in
+            guard let destination = buffer.baseAddress else { return }
+            destination.moveInitialize(from: source, count: length)
+            initialized = length
+        }
+        count = start
+        return result
+    }
+
+    /// Moves the elements from `start` to the top out, in order, handing each to `consume`
+    /// with its position counted from `start`.
+    func pop(from start: Int, _ consume: (Int, consuming Element) -> Void) {
+        guard start >= 0, start < count else { return }
+        let end = count
+        // Shrink first: whatever `consume` does, the moved-out slots are never touched again.
+        count = start
+        for index in start..<end { consume(index - start, (base + index).move()) }
+    }
+}

@@ -1,0 +1,353 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Parsing of the text inside `<integer>` and `<real>` elements, straight from bytes.
+///
+/// Both accept surrounding XML whitespace. Integers follow CoreFoundation: an optional
+/// sign (whitespace may follow it), then decimal digits or `0x` and hexadecimal digits,
+/// exact across the signed 128-bit range. Reals are decimal with an optional fraction and
+/// exponent, or one of `nan`, `inf`, `infinity` (any case, `inf`/`infinity` optionally
+/// signed); hexadecimal floating point is refused.
+enum XMLScalarText {
+    enum IntegerResult {
+        case value(PropertyListInteger)
+        case empty
+        case invalid
+        case outOfRange
+    }
+
+    enum RealResult {
+        case value(Double)
+        case empty
+        case invalid
+    }
+
+    @inline(__always)
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
+    }
+
+    /// Narrows `range` to its part without leading and trailing XML whitespace.
+    @inline(__always)
+    static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Range<Int> {
+        var lower = range.lowerBound
+        var upper = range.upperBound
+        while lower < upper, isWhitespace(bytes[lower]) { lower += 1 }
+        while upper > lower, isWhitespace(bytes[upper - 1]) { upper -= 1 }
+        return lower..<upper
+    }
+
+    static func parseInteger(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> IntegerResult {
+        let text = trimmed(bytes, range)
+        var index = text.lowerBound
+        let end = text.upperBound
+        guard index < end else { return .empty }
+        var negative = false
+        if bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+            negative = bytes[index] == UInt8(ascii: "-")
+            index += 1
+            while index < end, isWhitespace(bytes[index]) { index += 1 }
+        }
+        guard index < end else { return .invalid }
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        if end - index >= 2, bytes[index] == UInt8(ascii: "0"), bytes[index + 1] | 0x20 == UInt8(ascii: "x") {
+            index += 2
+            guard index < end else { return .invalid }
+            while index < end {
+                let byte = bytes[index]
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte &- UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte &- UInt8(ascii: "a") &+ 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte &- UInt8(ascii: "A") &+ 10
+                default: return .invalid
+                }
+                guard high >> 60 == 0 else { return .outOfRange }
+                high = high << 4 | low >> 60
+                low = low << 4 | UInt64(digit)
+                index += 1
+            }
+        } else if end - index <= 19 {
+            // Nineteen decimal digits always fit in 64 bits.
+            while index < end {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { return .invalid }
+                low = low &* 10 &+ UInt64(digit)
+                index += 1
+            }
+        } else {
+            while index < end {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { return .invalid }
+                let (carry, product) = low.multipliedFullWidth(by: 10)
+                let (highProduct, overflow1) = high.multipliedReportingOverflow(by: 10)
+                let (highSum, overflow2) = highProduct.addingReportingOverflow(carry)
+                let (lowSum, lowCarry) = product.addingReportingOverflow(UInt64(digit))
+                let (highTotal, overflow3) = highSum.addingReportingOverflow(lowCarry ? 1 : 0)
+                if overflow1 || overflow2 || overflow3 { return .outOfRange }
+                high = highTotal
+                low = lowSum
+                index += 1
+            }
+        }
+        if negative {
+            // Down to -2¹²⁷.
+            guard high < 1 << 63 || (high == 1 << 63 && low == 0) else { return .outOfRange }
+            let negatedLow = ~low &+ 1
+            let negatedHigh = ~high &+ (low == 0 ? 1 : 0)
+            return .value(PropertyListInteger(high: Int64(bitPattern: negatedHigh), low: negatedLow))
+        }
+        guard high < 1 << 63 else { return .outOfRange }
+        return .value(PropertyListInteger(high: Int64(bitPattern: high), low: low))
+    }
+
+    /// Powers of ten that a `Double` holds exactly.
+    private static let exactPowersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
+
+    static func parseReal(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> RealResult {
+        let text = trimmed(bytes, range)
+        let start = text.lowerBound
+        let end = text.upperBound
+        guard start < end else { return .empty }
+        if let special = specialReal(bytes, text) { return .value(special) }
+
+        var index = start
+        var negative = false
+        if bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+            negative = bytes[index] == UInt8(ascii: "-")
+            index += 1
+        }
+        // Collect up to 19 significant digits exactly; more send us to the slow path.
+        var mantissa: UInt64 = 0
+        var significantDigits = 0
+        var decimalExponent = 0
+        var sawDigit = false
+        var exact = true
+        while index < end, bytes[index] &- UInt8(ascii: "0") < 10 {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            sawDigit = true
+            if mantissa != 0 || digit != 0 {
+                if significantDigits < 19 {
+                    mantissa = mantissa &* 10 &+ UInt64(digit)
+                    significantDigits += 1
+                } else {
+                    exact = false
+                }
+            }
+            index += 1
+        }
+        if index < end, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            while index < end, bytes[index] &- UInt8(ascii: "0") < 10 {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                sawDigit = true
+                if mantissa != 0 || digit != 0 {
+                    if significantDigits < 19 {
+                        mantissa = mantissa &* 10 &+ UInt64(digit)
+                        significantDigits += 1
+                        decimalExponent -= 1
+                    } else {
+                        exact = false
+                    }
+                } else {
+                    decimalExponent -= 1
+                }
+                index += 1
+            }
+        }
+        guard sawDigit else { return .invalid }
+        if index < end, bytes[index] | 0x20 == UInt8(ascii: "e") {
+            index += 1
+            var exponentNegative = false
+            if index < end, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+                exponentNegative = bytes[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            var exponent = 0
+            var sawExponentDigit = false
+            while index < end, bytes[index] &- UInt8(ascii: "0") < 10 {
+                sawExponentDigit = true
+                // Clamp: anything this large is already zero or infinity.
+                if exponent < 100_000 { exponent = exponent * 10 + Int(bytes[index] &- UInt8(ascii: "0")) }
+                index += 1
+            }
+            guard sawExponentDigit else { return .invalid }
+            decimalExponent += exponentNegative ? -exponent : exponent
+        }
+        guard index == end else { return .invalid }
+
+        // Clinger's fast path: both operands exact, so one IEEE operation rounds correctly.
+        if exact && mantissa <= 1 << 53 && decimalExponent >= -22 && decimalExponent <= 22 {
+            var value = Double(mantissa)
+            if decimalExponent > 0 {
+                value *= exactPowersOfTen[decimalExponent]
+            } else if decimalExponent < 0 {
+                value /= exactPowersOfTen[-decimalExponent]
+            }
+            return .value(negative ? -value : value)
+        }
+        let string = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        guard let value = Double(string) else { return .invalid }
+        return .value(value)
+    }
+
+    /// `nan`, `inf`, `infinity`, any case, with an optional sign.
+    private static func specialReal(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Double? {
+        var index = range.lowerBound
+        let end = range.upperBound
+        var negative = false
+        if bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+            negative = bytes[index] == UInt8(ascii: "-")
+            index += 1
+        }
+        let length = end - index
+        guard length == 3 || length == 8 else { return nil }
+        func matches(_ word: StaticString) -> Bool {
+            guard word.utf8CodeUnitCount == length else { return false }
+            let letters = UnsafeBufferPointer(start: word.utf8Start, count: length)
+            for offset in 0..<length where bytes[index + offset] | 0x20 != letters[offset] { return false }
+            return true
+        }
+        if matches("nan") { return .nan }
+        if matches("inf") || matches("infinity") { return negative ? -.infinity : .infinity }
+        return nil
+    }
+}
+
+/// Base64 as XML property lists carry it: whitespace anywhere is ignored when reading;
+/// lines are wrapped as CoreFoundation wraps them when writing.
+enum PropertyListBase64 {
+    enum DecodeFailure: Error {
+        /// A byte that is neither base64, `=` nor whitespace, at this offset.
+        case invalidByte(Int)
+        /// Data after `=` padding, or too much padding, at this offset.
+        case misplacedPadding(Int)
+        /// The characters do not add up to whole bytes.
+        case truncated
+    }
+
+    @inline(__always)
+    private static func sextet(_ byte: UInt8) -> UInt8 {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): return byte &- UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): return byte &- UInt8(ascii: "a") &+ 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte &- UInt8(ascii: "0") &+ 52
+        case UInt8(ascii: "+"): return 62
+        case UInt8(ascii: "/"): return 63
+        default: return 0xFF
+        }
+    }
+
+    /// Decodes `bytes[range]`; padding may be omitted.
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) throws(DecodeFailure) -> Data
+    {
+        // Four characters make at most three bytes, so this is always enough room.
+        let capacity = range.count / 4 * 3 + 3
+        var data = Data(count: capacity)
+        var failure: DecodeFailure?
+        let written = data.withUnsafeMutableBytes { output -> Int in
+            var written = 0
+            var accumulator: UInt32 = 0
+            var pending = 0
+            var padding = 0
+            for index in range {
+                let byte = bytes[index]
+                let value = sextet(byte)
+                if value < 64 {
+                    guard padding == 0 else {
+                        failure = .misplacedPadding(index)
+                        return 0
+                    }
+                    accumulator = accumulator << 6 | UInt32(value)
+                    pending += 1
+                    if pending == 4, written + 3 <= output.count {
+                        output[written] = UInt8(truncatingIfNeeded: accumulator >> 16)
+                        output[written + 1] = UInt8(truncatingIfNeeded: accumulator >> 8)
+                        output[written + 2] = UInt8(truncatingIfNeeded: accumulator)
+                        written += 3
+                        accumulator = 0
+                        pending = 0
+                    }
+                } else if byte == UInt8(ascii: "=") {
+                    padding += 1
+                    guard pending >= 2, pending + padding <= 4 else {
+                        failure = .misplacedPadding(index)
+                        return 0
+                    }
+                } else if !XMLScalarText.isWhitespace(byte) {
+                    failure = .invalidByte(index)
+                    return 0
+                }
+            }
+            guard written + 2 <= output.count else { return written }
+            switch pending {
+            case 0:
+                break
+            case 2:
+                output[written] = UInt8(truncatingIfNeeded: accumulator >> 4)
+                written += 1
+            case 3:
+                output[written] = UInt8(truncatingIfNeeded: accumulator >> 10)
+                output[written + 1] = UInt8(truncatingIfNeeded: accumulator >> 2)
+                written += 2
+            default:
+                failure = .truncated
+            }
+            return written
+        }
+        if let failure { throw failure }
+        data.count = written
+        return data
+    }
+
+    private static let alphabet: StaticString =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+    /// Appends the base64 of `bytes`, `charactersPerLine` characters (a multiple of four)
+    /// to a line, each line preceded by `indentation` tabs and followed by a newline.
+    static func appendLines(
+        of bytes: UnsafeRawBufferPointer, charactersPerLine: Int, indentation: Int, to output: inout [UInt8]
+    ) {
+        let table = alphabet.utf8Start
+        let bytesPerLine = charactersPerLine / 4 * 3
+        let count = bytes.count
+        var lineStart = 0
+        while lineStart < count {
+            let lineEnd = min(lineStart + bytesPerLine, count)
+            for _ in 0..<indentation { output.append(0x09) }
+            var index = lineStart
+            while index + 3 <= lineEnd {
+                let chunk =
+                    UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+                output.append(table[Int(chunk >> 18 & 0x3F)])
+                output.append(table[Int(chunk >> 12 & 0x3F)])
+                output.append(table[Int(chunk >> 6 & 0x3F)])
+                output.append(table[Int(chunk & 0x3F)])
+                index += 3
+            }
+            let remaining = lineEnd - index
+            if remaining == 1 {
+                let chunk = UInt32(bytes[index]) << 16
+                output.append(table[Int(chunk >> 18 & 0x3F)])
+                output.append(table[Int(chunk >> 12 & 0x3F)])
+                output.append(UInt8(ascii: "="))
+                output.append(UInt8(ascii: "="))
+            } else if remaining == 2 {
+                let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8
+                output.append(table[Int(chunk >> 18 & 0x3F)])
+                output.append(table[Int(chunk >> 12 & 0x3F)])
+                output.append(table[Int(chunk >> 6 & 0x3F)])
+                output.append(UInt8(ascii: "="))
+            }
+            output.append(0x0A)
+            lineStart = lineEnd
+        }
+    }
+}
