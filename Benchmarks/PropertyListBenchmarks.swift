@@ -74,9 +74,9 @@ enum PropertyListBenchmarks: BenchmarkGroup {
                         prepare: {
                             let value = try workload.value.get()
                             // Foundation's own graph for the same value: what it parses from our
-                            // binary (it holds `_NSKeyedArchiverUID`s, which it cannot make otherwise).
+                            // output (it holds `_NSKeyedArchiverUID`s, which it cannot make otherwise).
                             let graph = try PropertyListSerialization.propertyList(
-                                from: try value.data(format: .binary), options: [], format: nil)
+                                from: try encoded.get(), options: [], format: nil)
                             let foundationFormat: PropertyListSerialization.PropertyListFormat =
                                 format == .binary ? .binary : .xml
                             return PreparedBenchmark(
