@@ -23,16 +23,16 @@ enum PropertyListBenchmarks: BenchmarkGroup {
     static func benchmarks(size: BenchmarkSize) -> [Benchmark] {
         let workloads: [(name: String, value: Lazy<PropertyList>)] = [
             (
-                size == .full ? "keyed-archive-10k" : "keyed-archive-1k",
-                Lazy { Workloads.keyedArchive(objects: size == .full ? 10_000 : 1_000) }
+                size == .full ? "keyed-archive-10k" : "keyed-archive-500",
+                Lazy { Workloads.keyedArchive(objects: size == .full ? 10_000 : 500) }
             ),
             (
-                size == .full ? "mixed-100k" : "mixed-10k",
-                Lazy { Workloads.mixedIntegersAndStrings(values: size == .full ? 100_000 : 10_000) }
+                size == .full ? "mixed-100k" : "mixed-5k",
+                Lazy { Workloads.mixedIntegersAndStrings(values: size == .full ? 100_000 : 5_000) }
             ),
             (
-                size == .full ? "blobs-200x64KB" : "blobs-20x64KB",
-                Lazy { Workloads.blobs(count: size == .full ? 200 : 20, bytes: 64 * 1024) }
+                size == .full ? "blobs-200x64KB" : "blobs-10x64KB",
+                Lazy { Workloads.blobs(count: size == .full ? 200 : 10, bytes: 64 * 1024) }
             ),
         ]
         var benchmarks: [Benchmark] = []
