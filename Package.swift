@@ -28,6 +28,11 @@ let package = Package(
             dependencies: ["KeyedArchive"],
             path: "Tests/KeyedArchiveTests"
         ),
+        .testTarget(
+            name: "KeyedArchiveToolTests",
+            dependencies: ["KeyedArchiveTool", "KeyedArchive"],
+            path: "Tests/KeyedArchiveToolTests"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

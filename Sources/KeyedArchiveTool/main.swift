@@ -1,1 +1,3 @@
-print("tool")
+import Foundation
+
+exit(Tool.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: .process))

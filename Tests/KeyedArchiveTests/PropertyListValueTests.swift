@@ -63,4 +63,22 @@ import Testing
         #expect(dictionary["d"] == 4)
         #expect(dictionary.values == [3, 4])
     }
+
+    @Test(arguments: [3, 8, 9, 40])
+    func lookupsStayCorrectAcrossSizes(count: Int) {
+        var dictionary = PropertyListDictionary()
+        for index in 0..<count { dictionary["k\(index)"] = .integer(PropertyListInteger(index)) }
+        dictionary["k0"] = "replaced"
+        #expect(dictionary.count == count)
+        #expect(dictionary["k0"] == "replaced")
+        for index in 1..<count { #expect(dictionary["k\(index)"]?.intValue == index) }
+        dictionary["k1"] = nil
+        #expect(dictionary["k1"] == nil)
+        #expect(dictionary.count == count - 1)
+        for index in 2..<count { #expect(dictionary["k\(index)"]?.intValue == index) }
+        dictionary["new"] = true
+        #expect(dictionary.keys.last == "new")
+        #expect(dictionary["new"] == true)
+        #expect(dictionary == PropertyListDictionary(zip(dictionary.keys, dictionary.values).reversed()))
+    }
 }

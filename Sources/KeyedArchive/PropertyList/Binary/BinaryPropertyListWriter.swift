@@ -4,9 +4,153 @@ import FoundationEssentials
 import Foundation
 #endif
 
-// Placeholder until the engine lands (this session); replaced wholesale.
+/// Writes a ``PropertyList`` as a binary property list (`bplist00`).
+///
+/// Objects are numbered as Python's `plistlib` numbers them, which reproduces Cocoa's
+/// output byte for byte: depth first, a container before its contents, a dictionary's
+/// keys (sorted when ``PropertyListWritingOptions/sortsKeys``) before its values, equal
+/// scalars stored once. The tree is walked iteratively, so any depth can be written.
 enum BinaryPropertyListWriter {
+    /// Encodes `value`.
+    ///
+    /// - Throws: `invalidValue` for a NaN or infinite date.
     static func write(_ value: PropertyList, options: PropertyListWritingOptions) throws -> Data {
-        throw KeyedArchiveError(.unsupportedFormat, "BinaryPropertyListWriter is not implemented yet")
+        var builder = BinaryPropertyListBuilder()
+        let top = try builder.add(value, sortsKeys: options.sortsKeys)
+        return try builder.finish(topObject: top)
+    }
+}
+
+extension BinaryPropertyListBuilder {
+    /// One container whose contents are being added.
+    private struct Frame {
+        let object: Int
+        /// Arrays: the elements; dictionaries: the values.
+        let children: [PropertyList]
+        /// Order in which to visit `children`; empty means as they are.
+        let order: [Int]
+        /// Where this container's references start in the shared reference stack.
+        let referenceBase: Int
+        let isDictionary: Bool
+        var next = 0
+    }
+
+    /// Adds `value` and everything it contains, in `plistlib`'s order.
+    ///
+    /// - Parameters:
+    ///   - value: The value to add.
+    ///   - sortsKeys: Whether dictionary keys are visited in sorted order (by Unicode
+    ///     scalar values, which is UTF-8 byte order).
+    /// - Returns: The object number of `value`.
+    /// - Throws: `invalidValue` for a NaN or infinite date.
+    mutating func add(_ value: PropertyList, sortsKeys: Bool) throws -> Int {
+        if let scalar = try addScalar(value) { return scalar }
+        let root = reserveObject()
+        var pending: [Int] = []  // references of the open containers, innermost last
+        // The innermost open container is kept out of `parents` so that walking it touches
+        // no array of frames.
+        guard var current = open(value, as: root, sortsKeys: sortsKeys, pending: &pending) else {
+            return root
+        }
+        var parents: [Frame] = []
+        while true {
+            let next = current.next
+            if next < current.children.count {
+                current.next = next + 1
+                let child = current.children[current.order.isEmpty ? next : current.order[next]]
+                if let scalar = try addScalar(child) {
+                    pending.append(scalar)
+                } else {
+                    let object = reserveObject()
+                    pending.append(object)
+                    if let frame = open(child, as: object, sortsKeys: sortsKeys, pending: &pending) {
+                        parents.append(current)
+                        current = frame
+                    }
+                }
+            } else {
+                let base = current.referenceBase
+                if current.isDictionary {
+                    let split = base + current.children.count
+                    try setDictionary(current.object, keys: pending[base..<split], values: pending[split...])
+                } else {
+                    try setArray(current.object, elements: pending[base...])
+                }
+                // No slice of `pending` is alive here, so this shortens it in place.
+                pending.removeLast(pending.count - base)
+                guard let parent = parents.popLast() else { return root }
+                current = parent
+            }
+        }
+    }
+
+    /// Adds a scalar and returns its number, or returns `nil` for a container.
+    private mutating func addScalar(_ value: PropertyList) throws -> Int? {
+        switch value {
+        case .string(let string): return addString(string)
+        case .integer(let integer): return addInteger(integer)
+        case .real(let real): return addReal(real)
+        case .bool(let bool): return addBool(bool)
+        case .date(let date): return try addDate(date)
+        case .data(let data): return addData(data)
+        case .uid(let uid): return addUID(uid)
+        case .array, .dictionary: return nil
+        }
+    }
+
+    /// Starts a container: a dictionary's keys are added at once, as plistlib does.
+    private mutating func open(
+        _ container: PropertyList, as object: Int, sortsKeys: Bool, pending: inout [Int]
+    ) -> Frame? {
+        switch container {
+        case .array(let elements):
+            return Frame(
+                object: object, children: elements, order: [], referenceBase: pending.count,
+                isDictionary: false)
+        case .dictionary(let dictionary):
+            let keys = dictionary.keys
+            var order: [Int] = []
+            if sortsKeys && !Self.isSorted(keys) {
+                order = keys.indices.sorted { Self.precedes(keys[$0], keys[$1]) }
+            }
+            let base = pending.count
+            if order.isEmpty {
+                for key in keys { pending.append(addString(key)) }
+            } else {
+                for index in order { pending.append(addString(keys[index])) }
+            }
+            return Frame(
+                object: object, children: dictionary.values, order: order, referenceBase: base,
+                isDictionary: true)
+        default:
+            return nil
+        }
+    }
+
+    /// Orders strings by Unicode scalar values (UTF-8 byte order), as plistlib and Cocoa
+    /// sort keys; `String.<` would compare canonical equivalents instead.
+    static func precedes(_ first: String, _ second: String) -> Bool {
+        let fast = first.utf8.withContiguousStorageIfAvailable { a in
+            second.utf8.withContiguousStorageIfAvailable { b in
+                let count = min(a.count, b.count)
+                var index = 0
+                while index < count {
+                    if a[index] != b[index] { return a[index] < b[index] }
+                    index += 1
+                }
+                return a.count < b.count
+            }
+        }
+        if let fast, let result = fast { return result }
+        return first.utf8.lexicographicallyPrecedes(second.utf8)
+    }
+
+    private static func isSorted(_ keys: [String]) -> Bool {
+        var previous: String?
+        for key in keys {
+            if let previous, !precedes(previous, key) { return false }
+            previous = key
+        }
+        return true
     }
 }

@@ -1,0 +1,801 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The 32 bytes at the end of a binary property list, validated.
+///
+/// Validation follows CoreFoundation's `__CFBinaryPlistGetTopLevelInfo`: both sizes are
+/// 1 to 8 bytes and wide enough for what they address, there is at least one object, the
+/// top object exists, and the file is exactly header, objects, offset table and trailer
+/// (nothing between the offset table and the trailer). The 6 bytes before the sizes are
+/// unused and ignored, as CoreFoundation does.
+struct BinaryPropertyListTrailer: Hashable, Sendable {
+    /// Bytes per entry of the offset table, 1 to 8.
+    var offsetIntSize: Int
+    /// Bytes per object reference inside arrays, sets and dictionaries, 1 to 8.
+    var objectRefSize: Int
+    /// Number of objects (entries of the offset table), at least 1.
+    var objectCount: Int
+    /// Index of the root object.
+    var topObject: Int
+    /// Byte offset of the offset table; objects live in `8..<offsetTableOffset`.
+    var offsetTableOffset: Int
+
+    /// Size of the trailer in bytes.
+    static let size = 32
+
+    /// Reads and validates the header and trailer of `bytes`.
+    ///
+    /// - Throws: `corruptData` naming the field and its byte offset;
+    ///   `unsupportedFormat` for the newer `bplist1x` formats.
+    init(validating bytes: UnsafeRawBufferPointer) throws {
+        let length = bytes.count
+        // Header, at least one object byte, one offset byte, trailer.
+        let minimum = 8 + 1 + 1 + Self.size
+        guard length >= minimum else {
+            throw KeyedArchiveError(
+                .corruptData,
+                "a binary property list needs at least \(minimum) bytes (header, one object, offset table "
+                    + "and trailer), found \(length)",
+                at: .byteOffset(0))
+        }
+        guard bytes.starts(with: "bplist0".utf8) else {
+            let version = String(decoding: bytes[6..<8], as: UTF8.self)
+            if bytes.starts(with: "bplist1".utf8) {
+                throw KeyedArchiveError(
+                    .unsupportedFormat, "binary property list version \"\(version)\" is not supported",
+                    at: .byteOffset(6))
+            }
+            if bytes.starts(with: "bplist".utf8) {
+                throw KeyedArchiveError(
+                    .corruptData, "unknown binary property list version \"\(version)\"", at: .byteOffset(6))
+            }
+            throw KeyedArchiveError(.corruptData, "missing \"bplist00\" header", at: .byteOffset(0))
+        }
+        let start = length - Self.size
+        let offsetIntSize = Int(bytes[start + 6])
+        let objectRefSize = Int(bytes[start + 7])
+        let objectCount = Self.bigEndian64(bytes, start + 8)
+        let topObject = Self.bigEndian64(bytes, start + 16)
+        let tableOffset = Self.bigEndian64(bytes, start + 24)
+
+        guard (1...8).contains(offsetIntSize) else {
+            throw KeyedArchiveError(
+                .corruptData, "trailer: offset size \(offsetIntSize) is not between 1 and 8 bytes",
+                at: .byteOffset(start + 6))
+        }
+        guard (1...8).contains(objectRefSize) else {
+            throw KeyedArchiveError(
+                .corruptData, "trailer: object reference size \(objectRefSize) is not between 1 and 8 bytes",
+                at: .byteOffset(start + 7))
+        }
+        // Every count below is compared with the file length before any multiplication.
+        guard objectCount >= 1, objectCount <= UInt64(length) else {
+            throw KeyedArchiveError(
+                .corruptData,
+                "trailer: object count \(objectCount) is impossible in a file of \(length) bytes",
+                at: .byteOffset(start + 8))
+        }
+        guard topObject < objectCount else {
+            throw KeyedArchiveError(
+                .corruptData, "trailer: top object \(topObject) is not below the object count \(objectCount)",
+                at: .byteOffset(start + 16))
+        }
+        guard tableOffset >= 9, tableOffset < UInt64(start) else {
+            throw KeyedArchiveError(
+                .corruptData,
+                "trailer: offset table at byte \(tableOffset) is outside the object area (bytes 9..<\(start))",
+                at: .byteOffset(start + 24))
+        }
+        let count = Int(objectCount)
+        let table = Int(tableOffset)
+        let tableEnd = table + count * offsetIntSize  // both factors are at most `length`
+        guard tableEnd == start else {
+            throw KeyedArchiveError(
+                .corruptData,
+                "trailer: offset table at byte \(table) with \(count) entries of \(byteCount(offsetIntSize)) ends at "
+                    + "byte \(tableEnd), but the trailer starts at byte \(start)",
+                at: .byteOffset(start + 24))
+        }
+        if objectRefSize < 8, UInt64(1) << (8 * objectRefSize) <= objectCount {
+            throw KeyedArchiveError(
+                .corruptData,
+                "trailer: object references of \(byteCount(objectRefSize)) cannot address \(count) objects",
+                at: .byteOffset(start + 7))
+        }
+        if offsetIntSize < 8, UInt64(1) << (8 * offsetIntSize) <= tableOffset {
+            throw KeyedArchiveError(
+                .corruptData,
+                "trailer: offsets of \(byteCount(offsetIntSize)) cannot reach the offset table at byte \(table)",
+                at: .byteOffset(start + 6))
+        }
+        self.offsetIntSize = offsetIntSize
+        self.objectRefSize = objectRefSize
+        self.objectCount = count
+        self.topObject = Int(topObject)
+        self.offsetTableOffset = table
+    }
+
+    private static func bigEndian64(_ bytes: UnsafeRawBufferPointer, _ position: Int) -> UInt64 {
+        UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+    }
+}
+
+/// "1 byte", "3 bytes".
+func byteCount(_ count: Int) -> String { count == 1 ? "1 byte" : "\(count) bytes" }
+
+/// What an object of a binary property list is, from its marker byte.
+enum BinaryPropertyListKind: UInt8, Hashable, Sendable, CustomStringConvertible {
+    case boolean
+    case integer
+    case real
+    case date
+    case data
+    case asciiString
+    case utf16String
+    case uid
+    case array
+    case set
+    case dictionary
+
+    var isContainer: Bool { self == .array || self == .set || self == .dictionary }
+
+    /// The description with its indefinite article, for messages.
+    var withArticle: String {
+        switch self {
+        case .integer, .array, .asciiString: return "an \(self)"
+        default: return "a \(self)"
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .boolean: return "boolean"
+        case .integer: return "integer"
+        case .real: return "real"
+        case .date: return "date"
+        case .data: return "data"
+        case .asciiString: return "ASCII string"
+        case .utf16String: return "UTF-16 string"
+        case .uid: return "UID"
+        case .array: return "array"
+        case .set: return "set"
+        case .dictionary: return "dictionary"
+        }
+    }
+}
+
+/// One object's marker, decoded and bounds-checked: its payload lies entirely within the
+/// object area, so reading it needs no further checks.
+struct BinaryPropertyListObject {
+    /// The object's index in the offset table.
+    var index: Int
+    /// The kind, from the marker's high nibble.
+    var kind: BinaryPropertyListKind
+    /// The marker byte.
+    var marker: UInt8
+    /// Byte offset of the marker.
+    var offset: Int
+    /// Byte offset of the payload (after the marker and any count integer).
+    var payload: Int
+    /// Elements for containers (pairs for dictionaries), bytes for data and ASCII strings,
+    /// code units for UTF-16 strings, the width in bytes for numbers, dates and UIDs.
+    var count: Int
+}
+
+/// Random access to the objects of a validated binary property list held in memory.
+///
+/// Only ever used inside `withUnsafeBytes` of the buffer it reads. Every method checks
+/// what the input could make wrong (offsets, markers, counts against the bytes that
+/// remain, references against the object count) and throws `corruptData` naming the
+/// object and the byte offset.
+struct BinaryPropertyListScanner {
+    let bytes: UnsafeRawBufferPointer
+    let trailer: BinaryPropertyListTrailer
+    /// Objects live in `8..<objectsEnd`.
+    let objectsEnd: Int
+    private let base: UnsafeRawPointer
+
+    init(bytes: UnsafeRawBufferPointer, trailer: BinaryPropertyListTrailer) throws {
+        // The trailer must describe exactly these bytes: every read below relies on it.
+        let (table, overflow) = trailer.objectCount.multipliedReportingOverflow(by: trailer.offsetIntSize)
+        guard let base = bytes.baseAddress, !overflow, trailer.offsetTableOffset >= 9,
+            (1...8).contains(trailer.objectRefSize),
+            bytes.count - BinaryPropertyListTrailer.size - table == trailer.offsetTableOffset
+        else {
+            throw KeyedArchiveError(
+                .corruptData, "the trailer does not describe this binary property list", at: .byteOffset(0))
+        }
+        self.bytes = bytes
+        self.trailer = trailer
+        self.objectsEnd = trailer.offsetTableOffset
+        self.base = base
+    }
+
+    // MARK: Raw reads (callers have checked the bounds)
+
+    @inline(__always)
+    func byte(_ position: Int) -> UInt8 {
+        base.load(fromByteOffset: position, as: UInt8.self)
+    }
+
+    /// A big-endian unsigned integer of 1 to 8 bytes.
+    @inline(__always)
+    func unsigned(_ position: Int, width: Int) -> UInt64 {
+        switch width {
+        case 1: return UInt64(byte(position))
+        case 2:
+            return UInt64(UInt16(bigEndian: base.loadUnaligned(fromByteOffset: position, as: UInt16.self)))
+        case 4:
+            return UInt64(UInt32(bigEndian: base.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
+        case 8: return UInt64(bigEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+        default:
+            var value: UInt64 = 0
+            for index in 0..<width { value = value << 8 | UInt64(byte(position + index)) }
+            return value
+        }
+    }
+
+    // MARK: Objects
+
+    /// The byte offset of object `index`, checked to lie in the object area.
+    func offset(of index: Int) throws -> Int {
+        guard index >= 0, index < trailer.objectCount else {
+            throw KeyedArchiveError(
+                .corruptData, "object \(index) does not exist (\(trailer.objectCount) objects)",
+                at: .byteOffset(trailer.offsetTableOffset))
+        }
+        let entry = trailer.offsetTableOffset + index * trailer.offsetIntSize
+        let offset = unsigned(entry, width: trailer.offsetIntSize)
+        guard offset >= 8, offset < UInt64(objectsEnd) else {
+            throw KeyedArchiveError(
+                .corruptData,
+                "object \(index): offset \(offset) is outside the object area (bytes 8..<\(objectsEnd))",
+                at: .byteOffset(entry))
+        }
+        return Int(offset)
+    }
+
+    /// Decodes and bounds-checks the marker (and count) of object `index`.
+    func object(_ index: Int) throws -> BinaryPropertyListObject {
+        let offset = try offset(of: index)
+        let marker = byte(offset)
+        let low = Int(marker & 0x0F)
+        let kind: BinaryPropertyListKind
+        var payload = offset + 1
+        var count: Int
+        switch marker >> 4 {
+        case 0x0:
+            switch marker {
+            case 0x08, 0x09:
+                return BinaryPropertyListObject(
+                    index: index, kind: .boolean, marker: marker, offset: offset, payload: payload, count: 0)
+            case 0x00:
+                throw KeyedArchiveError(
+                    .unsupportedFormat, "object \(index): null (marker 0x00) has no property-list value",
+                    at: .byteOffset(offset))
+            case 0x0F:
+                throw KeyedArchiveError(
+                    .corruptData, "object \(index): fill byte 0x0F is not an object", at: .byteOffset(offset))
+            default:
+                throw unknownMarker(marker, index: index, offset: offset)
+            }
+        case 0x1:
+            guard low <= 4 else {
+                throw KeyedArchiveError(
+                    .corruptData,
+                    "object \(index): integer of \(1 << min(low, 15)) bytes (marker 0x\(hexByte(marker))); "
+                        + "only 1, 2, 4, 8 and 16 bytes exist",
+                    at: .byteOffset(offset))
+            }
+            kind = .integer
+            count = 1 << low
+        case 0x2:
+            guard low == 2 || low == 3 else {
+                throw KeyedArchiveError(
+                    .corruptData,
+                    "object \(index): real of \(1 << low) bytes (marker 0x\(hexByte(marker))); only 4 and 8 bytes exist",
+                    at: .byteOffset(offset))
+            }
+            kind = .real
+            count = 1 << low
+        case 0x3:
+            guard marker == 0x33 else { throw unknownMarker(marker, index: index, offset: offset) }
+            kind = .date
+            count = 8
+        case 0x8:
+            guard low < 8 else {
+                throw KeyedArchiveError(
+                    .corruptData,
+                    "object \(index): UID of \(low + 1) bytes (marker 0x\(hexByte(marker))); at most 8 are supported",
+                    at: .byteOffset(offset))
+            }
+            kind = .uid
+            count = low + 1
+        case 0x4, 0x5, 0x6, 0xA, 0xC, 0xD:
+            switch marker >> 4 {
+            case 0x4: kind = .data
+            case 0x5: kind = .asciiString
+            case 0x6: kind = .utf16String
+            case 0xA: kind = .array
+            case 0xC: kind = .set
+            default: kind = .dictionary
+            }
+            count = low
+            if low == 0x0F {
+                (count, payload) = try extendedCount(index: index, offset: offset, kind: kind)
+            }
+            let remaining = objectsEnd - payload
+            let unit: Int
+            switch kind {
+            case .data, .asciiString: unit = 1
+            case .utf16String: unit = 2
+            case .dictionary: unit = 2 * trailer.objectRefSize
+            default: unit = trailer.objectRefSize
+            }
+            guard count <= remaining / unit else {
+                let (needed, overflow) = count.multipliedReportingOverflow(by: unit)
+                let what: String
+                switch kind {
+                case .data, .asciiString, .utf16String: what = "of text or data"
+                default: what = "of references"
+                }
+                throw KeyedArchiveError(
+                    .corruptData,
+                    "object \(index): \(kind) count \(count) needs \(overflow ? "more than \(Int.max)" : "\(needed)") "
+                        + "bytes \(what) but only \(remaining) remain",
+                    at: .byteOffset(offset))
+            }
+            return BinaryPropertyListObject(
+                index: index, kind: kind, marker: marker, offset: offset, payload: payload, count: count)
+        default:
+            throw unknownMarker(marker, index: index, offset: offset)
+        }
+        guard count <= objectsEnd - payload else {
+            throw KeyedArchiveError(
+                .corruptData,
+                "object \(index): \(kind) of \(count) bytes runs past the object area (ends at byte \(objectsEnd))",
+                at: .byteOffset(offset))
+        }
+        return BinaryPropertyListObject(
+            index: index, kind: kind, marker: marker, offset: offset, payload: payload, count: count)
+    }
+
+    private func unknownMarker(_ marker: UInt8, index: Int, offset: Int) -> KeyedArchiveError {
+        KeyedArchiveError(
+            .corruptData, "object \(index): unknown marker 0x\(hexByte(marker))", at: .byteOffset(offset))
+    }
+
+    /// Reads the integer that follows a marker whose low nibble is `0xF`.
+    private func extendedCount(
+        index: Int, offset: Int, kind: BinaryPropertyListKind
+    ) throws -> (count: Int, payload: Int) {
+        let position = offset + 1
+        guard position < objectsEnd else {
+            throw KeyedArchiveError(
+                .corruptData, "object \(index): \(kind) count is missing at the end of the object area",
+                at: .byteOffset(offset))
+        }
+        let marker = byte(position)
+        guard marker >> 4 == 0x1, marker & 0x0F <= 3 else {
+            throw KeyedArchiveError(
+                .corruptData,
+                "object \(index): \(kind) count must be an integer of 1, 2, 4 or 8 bytes, found marker "
+                    + "0x\(hexByte(marker))",
+                at: .byteOffset(position))
+        }
+        let width = 1 << Int(marker & 0x0F)
+        guard width <= objectsEnd - position - 1 else {
+            throw KeyedArchiveError(
+                .corruptData, "object \(index): \(kind) count runs past the object area",
+                at: .byteOffset(position))
+        }
+        let value = unsigned(position + 1, width: width)
+        guard value <= UInt64(Int.max) else {
+            throw KeyedArchiveError(
+                .corruptData, "object \(index): \(kind) count \(value) is too large",
+                at: .byteOffset(position))
+        }
+        return (Int(value), position + 1 + width)
+    }
+
+    /// Reads reference `element` of a container whose references start at `start`.
+    @inline(__always)
+    func reference(_ container: BinaryPropertyListObject, at element: Int) throws -> Int {
+        let position = container.payload + element * trailer.objectRefSize
+        let value = unsigned(position, width: trailer.objectRefSize)
+        guard value < UInt64(trailer.objectCount) else {
+            throw KeyedArchiveError(
+                .corruptData,
+                "object \(container.index): reference \(value) is out of range (\(trailer.objectCount) objects)",
+                at: .byteOffset(position))
+        }
+        return Int(value)
+    }
+
+    // MARK: Scalars
+
+    /// The value of a non-container object.
+    func scalar(_ object: BinaryPropertyListObject) throws -> PropertyList {
+        switch object.kind {
+        case .boolean:
+            return .bool(object.marker == 0x09)
+        case .integer:
+            return .integer(integer(object))
+        case .real:
+            if object.count == 4 {
+                let bits = UInt32(truncatingIfNeeded: unsigned(object.payload, width: 4))
+                return .real(Double(Float(bitPattern: bits)))
+            }
+            return .real(Double(bitPattern: unsigned(object.payload, width: 8)))
+        case .date:
+            let seconds = Double(bitPattern: unsigned(object.payload, width: 8))
+            guard seconds.isFinite else {
+                throw KeyedArchiveError(
+                    .corruptData,
+                    "object \(object.index): date is \(seconds), not a finite number of seconds",
+                    at: .byteOffset(object.offset))
+            }
+            return .date(Date(timeIntervalSinceReferenceDate: seconds))
+        case .data:
+            return .data(Data(bytes: base + object.payload, count: object.count))
+        case .asciiString, .utf16String:
+            return .string(try string(object))
+        case .uid:
+            return .uid(unsigned(object.payload, width: object.count))
+        case .array, .set, .dictionary:
+            throw KeyedArchiveError(
+                .typeMismatch, "object \(object.index): \(object.kind) is not a scalar",
+                at: .byteOffset(object.offset))
+        }
+    }
+
+    /// An integer object: 1, 2 and 4 bytes unsigned, 8 and 16 bytes signed.
+    func integer(_ object: BinaryPropertyListObject) -> PropertyListInteger {
+        switch object.count {
+        case 8:
+            return PropertyListInteger(Int64(bitPattern: unsigned(object.payload, width: 8)))
+        case 16:
+            let high = Int64(bitPattern: unsigned(object.payload, width: 8))
+            return PropertyListInteger(high: high, low: unsigned(object.payload + 8, width: 8))
+        default:
+            return PropertyListInteger(unsigned(object.payload, width: object.count))
+        }
+    }
+
+    /// The text of a string object.
+    ///
+    /// ASCII strings with bytes above 0x7F are read as Latin-1, as CoreFoundation does.
+    /// UTF-16 strings with a lone surrogate are refused, since `String` cannot hold one.
+    func string(_ object: BinaryPropertyListObject) throws -> String {
+        let count = object.count
+        if count == 0 { return "" }
+        let start = (base + object.payload).assumingMemoryBound(to: UInt8.self)
+        if object.kind == .asciiString {
+            let buffer = UnsafeBufferPointer(start: start, count: count)
+            if Self.isASCII(buffer) { return String(decoding: buffer, as: UTF8.self) }
+            return String(unsafeUninitializedCapacity: count * 2) { output in
+                var written = 0
+                for byte in buffer {
+                    if byte < 0x80 {
+                        output[written] = byte
+                        written += 1
+                    } else {
+                        output[written] = 0xC0 | byte >> 6
+                        output[written + 1] = 0x80 | byte & 0x3F
+                        written += 2
+                    }
+                }
+                return written
+            }
+        }
+        guard object.kind == .utf16String else {
+            throw KeyedArchiveError(
+                .typeMismatch, "object \(object.index): \(object.kind) is not a string",
+                at: .byteOffset(object.offset))
+        }
+        return try String(unsafeUninitializedCapacity: count * 3) { output in
+            var written = 0
+            var unitIndex = 0
+            while unitIndex < count {
+                let unit = UInt32(unsigned(object.payload + 2 * unitIndex, width: 2))
+                if unit < 0x80 {
+                    output[written] = UInt8(truncatingIfNeeded: unit)
+                    written += 1
+                } else if unit < 0x800 {
+                    output[written] = UInt8(truncatingIfNeeded: 0xC0 | unit >> 6)
+                    output[written + 1] = UInt8(truncatingIfNeeded: 0x80 | unit & 0x3F)
+                    written += 2
+                } else if unit & 0xF800 != 0xD800 {
+                    output[written] = UInt8(truncatingIfNeeded: 0xE0 | unit >> 12)
+                    output[written + 1] = UInt8(truncatingIfNeeded: 0x80 | unit >> 6 & 0x3F)
+                    output[written + 2] = UInt8(truncatingIfNeeded: 0x80 | unit & 0x3F)
+                    written += 3
+                } else {
+                    let next =
+                        unitIndex + 1 < count
+                        ? UInt32(unsigned(object.payload + 2 * unitIndex + 2, width: 2)) : 0
+                    guard unit < 0xDC00, next & 0xFC00 == 0xDC00 else {
+                        throw KeyedArchiveError(
+                            .corruptData,
+                            "object \(object.index): UTF-16 string has a lone surrogate 0x"
+                                + "\(hexByte(UInt8(truncatingIfNeeded: unit >> 8)))"
+                                + "\(hexByte(UInt8(truncatingIfNeeded: unit)))",
+                            at: .byteOffset(object.payload + 2 * unitIndex))
+                    }
+                    let scalar = 0x10000 + ((unit - 0xD800) << 10) + (next - 0xDC00)
+                    output[written] = UInt8(truncatingIfNeeded: 0xF0 | scalar >> 18)
+                    output[written + 1] = UInt8(truncatingIfNeeded: 0x80 | scalar >> 12 & 0x3F)
+                    output[written + 2] = UInt8(truncatingIfNeeded: 0x80 | scalar >> 6 & 0x3F)
+                    output[written + 3] = UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F)
+                    written += 4
+                    unitIndex += 1
+                }
+                unitIndex += 1
+            }
+            return written
+        }
+    }
+
+    /// Whether a string object holds exactly the UTF-8 bytes `key` (which must be ASCII).
+    func asciiStringEquals(_ object: BinaryPropertyListObject, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard object.kind == .asciiString, object.count == key.count else { return false }
+        return UnsafeRawBufferPointer(start: base + object.payload, count: key.count)
+            .elementsEqual(UnsafeRawBufferPointer(key))
+    }
+
+    static func isASCII(_ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let start = buffer.baseAddress else { return true }
+        let raw = UnsafeRawPointer(start)
+        var index = 0
+        let count = buffer.count
+        while index + 8 <= count {
+            if raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 {
+                return false
+            }
+            index += 8
+        }
+        while index < count {
+            if buffer[index] >= 0x80 { return false }
+            index += 1
+        }
+        return true
+    }
+}
+
+// MARK: - Building values
+
+extension BinaryPropertyListScanner {
+    /// Builds the value of object `root` and everything it contains, iteratively.
+    ///
+    /// Open containers are plain records on a stack; finished children wait on a value
+    /// stack (and dictionary keys on a key stack) and are moved, not copied, into their
+    /// container when it closes, which keeps reference counting out of the loop.
+    ///
+    /// - Parameters:
+    ///   - maximumDepth: Containers may nest this deep; the root container is level 1.
+    ///   - budget: Values that may be built, counting a shared object each time it is reached
+    ///     and each dictionary key.
+    /// - Throws: `corruptData` for malformed objects, non-string keys and plist-level cycles;
+    ///   `limitExceeded` when the depth or the budget is exceeded.
+    func materialize(_ root: Int, maximumDepth: Int, budget: Int) throws -> PropertyList {
+        var remaining = budget
+        let rootObject = try object(root)
+        try spend(&remaining, budget: budget, at: rootObject)
+        if !rootObject.kind.isContainer { return try scalar(rootObject) }
+
+        var path = ObjectPath(objectCount: trailer.objectCount)
+        try enter(rootObject, depth: 1, path: &path, maximumDepth: maximumDepth)
+        let values = MovableStack<PropertyList>()
+        let keys = MovableStack<String>()
+        // The innermost open container, kept out of `parents`.
+        var current = OpenContainer(object: rootObject, valueBase: 0, keyBase: 0)
+        var parents: [OpenContainer] = []
+
+        while true {
+            let next = current.next
+            let container = current.object
+            if next < container.count {
+                current.next = next + 1
+                let childIndex: Int
+                if container.kind == .dictionary {
+                    let keyIndex = try reference(container, at: next)
+                    keys.push(try key(keyIndex, position: next, of: container))
+                    try spend(&remaining, budget: budget, at: container)
+                    childIndex = try reference(container, at: container.count + next)
+                } else {
+                    childIndex = try reference(container, at: next)
+                }
+                let child = try object(childIndex)
+                try spend(&remaining, budget: budget, at: child)
+                if child.kind.isContainer {
+                    try enter(child, depth: parents.count + 2, path: &path, maximumDepth: maximumDepth)
+                    parents.append(current)
+                    current = OpenContainer(object: child, valueBase: values.count, keyBase: keys.count)
+                } else {
+                    values.push(try scalar(child))
+                }
+            } else {
+                path.remove(container.index)
+                let value: PropertyList
+                if container.kind == .dictionary {
+                    var dictionary = PropertyListDictionary(minimumCapacity: container.count)
+                    values.moveOut(from: current.valueBase) { values in
+                        keys.moveOut(from: current.keyBase) { keys in
+                            // Every value was pushed after its key, so the counts agree.
+                            let pairs = min(values.count, keys.count)
+                            for index in 0..<pairs {
+                                dictionary.setValue(
+                                    values.moveElement(at: index), forKey: keys.moveElement(at: index))
+                            }
+                            values.discard(from: pairs)
+                            keys.discard(from: pairs)
+                        }
+                    }
+                    value = .dictionary(dictionary)
+                } else {
+                    value = .array(values.moveOutArray(from: current.valueBase))
+                }
+                guard let parent = parents.popLast() else { return value }
+                current = parent
+                values.push(value)
+            }
+        }
+    }
+
+    /// A container being read: which object, and where its finished children start on the
+    /// value and key stacks.
+    private struct OpenContainer {
+        let object: BinaryPropertyListObject
+        let valueBase: Int
+        let keyBase: Int
+        var next = 0
+    }
+
+    /// Checks that `container` may be opened at nesting level `depth` (the root is 1).
+    private func enter(
+        _ container: BinaryPropertyListObject, depth: Int, path: inout ObjectPath, maximumDepth: Int
+    ) throws {
+        guard depth <= maximumDepth else {
+            throw KeyedArchiveError(
+                .limitExceeded,
+                "object \(container.index): \(container.kind) nested deeper than the limit of \(maximumDepth) levels",
+                at: .byteOffset(container.offset))
+        }
+        if path.contains(container.index) {
+            throw KeyedArchiveError(
+                .corruptData,
+                "object \(container.index): \(container.kind) contains itself (plist-level cycles are not allowed)",
+                at: .byteOffset(container.offset))
+        }
+        path.insert(container.index)
+    }
+
+    @inline(__always)
+    private func spend(_ remaining: inout Int, budget: Int, at object: BinaryPropertyListObject) throws {
+        remaining -= 1
+        guard remaining >= 0 else {
+            throw KeyedArchiveError(
+                .limitExceeded,
+                "object \(object.index): the property list expands to more than \(budget) values "
+                    + "(shared objects count each time they are referenced)",
+                at: .byteOffset(object.offset))
+        }
+    }
+
+    /// The string of a dictionary key.
+    func key(_ index: Int, position: Int, of dictionary: BinaryPropertyListObject) throws -> String {
+        let key = try object(index)
+        guard key.kind == .asciiString || key.kind == .utf16String else {
+            throw KeyedArchiveError(
+                .corruptData,
+                "object \(dictionary.index): dictionary key \(position) is object \(index), \(key.kind.withArticle); "
+                    + "keys must be strings",
+                at: .byteOffset(key.offset))
+        }
+        return try string(key)
+    }
+}
+
+/// The containers currently open while materializing, for cycle detection.
+///
+/// Shallow paths are searched linearly; once the path is deep, a bit set over all objects
+/// (sized by the object count, which the file length bounds) makes each check O(1).
+struct ObjectPath {
+    private var objects: [Int] = []
+    private var bits: [UInt64] = []
+    private let objectCount: Int
+    private static let linearLimit = 32
+
+    init(objectCount: Int) {
+        self.objectCount = objectCount
+    }
+
+    func contains(_ object: Int) -> Bool {
+        if bits.isEmpty { return objects.contains(object) }
+        return bits[object >> 6] & (1 << UInt64(object & 63)) != 0
+    }
+
+    mutating func insert(_ object: Int) {
+        objects.append(object)
+        if bits.isEmpty {
+            guard objects.count > Self.linearLimit else { return }
+            bits = [UInt64](repeating: 0, count: (objectCount + 63) >> 6)
+            for member in objects { bits[member >> 6] |= 1 << UInt64(member & 63) }
+        } else {
+            bits[object >> 6] |= 1 << UInt64(object & 63)
+        }
+    }
+
+    mutating func remove(_ object: Int) {
+        _ = objects.popLast()
+        if !bits.isEmpty { bits[object >> 6] &= ~(1 << UInt64(object & 63)) }
+    }
+}
+
+/// A stack whose top elements can be moved out without copying them, so that finished
+/// values pass into their container without retain and release.
+///
+/// Its storage grows geometrically with what was pushed, which the value budget bounds.
+final class MovableStack<Element> {
+    private var storage: UnsafeMutablePointer<Element>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init() {
+        capacity = 16
+        storage = UnsafeMutablePointer<Element>.allocate(capacity: capacity)
+    }
+
+    deinit {
+        storage.deinitialize(count: count)
+        storage.deallocate()
+    }
+
+    func push(_ element: consuming Element) {
+        if count == capacity {
+            let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+            larger.moveInitialize(from: storage, count: count)
+            storage.deallocate()
+            storage = larger
+            capacity *= 2
+        }
+        (storage + count).initialize(to: consume element)
+        count += 1
+    }
+
+    /// Moves the elements from `base` to the top into a new array and pops them.
+    func moveOutArray(from base: Int) -> [Element] {
+        let moved = max(0, count - base)
+        let source = storage + base
+        let array = [Element](unsafeUninitializedCapacity: moved) { buffer, initialized in
+            if let target = buffer.baseAddress { target.moveInitialize(from: source, count: moved) }
+            initialized = moved
+        }
+        count -= moved
+        return array
+    }
+
+    /// Lends the elements from `base` to the top to `body`, which must move every one of
+    /// them out (with ``Moving/moveElement(at:)``), then pops them.
+    func moveOut<Result>(from base: Int, _ body: (Moving) throws -> Result) rethrows -> Result {
+        let moved = max(0, count - base)
+        count -= moved
+        return try body(Moving(start: storage + base, count: moved))
+    }
+
+    /// Elements lent by ``moveOut(from:_:)``.
+    struct Moving {
+        let start: UnsafeMutablePointer<Element>
+        let count: Int
+
+        func moveElement(at index: Int) -> Element { (start + index).move() }
+
+        /// Destroys the elements from `index` on, for callers that moved fewer than all.
+        func discard(from index: Int) {
+            if index < count { (start + index).deinitialize(count: count - index) }
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import KeyedArchive
+
+/// The human-readable rendering of `-p`, modelled on `plutil -p`.
+///
+/// ```
+/// {
+///   "list" => [
+///     0 => 1
+///   ]
+///   "n" => 5
+///   "raw" => {length = 4, bytes = 0x01020304}
+///   "root" => UID(1)
+///   "when" => 2020-01-02 03:04:05 +0000
+/// }
+/// ```
+///
+/// Dictionary keys are sorted by Unicode scalar values; data is shown as CoreFoundation
+/// describes it (all bytes up to 24, else the first 16 and the last 8); UIDs as `UID(n)`.
+/// Strings are quoted but not escaped, as in `plutil`, except control characters other
+/// than newline and tab, which are written `\u{1b}` so that a hostile file cannot drive
+/// the terminal. Not meant for machine parsing.
+enum PropertyListPrinter {
+    /// Renders a value, ending with a newline.
+    ///
+    /// Recursion is bounded by the reader's nesting limit (512 by default).
+    ///
+    /// - Parameter value: The value to render.
+    /// - Returns: The text.
+    static func render(_ value: PropertyList) -> String {
+        var text = ""
+        append(value, indent: 0, to: &text)
+        text += "\n"
+        return text
+    }
+
+    private static func append(_ value: PropertyList, indent: Int, to text: inout String) {
+        switch value {
+        case .string(let string):
+            appendQuoted(string, to: &text)
+        case .integer(let integer):
+            text += integer.description
+        case .real(let real):
+            text += realText(real)
+        case .bool(let bool):
+            text += bool ? "true" : "false"
+        case .date(let date):
+            text += dateText(date.timeIntervalSinceReferenceDate)
+        case .data(let data):
+            text += dataText(data)
+        case .uid(let uid):
+            text += "UID(\(uid))"
+        case .array(let elements):
+            text += "[\n"
+            for (index, element) in elements.enumerated() {
+                appendIndent(indent + 1, to: &text)
+                text += "\(index) => "
+                append(element, indent: indent + 1, to: &text)
+                text += "\n"
+            }
+            appendIndent(indent, to: &text)
+            text += "]"
+        case .dictionary(let dictionary):
+            text += "{\n"
+            for (key, element) in dictionary.sortedByKey {
+                appendIndent(indent + 1, to: &text)
+                appendQuoted(key, to: &text)
+                text += " => "
+                append(element, indent: indent + 1, to: &text)
+                text += "\n"
+            }
+            appendIndent(indent, to: &text)
+            text += "}"
+        }
+    }
+
+    private static func appendIndent(_ level: Int, to text: inout String) {
+        text += String(repeating: "  ", count: level)
+    }
+
+    private static func appendQuoted(_ string: String, to text: inout String) {
+        text += "\""
+        for scalar in string.unicodeScalars {
+            let value = scalar.value
+            let isControl = value < 0x20 || (0x7F...0x9F).contains(value)
+            if isControl && scalar != "\n" && scalar != "\t" {
+                text += "\\u{\(String(value, radix: 16))}"
+            } else {
+                text.unicodeScalars.append(scalar)
+            }
+        }
+        text += "\""
+    }
+
+    /// `2.5`, `2.0`, `1e+100`, `nan`, `inf`, `-inf`.
+    static func realText(_ value: Double) -> String {
+        if value.isNaN { return "nan" }
+        if value.isInfinite { return value < 0 ? "-inf" : "inf" }
+        return value.description
+    }
+
+    /// CoreFoundation's description of data: `{length = 4, bytes = 0x01020304}`, or for
+    /// more than 24 bytes the first 16 and the last 8 around ` ... `.
+    static func dataText(_ data: Data) -> String {
+        let bytes = [UInt8](data)
+        var text = "{length = \(bytes.count), bytes = 0x"
+        if bytes.count > 24 {
+            appendHex(bytes[0..<16], to: &text)
+            text += " ... "
+            appendHex(bytes[(bytes.count - 8)...], to: &text)
+        } else {
+            appendHex(bytes[...], to: &text)
+        }
+        return text + "}"
+    }
+
+    private static func appendHex(_ bytes: ArraySlice<UInt8>, to text: inout String) {
+        let digits = Array("0123456789abcdef".unicodeScalars)
+        for byte in bytes {
+            text.unicodeScalars.append(digits[Int(byte >> 4)])
+            text.unicodeScalars.append(digits[Int(byte & 0x0F)])
+        }
+    }
+
+    /// `2020-01-02 03:04:05 +0000` (UTC, whole seconds, as `plutil -p`); a date too far
+    /// out to be a calendar date is given in seconds since 2001.
+    static func dateText(_ secondsSince2001: Double) -> String {
+        guard secondsSince2001.isFinite, abs(secondsSince2001) < 1e15 else {
+            return "\(realText(secondsSince2001)) seconds since 2001-01-01 00:00:00 +0000"
+        }
+        // 978,307,200 s from 1970-01-01 to 2001-01-01; the bound above keeps this exact.
+        let unix = Int64(secondsSince2001.rounded(.down)) + 978_307_200
+        var days = unix / 86_400
+        var second = unix % 86_400
+        if second < 0 {
+            second += 86_400
+            days -= 1
+        }
+        // Howard Hinnant's civil-from-days.
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2)) "
+            + "\(padded(second / 3600, 2)):\(padded(second % 3600 / 60, 2)):\(padded(second % 60, 2)) +0000"
+    }
+
+    private static func padded(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value.magnitude)
+        let zeros = String(repeating: "0", count: max(0, width - digits.count))
+        return (value < 0 ? "-" : "") + zeros + digits
+    }
+}

@@ -1,0 +1,431 @@
+import Foundation
+import Testing
+
+@testable import KeyedArchive
+
+/// A deterministic generator (SplitMix64) so that failures reproduce.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+enum GeneratedPlist {
+    static let strings = [
+        "", "a", "Potato Bug", "Mässig, Maß", "日本語", "emoji 😀👍🏽", "e\u{301}", "\u{E9}", "tab\tnew\nline",
+        String(repeating: "long ascii ", count: 10), String(repeating: "ü", count: 40), "$null", "NS.objects",
+    ]
+
+    static func scalar(_ random: inout SeededGenerator) -> PropertyList {
+        switch random.next() % 12 {
+        case 0: return .string(strings.randomElement(using: &random) ?? "")
+        case 1: return .integer(PropertyListInteger(Int64(bitPattern: random.next())))
+        case 2: return .integer(PropertyListInteger(random.next() >> (random.next() % 64)))
+        case 3:
+            return .integer(PropertyListInteger(high: Int64(bitPattern: random.next()), low: random.next()))
+        case 4:
+            return .real(
+                [0.0, -0.0, 1.5, .nan, .infinity, -.infinity, .pi, .leastNonzeroMagnitude].randomElement(
+                    using: &random) ?? 0)
+        case 5: return .real(Double(bitPattern: random.next() & 0x7FEF_FFFF_FFFF_FFFF))
+        case 6: return .bool(random.next() % 2 == 0)
+        case 7:
+            return .date(
+                Date(
+                    timeIntervalSinceReferenceDate: Double(Int64(bitPattern: random.next()) % 10_000_000_000))
+            )
+        case 8:
+            return .data(
+                Data((0..<Int(random.next() % 40)).map { _ in UInt8(truncatingIfNeeded: random.next()) }))
+        case 9: return .uid(random.next() >> (random.next() % 64))
+        case 10: return .integer(PropertyListInteger(Int64(random.next() % 300) - 150))
+        default: return .string("s\(random.next() % 50)")
+        }
+    }
+
+    static func value(_ random: inout SeededGenerator, depth: Int) -> PropertyList {
+        guard depth > 0, random.next() % 3 == 0 else { return scalar(&random) }
+        let count = Int(random.next() % 20)
+        if random.next() % 2 == 0 {
+            return .array((0..<count).map { _ in value(&random, depth: depth - 1) })
+        }
+        var dictionary = PropertyListDictionary()
+        for _ in 0..<count {
+            let key = (strings.randomElement(using: &random) ?? "") + "\(random.next() % 30)"
+            dictionary[key] = value(&random, depth: depth - 1)
+        }
+        return .dictionary(dictionary)
+    }
+}
+
+@Suite("Binary property list: round trips")
+struct BinaryPropertyListRoundTripTests {
+    static func roundTrip(_ value: PropertyList, sortsKeys: Bool = true) throws -> PropertyList {
+        let data = try value.data(format: .binary, options: PropertyListWritingOptions(sortsKeys: sortsKeys))
+        return try PropertyList(from: data)
+    }
+
+    @Test func everyType() throws {
+        let value: PropertyList = [
+            "string": "Potato Bug", "unicode": "Mässig, Maß 😀", "empty string": "",
+            "int": 728, "negative": -5, "min": .integer(PropertyListInteger(Int64.min)),
+            "max": .integer(PropertyListInteger(Int64.max)),
+            "umax": .integer(PropertyListInteger(UInt64.max)),
+            "wide": .integer(PropertyListInteger(high: 0x0102_0304_0506_0708, low: 9)),
+            "wide negative": .integer(PropertyListInteger(high: -5, low: 1)),
+            "real": 0.5, "nan": .real(.nan), "inf": .real(.infinity), "-inf": .real(-.infinity),
+            "-0": .real(-0.0),
+            "true": true, "false": false, "date": .date(Date(timeIntervalSinceReferenceDate: 120_000_000.5)),
+            "old date": .date(Date(timeIntervalSinceReferenceDate: -1e12)),
+            "data": .data(Data([0, 1, 2, 255])), "empty data": .data(Data()),
+            "uid": .uid(0), "big uid": .uid(.max), "empty array": [], "empty dict": [:],
+            "nested": [[[["deep"]]], ["k": ["v": [1, 2, 3]]]],
+        ]
+        let back = try Self.roundTrip(value)
+        #expect(back == value)
+        #expect(back["-0"]?.doubleValue?.sign == .minus)
+    }
+
+    @Test func unicodeScalarsAreKeptExactly() throws {
+        let decomposed = "e\u{301}"
+        let back = try Self.roundTrip([.string(decomposed), .string("\u{E9}")])
+        #expect(back[0]?.stringValue.map { Array($0.unicodeScalars) } == Array(decomposed.unicodeScalars))
+        #expect(back[1]?.stringValue.map { Array($0.unicodeScalars) } == ["\u{E9}"])
+    }
+
+    @Test(arguments: 0..<40)
+    func generatedValues(seed: Int) throws {
+        var random = SeededGenerator(state: UInt64(seed))
+        let value = GeneratedPlist.value(&random, depth: 5)
+        #expect(try Self.roundTrip(value) == value, "seed \(seed)")
+        #expect(try Self.roundTrip(value, sortsKeys: false) == value, "seed \(seed)")
+    }
+
+    @Test(arguments: [14, 15, 16, 255, 256, 65_535, 65_536])
+    func collectionSizesAroundCountWidths(count: Int) throws {
+        let array = PropertyList.array((0..<count).map { .integer(PropertyListInteger($0)) })
+        var dictionary = PropertyListDictionary()
+        for index in 0..<min(count, 300) { dictionary["k\(index)"] = .string("v\(index)") }
+        let text = String(repeating: "x", count: count)
+        let value: PropertyList = ["array": array, "dict": .dictionary(dictionary), "text": .string(text)]
+        #expect(try Self.roundTrip(value) == value)
+    }
+
+    @Test(arguments: [(10, 1), (300, 2), (70_000, 4)])
+    func referenceSizeGrowsWithTheObjectCount(count: Int, expectedSize: Int) throws {
+        let value = PropertyList.array((0..<count).map { .string("s\($0)") })
+        let data = try value.data(format: .binary)
+        let bytes = [UInt8](data)
+        let trailer = bytes.count - 32
+        #expect(Int(bytes[trailer + 7]) == expectedSize, "object reference size")
+        let tableOffset = bytes[(trailer + 24)...].reduce(0) { $0 << 8 | Int($1) }
+        #expect(
+            Int(bytes[trailer + 6]) == BinaryPropertyListBuilder.byteWidth(forCount: tableOffset),
+            "offset size")
+        #expect(try PropertyList(from: data) == value)
+    }
+
+    @Test func equalScalarsAreStoredOnceAndTypesStayDistinct() throws {
+        // 1, 1.0 and true are different objects; the second 1 and the second "x" are shared.
+        let value: PropertyList = [
+            1, 1.0, true, 1, "x", "x", .uid(1), .date(Date(timeIntervalSinceReferenceDate: 1)),
+        ]
+        let data = try value.data(format: .binary)
+        let document = try BinaryPropertyListDocument(data)
+        #expect(document.objectCount == 7)  // the array + 1, 1.0, true, "x", UID 1, date
+        #expect(try document.arrayReferences(at: document.topObject) == [1, 2, 3, 1, 4, 4, 5, 6])
+        #expect(try PropertyList(from: data) == value)
+    }
+
+    @Test func equalContainersAreNotShared() throws {
+        let value: PropertyList = [[1], [1], [:], [:]]
+        let document = try BinaryPropertyListDocument(try value.data(format: .binary))
+        #expect(document.objectCount == 6)
+    }
+
+    @Test func keysAreSortedByUnicodeScalarsOrKeptInOrder() throws {
+        let value: PropertyList = ["b": 1, "a": 2, "é": 3, "Z": 4]
+        let sorted = try BinaryPropertyListDocument(try value.data(format: .binary))
+        let keys = try sorted.dictionaryReferences(at: sorted.topObject).keys.map {
+            try sorted.string(at: $0)
+        }
+        #expect(keys == ["Z", "a", "b", "é"])
+        let unsorted = try BinaryPropertyListDocument(
+            try value.data(format: .binary, options: PropertyListWritingOptions(sortsKeys: false)))
+        let kept = try unsorted.dictionaryReferences(at: unsorted.topObject).keys.map {
+            try unsorted.string(at: $0)
+        }
+        #expect(kept == ["b", "a", "é", "Z"])
+    }
+
+    @Test func writesAnyDepthWithoutRecursion() throws {
+        var value: PropertyList = "leaf"
+        for _ in 0..<2_000 { value = [value] }
+        var options = PropertyListReadingOptions()
+        options.maximumDepth = 10_000
+        let data = try value.data(format: .binary)
+        #expect(try PropertyList(from: data, options: options) == value)
+    }
+
+    @Test func nonFiniteDatesCannotBeWritten() throws {
+        let error = #expect(throws: KeyedArchiveError.self) {
+            try PropertyList.date(Date(timeIntervalSinceReferenceDate: .nan)).data(format: .binary)
+        }
+        #expect(error?.code == .invalidValue)
+    }
+
+    @Test func builderTakesObjectsInAnyOrder() throws {
+        var builder = BinaryPropertyListBuilder()
+        let name = builder.addString("name")
+        let value = builder.addString("Potato Bug")
+        let again = builder.addString("name")
+        #expect(again == name)
+        let array = builder.addArray([value, value])
+        let root = try builder.addDictionary(keys: [name], values: [array])
+        let data = try builder.finish(topObject: root)
+        #expect(try PropertyList(from: data) == ["name": ["Potato Bug", "Potato Bug"]])
+
+        var numberKeys = BinaryPropertyListBuilder()
+        let one = numberKeys.addInteger(Int64(1))
+        let badRoot = try numberKeys.addDictionary(keys: [one], values: [one])
+        let keyError = #expect(throws: KeyedArchiveError.self) { try numberKeys.finish(topObject: badRoot) }
+        #expect(keyError?.code == .invalidValue)
+
+        var unfinished = BinaryPropertyListBuilder()
+        let reserved = unfinished.reserveObject()
+        #expect(throws: KeyedArchiveError.self) { try unfinished.finish(topObject: reserved) }
+        #expect(throws: KeyedArchiveError.self) {
+            try unfinished.setDictionary(reserved, keys: [0], values: [])
+        }
+        try unfinished.setArray(reserved, elements: [5])
+        #expect(throws: KeyedArchiveError.self) { try unfinished.finish(topObject: reserved) }
+    }
+}
+
+@Suite(
+    "Binary property list: fixtures", .enabled(if: Fixtures.isAvailable, Comment(rawValue: Fixtures.skipNote))
+)
+struct BinaryPropertyListFixtureTests {
+    static let validEntries = (Fixtures.entries("plists") + Fixtures.entries("apple-keyed-archives"))
+        .filter { $0.format == "binary" }
+    static let malformedEntries = Fixtures.entries("malformed").filter { $0.format == "binary" }
+
+    @Test(arguments: validEntries)
+    func readsValidFixture(_ entry: Fixtures.Entry) throws {
+        let data = try Fixtures.data(entry)
+        let value = try PropertyList(from: data, format: .binary)
+        let expected = try #require(try Fixtures.expectedValue(entry), "\(entry.file): no expectation")
+        #expect(fixtureValueMatches(value, expected), "\(entry.file): read \(value)")
+        // Whatever we read, we write and read back identically.
+        #expect(try PropertyList(from: value.data(format: .binary)) == value, "\(entry.file): round trip")
+    }
+
+    @Test(arguments: malformedEntries)
+    func handlesMalformedFixture(_ entry: Fixtures.Entry) throws {
+        let data = try Fixtures.data(entry)
+        switch entry.expect {
+        case "reject":
+            let error = #expect(throws: KeyedArchiveError.self, "\(entry.file) must be rejected") {
+                try PropertyList(from: data, format: .binary)
+            }
+            #expect(
+                error?.location != nil, "\(entry.file): error without location: \(String(describing: error))")
+        case "plist-ok-archive-bad":
+            let value = try PropertyList(from: data, format: .binary)
+            let expected = try #require(try Fixtures.expectedValue(entry), "\(entry.file): no expectation")
+            #expect(fixtureValueMatches(value, expected), "\(entry.file): read \(value)")
+        default:
+            // reject-or-decode: either is fine, as long as it is a value or our error.
+            do {
+                _ = try PropertyList(from: data, format: .binary)
+            } catch let error as KeyedArchiveError {
+                #expect(error.location != nil, "\(entry.file): \(error)")
+            }
+        }
+    }
+
+    @Test func int128Fixture() throws {
+        let entry = try #require(Self.validEntries.first { $0.file.hasSuffix("goplist_int128.bplist") })
+        let value = try PropertyList(from: try Fixtures.data(entry))
+        #expect(value.integerValue?.description == "1339673755198158349044581307228491536")
+    }
+
+    @Test func rejectsTheNaNDateFixture() throws {
+        let entry = try #require(
+            Self.malformedEntries.first { $0.file.hasSuffix("rustplist_fuzzer_binary_nan_date.bplist") })
+        #expect(throws: KeyedArchiveError.self) { try PropertyList(from: try Fixtures.data(entry)) }
+    }
+
+    @Test func reproducesCocoasOutputByteForByte() throws {
+        let entry = try #require(
+            Self.validEntries.first { $0.file.hasSuffix("cpython_TESTDATA_binary.plist") })
+        let original = try Fixtures.data(entry)
+        let value = try PropertyList(from: original)
+        let expected = try #require(try Fixtures.expectedValue(entry))
+        #expect(fixtureValueMatches(value, expected))
+        let written = try value.data(format: .binary)
+        let firstDifference = zip(written, original).enumerated().first { $0.element.0 != $0.element.1 }?
+            .offset
+        #expect(
+            written == original,
+            "\(entry.file): \(written.count) bytes written, \(original.count) expected; first difference at \(String(describing: firstDifference))"
+        )
+    }
+}
+
+@Suite("Binary property list: lazy document")
+struct BinaryPropertyListDocumentTests {
+    /// {"key0": ["value0", 0], "key1": ["value1", 1], …}
+    static func large(count: Int) throws -> Data {
+        var dictionary = PropertyListDictionary()
+        for index in 0..<count {
+            dictionary["key\(index)"] = [.string("value\(index)"), .integer(PropertyListInteger(index))]
+        }
+        return try PropertyList.dictionary(dictionary).data(format: .binary)
+    }
+
+    @Test func readsOneObjectWithoutTouchingTheOthers() throws {
+        let data = try Self.large(count: 2_000)
+        let document = try BinaryPropertyListDocument(data)
+        let root = document.topObject
+        #expect(try document.kind(of: root) == .dictionary)
+        #expect(try document.count(at: root) == 2_000)
+        let entry = try #require(
+            try document.dictionaryValueReference(forKey: "key1234", inDictionaryAt: root))
+        #expect(try document.value(at: entry) == ["value1234", 1234])
+
+        // Corrupt the string "value10" (turn its marker into the fill byte): the whole file
+        // no longer reads, but other objects still do.
+        let other = try #require(try document.dictionaryValueReference(forKey: "key10", inDictionaryAt: root))
+        let victim = try document.arrayReferences(at: other)[0]
+        #expect(try document.string(at: victim) == "value10")
+        let victimOffset = try document.withScanner { try $0.offset(of: victim) }
+        var corrupted = [UInt8](data)
+        corrupted[victimOffset] = 0x0F
+        let damaged = try BinaryPropertyListDocument(Data(corrupted))
+        #expect(try damaged.value(at: entry) == ["value1234", 1234])
+        #expect(try damaged.dictionaryValueReference(forKey: "key1999", inDictionaryAt: root) != nil)
+        let error = #expect(throws: KeyedArchiveError.self) { try PropertyList(from: Data(corrupted)) }
+        #expect(error?.code == .corruptData)
+        #expect(error?.location == .byteOffset(victimOffset))
+        #expect(throws: KeyedArchiveError.self) { try damaged.value(at: other) }
+    }
+
+    @Test func typedAccessorsCheckTheKind() throws {
+        let plist: PropertyList = ["a": [1, "two"], "b": .uid(3)]
+        let data = try plist.data(format: .binary)
+        let document = try BinaryPropertyListDocument(data)
+        let root = document.topObject
+        let (keys, values) = try document.dictionaryReferences(at: root)
+        #expect(try keys.map { try document.string(at: $0) } == ["a", "b"])
+        #expect(try document.kind(of: values[0]) == .array)
+        #expect(try document.kind(of: values[1]) == .uid)
+        #expect(try document.value(at: values[1]) == .uid(3))
+        #expect(try document.dictionaryValueReference(forKey: "missing", inDictionaryAt: root) == nil)
+        let failing: [() throws -> Void] = [
+            { _ = try document.arrayReferences(at: root) }, { _ = try document.string(at: root) },
+            { _ = try document.dictionaryReferences(at: values[0]) },
+            { _ = try document.count(at: values[1]) },
+        ]
+        for failing in failing {
+            let error = #expect(throws: KeyedArchiveError.self) { try failing() }
+            #expect(error?.code == .typeMismatch)
+        }
+        let missing = #expect(throws: KeyedArchiveError.self) { try document.kind(of: document.objectCount) }
+        #expect(missing?.code == .corruptData)
+    }
+
+    @Test func lookupMatchesNonASCIIAndUTF16Keys() throws {
+        let plist: PropertyList = ["Maß": 1, "日本": 2, "plain": 3]
+        let data = try plist.data(format: .binary)
+        let document = try BinaryPropertyListDocument(data)
+        for (key, expected) in [("Maß", 1), ("日本", 2), ("plain", 3)] {
+            let reference = try #require(
+                try document.dictionaryValueReference(forKey: key, inDictionaryAt: 0))
+            #expect(try document.value(at: reference).intValue == expected, "\(key)")
+        }
+        #expect(try document.dictionaryValueReference(forKey: "Ma", inDictionaryAt: 0) == nil)
+    }
+
+    @Test func lookupWithDuplicateKeysTakesTheLast() throws {
+        let bytes = BPlist.assemble([[0xD2, 1, 1, 2, 3], [0x51, 0x6B], [0x10, 1], [0x10, 2]])
+        let document = try BinaryPropertyListDocument(Data(bytes))
+        #expect(try document.dictionaryValueReference(forKey: "k", inDictionaryAt: 0) == 3)
+    }
+}
+
+@Suite("Binary property list: Foundation interoperability")
+struct BinaryPropertyListFoundationTests {
+    @Test func readsWhatFoundationWrites() throws {
+        let object: [String: Any] = [
+            "string": "Potato Bug", "unicode": "Mässig 😀", "int": 42, "negative": -7, "big": Int64.max,
+            "real": 2.5, "bool": true, "data": Data([1, 2, 3]),
+            "date": Date(timeIntervalSinceReferenceDate: 1000),
+            "array": [1, "two", [3.0]], "dict": ["nested": false],
+        ]
+        let data = try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0)
+        let value = try PropertyList(from: data)
+        let expected: PropertyList = [
+            "string": "Potato Bug", "unicode": "Mässig 😀", "int": 42, "negative": -7,
+            "big": .integer(PropertyListInteger(Int64.max)), "real": 2.5, "bool": true,
+            "data": .data(Data([1, 2, 3])),
+            "date": .date(Date(timeIntervalSinceReferenceDate: 1000)), "array": [1, "two", [3.0]],
+            "dict": ["nested": false],
+        ]
+        #expect(value == expected)
+    }
+
+    @Test func foundationReadsWhatWeWrite() throws {
+        let value: PropertyList = [
+            "string": "Potato Bug", "unicode": "Mässig 😀", "int": 42, "negative": -7, "real": 2.5,
+            "bool": true,
+            "data": .data(Data([1, 2, 3])), "array": [1, "two", [3.0]],
+            "many": .array((0..<300).map { .string("s\($0)") }),
+        ]
+        let data = try value.data(format: .binary)
+        var format = PropertyListSerialization.PropertyListFormat.xml
+        let object = try PropertyListSerialization.propertyList(from: data, options: [], format: &format)
+        #expect(format == .binary)
+        let dictionary = try #require(object as? [String: Any])
+        #expect(dictionary["string"] as? String == "Potato Bug")
+        #expect(dictionary["unicode"] as? String == "Mässig 😀")
+        #expect((dictionary["int"] as? NSNumber)?.intValue == 42)
+        #expect((dictionary["negative"] as? NSNumber)?.intValue == -7)
+        #expect((dictionary["real"] as? NSNumber)?.doubleValue == 2.5)
+        #expect(dictionary["data"] as? Data == Data([1, 2, 3]))
+        #expect((dictionary["many"] as? [Any])?.count == 300)
+        #expect((dictionary["many"] as? [Any])?.last as? String == "s299")
+    }
+}
+
+@Suite("Binary property list: writer scaling")
+struct BinaryPropertyListWriterScalingTests {
+    /// Many containers under one parent: closing each must not copy the parent's pending
+    /// references (a copy-on-write slip once made this quadratic). Four times the entries
+    /// must take about four times as long, not sixteen.
+    @Test func manySiblingContainersWriteInLinearTime() throws {
+        func secondsToWrite(_ count: Int) throws -> Double {
+            var dictionary = PropertyListDictionary(minimumCapacity: count)
+            for index in 0..<count { dictionary["k\(index)"] = [.integer(PropertyListInteger(index))] }
+            let value = PropertyList.dictionary(dictionary)
+            var best = Double.infinity
+            for _ in 0..<3 {
+                let start = ContinuousClock.now
+                let data = try value.data(format: .binary)
+                let elapsed = ContinuousClock.now - start
+                best = min(
+                    best, Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
+                #expect(data.count > count)
+            }
+            return best
+        }
+        let small = try secondsToWrite(20_000)
+        let large = try secondsToWrite(80_000)
+        #expect(large < small * 9, "20k entries: \(small) s, 80k entries: \(large) s")
+    }
+}

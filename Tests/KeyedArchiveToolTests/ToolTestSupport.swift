@@ -1,0 +1,159 @@
+import Foundation
+import KeyedArchive
+import Testing
+
+@testable import KeyedArchiveTool
+
+/// Runs the tool in-process with captured streams.
+final class ToolRun {
+    let status: Int32
+    let output: Data
+    let error: String
+
+    var outputText: String { String(decoding: output, as: UTF8.self) }
+    var errorLines: [String] {
+        error.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+    }
+    var outputLines: [String] { outputText.split(separator: "\n").map(String.init) }
+
+    init(
+        _ arguments: [String], standardInput: Data = Data(),
+        fileSystem: any ToolFileSystem = LocalFileSystem()
+    ) {
+        final class Capture {
+            var output = Data()
+            var error = ""
+            var input: Data?
+        }
+        let capture = Capture()
+        capture.input = standardInput
+        let environment = ToolEnvironment(
+            readStandardInput: {
+                // Like a real stream: a second read finds it exhausted.
+                let data = capture.input ?? Data()
+                capture.input = nil
+                return data
+            },
+            writeOutput: { capture.output.append($0) },
+            writeError: { capture.error += $0 },
+            fileSystem: fileSystem)
+        status = Tool.run(arguments: arguments, environment: environment)
+        output = capture.output
+        error = capture.error
+    }
+}
+
+/// A fresh directory under the system's temporary folder, removed by `remove()`.
+struct TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("KeyedArchiveToolTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    @discardableResult
+    func write(_ data: Data, to name: String) throws -> String {
+        let path = path(name)
+        try data.write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @discardableResult
+    func write(_ text: String, to name: String) throws -> String {
+        try write(Data(text.utf8), to: name)
+    }
+
+    func read(_ name: String) throws -> Data {
+        try Data(contentsOf: URL(fileURLWithPath: path(name)))
+    }
+
+    func contents() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
+
+/// Sample inputs.
+enum Samples {
+    static let xmlText = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+        <dict>
+        \t<key>name</key>
+        \t<string>Potato Bug</string>
+        \t<key>legs</key>
+        \t<integer>6</integer>
+        </dict>
+        </plist>
+
+        """
+
+    static let xmlValue: PropertyList = ["name": "Potato Bug", "legs": 6]
+
+    /// A keyed archive as NSKeyedArchiver lays it out: an object graph joined by UIDs,
+    /// which `plutil` on Linux refuses ("Dictionaries are required to have string keys").
+    static let keyedArchive: PropertyList = [
+        "$archiver": "NSKeyedArchiver",
+        "$version": 100_000,
+        "$top": ["root": .uid(1)],
+        "$objects": [
+            "$null",
+            ["$class": .uid(3), "NS.objects": [.uid(2)]],
+            "Potato Bug",
+            ["$classname": "NSArray", "$classes": ["NSArray", "NSObject"]],
+        ],
+    ]
+
+    /// Bytes no reader accepts: an unterminated OpenStep dictionary.
+    static let garbage = Data("{ \"unterminated\" = (1, 2".utf8)
+
+    /// A binary header followed by junk.
+    static let brokenBinary = Data(
+        "bplist00".utf8 + [0xFF, 0x00, 0x13, 0x37] + [UInt8](repeating: 0, count: 8))
+}
+
+/// The shared fixtures (`../shared/fixtures` beside the package root), located without
+/// the other test target's helpers.
+enum ToolFixtures {
+    static let root: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        // Tests/KeyedArchiveToolTests/ToolTestSupport.swift -> package root
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.deletingLastPathComponent().appendingPathComponent("shared/fixtures")
+    }()
+
+    static var isAvailable: Bool {
+        FileManager.default.fileExists(atPath: root.appendingPathComponent("manifest.json").path)
+    }
+
+    static let skipNote: Comment = "../shared/fixtures is absent: fixture tests skipped"
+
+    struct Entry: Sendable, CustomStringConvertible {
+        let file: String
+        let expect: String
+        var description: String { file }
+        var path: String { ToolFixtures.root.appendingPathComponent(file).path }
+    }
+
+    /// The `malformed/` entries of the manifest with what each must do.
+    static let malformed: [Entry] = {
+        guard isAvailable,
+            let data = try? Data(contentsOf: root.appendingPathComponent("manifest.json")),
+            let array = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]]
+        else { return [] }
+        return array.compactMap { item in
+            guard item["category"] as? String == "malformed", let file = item["file"] as? String,
+                let expect = item["expect"] as? String
+            else { return nil }
+            return Entry(file: file, expect: expect)
+        }
+    }()
+}
