@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
         .executable(name: "keyed-archive", targets: ["KeyedArchiveTool"]),
         .executable(name: "benchmarks", targets: ["Benchmarks"]),
+        .executable(name: "scary-creatures", targets: ["ScaryCreatures"]),
     ],
     targets: [
         .target(
@@ -22,6 +23,16 @@ let package = Package(
             name: "Benchmarks",
             dependencies: ["KeyedArchive"],
             path: "Benchmarks"
+        ),
+        .executableTarget(
+            name: "ScaryCreatures",
+            dependencies: ["KeyedArchive"],
+            path: "Examples/ScaryCreatures"
+        ),
+        .testTarget(
+            name: "ScaryCreaturesTests",
+            dependencies: ["ScaryCreatures", "KeyedArchive"],
+            path: "Tests/ScaryCreaturesTests"
         ),
         .testTarget(
             name: "KeyedArchiveTests",

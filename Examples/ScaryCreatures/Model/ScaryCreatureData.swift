@@ -1,0 +1,43 @@
+import KeyedArchive
+
+/// A creature's title and rating: the part of a creature that is archived, in
+/// `Data.plist`, exactly as the tutorial's iOS app archives it.
+///
+/// The archived class name is the app's (`ScaryCreatures.ScaryCreatureData`), so files
+/// move between this example and the iOS app in both directions.
+final class ScaryCreatureData: SecureKeyedCoding {
+    enum Keys {
+        static let title = "Title"
+        static let rating = "Rating"
+    }
+
+    static var supportsSecureCoding: Bool { true }
+    static var archivedClassName: String { "ScaryCreatures.ScaryCreatureData" }
+
+    var title: String
+    /// From 1 to 5; the tutorial's rating view shows it as stars.
+    var rating: Float
+
+    init(title: String, rating: Float) {
+        self.title = title
+        self.rating = rating
+    }
+
+    /// Writes the secure form: the rating as a number object, as the tutorial's
+    /// NSSecureCoding version does.
+    func encode(with coder: KeyedArchiver) {
+        coder.encode(title, forKey: Keys.title)
+        coder.encode(Double(rating) as any KeyedCoding, forKey: Keys.rating)
+    }
+
+    /// Reads either version of the tutorial app: the NSCoding one stored the rating as an
+    /// inline float, the NSSecureCoding one as a number object.
+    init(coder: KeyedUnarchiver) throws {
+        title = try coder.decodeObject(of: String.self, forKey: Keys.title) ?? ""
+        if let number = try? coder.decodeObject(of: Double.self, forKey: Keys.rating) {
+            rating = Float(number)
+        } else {
+            rating = try coder.decodeFloat(forKey: Keys.rating)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+/// Where an unarchiver reads `$objects` entries from, one at a time, by index.
+///
+/// This seam lets the unarchiver read a binary property list lazily (materializing only
+/// the entries a decode reaches) while XML, and values the caller already parsed, are
+/// served from a ``PropertyList`` tree.
+protocol ArchiveObjectSource {
+    /// The number of entries in `$objects`, including `$null` at index 0.
+    var objectCount: Int { get }
+
+    /// The `$top` dictionary: top-level keys mapped to references or inline scalars.
+    var top: PropertyListDictionary { get }
+
+    /// The `$objects` entry at `index`, shallow: object dictionaries contain UIDs.
+    ///
+    /// - Parameter index: An index below ``objectCount``.
+    /// - Throws: ``KeyedArchiveError`` if the entry cannot be read.
+    func object(at index: Int) throws -> PropertyList
+}
+
+/// `$objects` served from a property list parsed in full.
+struct PropertyListArchiveSource: ArchiveObjectSource {
+    let objects: [PropertyList]
+    let top: PropertyListDictionary
+
+    var objectCount: Int { objects.count }
+
+    /// Validates the archive's root dictionary and keeps its `$objects` and `$top`.
+    ///
+    /// - Throws: ``KeyedArchiveError`` with code `invalidArchive` when the root is not a
+    ///   keyed archive, or `limitExceeded` when `$objects` is larger than allowed.
+    init(_ root: PropertyList, options: KeyedUnarchivingOptions) throws {
+        guard case .dictionary(let dictionary) = root else {
+            throw KeyedArchiveError(
+                .invalidArchive, "the property list is \(root.typeName), not a keyed archive dictionary")
+        }
+        try ArchiveHeader.validate(
+            archiver: dictionary["$archiver"], version: dictionary["$version"])
+        guard let topValue = dictionary["$top"] else {
+            throw KeyedArchiveError(.invalidArchive, "the archive has no $top", at: .keyPath("$top"))
+        }
+        guard case .dictionary(let top) = topValue else {
+            throw KeyedArchiveError(
+                .invalidArchive, "$top is \(topValue.typeName), not a dictionary", at: .keyPath("$top"))
+        }
+        guard let objectsValue = dictionary["$objects"] else {
+            throw KeyedArchiveError(.invalidArchive, "the archive has no $objects", at: .keyPath("$objects"))
+        }
+        guard case .array(let objects) = objectsValue else {
+            throw KeyedArchiveError(
+                .invalidArchive, "$objects is \(objectsValue.typeName), not an array",
+                at: .keyPath("$objects"))
+        }
+        try ArchiveHeader.validate(objectCount: objects.count, options: options)
+        try ArchiveHeader.validate(null: objects[0])
+        self.objects = objects
+        self.top = top
+    }
+
+    func object(at index: Int) throws -> PropertyList {
+        guard objects.indices.contains(index) else {
+            throw KeyedArchiveError(
+                .invalidArchive, "object reference \(index) is out of range (\(objects.count) objects)")
+        }
+        return objects[index]
+    }
+}
+
+/// Checks of the archive's root dictionary shared by every source.
+enum ArchiveHeader {
+    static func validate(archiver: PropertyList?, version: PropertyList?) throws {
+        guard let archiver else {
+            throw KeyedArchiveError(
+                .invalidArchive, "the archive has no $archiver", at: .keyPath("$archiver"))
+        }
+        guard archiver.stringValue == "NSKeyedArchiver" else {
+            throw KeyedArchiveError(
+                .invalidArchive, "$archiver is \(describe(archiver)), expected \"NSKeyedArchiver\"",
+                at: .keyPath("$archiver"))
+        }
+        guard let version else {
+            throw KeyedArchiveError(.invalidArchive, "the archive has no $version", at: .keyPath("$version"))
+        }
+        guard version.intValue == 100000 else {
+            throw KeyedArchiveError(
+                .invalidArchive, "$version is \(describe(version)), expected 100000", at: .keyPath("$version")
+            )
+        }
+    }
+
+    static func validate(objectCount: Int, options: KeyedUnarchivingOptions) throws {
+        guard objectCount > 0 else {
+            throw KeyedArchiveError(
+                .invalidArchive, "$objects is empty; it must start with $null", at: .keyPath("$objects"))
+        }
+        guard objectCount <= options.maximumObjectCount else {
+            throw KeyedArchiveError(
+                .limitExceeded,
+                "$objects has \(objectCount) entries, more than the limit of \(options.maximumObjectCount)",
+                at: .keyPath("$objects"))
+        }
+    }
+
+    static func validate(null entry: PropertyList) throws {
+        guard entry.stringValue == "$null" else {
+            throw KeyedArchiveError(
+                .invalidArchive, "$objects[0] is \(describe(entry)), expected \"$null\"",
+                at: .keyPath("$objects[0]"))
+        }
+    }
+
+    private static func describe(_ value: PropertyList) -> String {
+        switch value {
+        case .string(let text): return "\"\(text.prefix(64))\""
+        case .integer(let integer): return integer.description
+        default: return "a \(value.typeName)"
+        }
+    }
+}

@@ -1,0 +1,453 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Writes ``KeyedCoding`` values as a keyed archive, the format of Apple's
+/// `NSKeyedArchiver`, in binary or XML property-list form.
+///
+/// ```swift
+/// let data = try KeyedArchiver.archivedData(withRootObject: creature, requiringSecureCoding: true)
+///
+/// // Or, to write several top-level keys:
+/// let archiver = KeyedArchiver(requiringSecureCoding: true)
+/// archiver.encode(creature, forKey: KeyedArchiver.rootObjectKey)
+/// archiver.encode(3, forKey: "version")
+/// let bytes = try archiver.finishedData()
+/// ```
+///
+/// The archive has Apple's shape: `$archiver` = `NSKeyedArchiver`, `$version` = 100000,
+/// `$top`, and `$objects` starting with `$null`. Strings, numbers and data are stored as
+/// plain values, every other object as a dictionary whose `$class` refers to one shared
+/// `{ $classname, $classes }` description per class.
+///
+/// - A class instance is stored once however often it is encoded, and decodes as one
+///   shared instance; cycles between class instances are fine.
+/// - Structs have no identity; equal struct values (and equal strings, numbers and
+///   data) are stored once.
+/// - Scalars encoded with the typed methods (`encode(_: Int, forKey:)`, …) are stored
+///   inline in the object's dictionary.
+/// - Keys that begin with `$` are written with one more `$`.
+///
+/// Encoding methods do not throw, because ``KeyedCoding/encode(with:)`` cannot; the
+/// first problem is kept in ``error`` and thrown by ``finishedData()`` and
+/// ``archivedData(withRootObject:requiringSecureCoding:format:)``.
+///
+/// An archiver is not thread-safe; use one per archive.
+public final class KeyedArchiver {
+    /// The `$top` key under which ``archivedData(withRootObject:requiringSecureCoding:format:)``
+    /// stores the root object: `"root"`.
+    public static let rootObjectKey: String = "root"
+
+    /// Whether every encoded object must adopt ``SecureKeyedCoding`` with
+    /// ``SecureKeyedCoding/supportsSecureCoding`` `true`; others are recorded as an
+    /// error and stored as nil.
+    public let requiresSecureCoding: Bool
+
+    /// The property-list format of ``encodedData``: `.binary` (the default) or `.xml`.
+    ///
+    /// Set it before ``finishEncoding()``; `.openStep` cannot be written and makes
+    /// finishing fail with `unsupportedFormat`.
+    public var outputFormat: PropertyListFormat = .binary
+
+    /// The first problem met while encoding, or `nil`.
+    ///
+    /// Problems include an object that does not support secure coding while
+    /// ``requiresSecureCoding`` is `true`, encoding after ``finishEncoding()``, and
+    /// errors reported by ``failWithError(_:)``.
+    public private(set) var error: KeyedArchiveError?
+
+    var table = ArchiveObjectTable()
+    /// Objects being encoded, innermost last; element 0 is `$top`.
+    var containers: [ArchiveContainer] = [ArchiveContainer()]
+    /// The path to the object being encoded, for error messages.
+    var path: [ArchiveKeyPathComponent] = []
+    /// Class instances already stored, and strong references keeping their identifiers unique.
+    var identities: [ObjectIdentifier: Int] = [:]
+    var retainedObjects: [AnyObject] = []
+    /// Objects encoded only conditionally so far, by token.
+    var conditionalObjects: [AnyObject] = []
+    var conditionalTokens: [ObjectIdentifier: Int] = [:]
+    /// Class descriptions by Swift type.
+    var classUIDsByType: [ObjectIdentifier: Int] = [:]
+    /// Names set with the instance ``setClassName(_:for:)-swift.method``.
+    var classNames: [ObjectIdentifier: String] = [:]
+    var isFinished = false
+    var hasOutput = false
+    var output = Data()
+
+    /// Creates an archiver.
+    ///
+    /// - Parameter requiringSecureCoding: Whether every encoded object must support
+    ///   secure coding. Default `true`, as `NSKeyedArchiver(requiringSecureCoding:)`.
+    public init(requiringSecureCoding: Bool = true) {
+        self.requiresSecureCoding = requiringSecureCoding
+    }
+
+    // MARK: - Objects
+
+    /// Encodes an object (or nil) under `key`.
+    ///
+    /// Strings, numbers and data are stored as plain values; other types through their
+    /// ``KeyedCoding/encode(with:)``. A class instance encoded before is referred to, not
+    /// stored again.
+    ///
+    /// - Parameters:
+    ///   - object: The object, or `nil` (stored as a reference to `$null`).
+    ///   - key: The key in the current object (or in `$top`).
+    public func encode(_ object: (any KeyedCoding)?, forKey key: String) {
+        guard canEncode() else { return }
+        let uid = object.map { reference(for: $0, at: .key(key)) } ?? 0
+        append(archiveEscapedKey(key), .reference(uid))
+    }
+
+    /// Encodes an object (or nil) under the next unkeyed key, `$0`, `$1`, … in the
+    /// current object; ``KeyedUnarchiver/decodeObject(of:)`` reads them back in order.
+    ///
+    /// - Parameter object: The object, or `nil`.
+    public func encode(_ object: (any KeyedCoding)?) {
+        guard canEncode() else { return }
+        let key = nextUnkeyedKey()
+        let uid = object.map { reference(for: $0, at: .key(key)) } ?? 0
+        append(key, .reference(uid))
+    }
+
+    /// Encodes a reference to `object` that is kept only if the object is also encoded
+    /// unconditionally somewhere in the archive (before or after); otherwise the key
+    /// holds nil.
+    ///
+    /// - Parameters:
+    ///   - object: The class instance, or `nil`.
+    ///   - key: The key in the current object.
+    public func encodeConditionalObject(_ object: (any KeyedCoding & AnyObject)?, forKey key: String) {
+        guard canEncode() else { return }
+        guard let object else {
+            append(archiveEscapedKey(key), .reference(0))
+            return
+        }
+        let identifier = ObjectIdentifier(object)
+        if let uid = identities[identifier] {
+            append(archiveEscapedKey(key), .reference(uid))
+            return
+        }
+        let token: Int
+        if let existing = conditionalTokens[identifier] {
+            token = existing
+        } else {
+            token = conditionalObjects.count
+            conditionalObjects.append(object)
+            conditionalTokens[identifier] = token
+        }
+        append(archiveEscapedKey(key), .conditional(token))
+    }
+
+    // MARK: - Inline scalars
+
+    /// Encodes a Boolean inline under `key`.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - key: The key in the current object.
+    public func encode(_ value: Bool, forKey key: String) {
+        guard canEncode() else { return }
+        append(archiveEscapedKey(key), .bool(value))
+    }
+
+    /// Encodes an integer inline under `key`.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - key: The key in the current object.
+    public func encode(_ value: Int, forKey key: String) {
+        guard canEncode() else { return }
+        append(archiveEscapedKey(key), .integer(PropertyListInteger(Int64(value))))
+    }
+
+    /// Encodes a 32-bit integer inline under `key`.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - key: The key in the current object.
+    public func encode(_ value: Int32, forKey key: String) {
+        guard canEncode() else { return }
+        append(archiveEscapedKey(key), .integer(PropertyListInteger(Int64(value))))
+    }
+
+    /// Encodes a 64-bit integer inline under `key`.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - key: The key in the current object.
+    public func encode(_ value: Int64, forKey key: String) {
+        guard canEncode() else { return }
+        append(archiveEscapedKey(key), .integer(PropertyListInteger(value)))
+    }
+
+    /// Encodes a single-precision number inline under `key`.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - key: The key in the current object.
+    public func encode(_ value: Float, forKey key: String) {
+        guard canEncode() else { return }
+        append(archiveEscapedKey(key), .real(Double(value).bitPattern))
+    }
+
+    /// Encodes a double-precision number inline under `key`.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - key: The key in the current object.
+    public func encode(_ value: Double, forKey key: String) {
+        guard canEncode() else { return }
+        append(archiveEscapedKey(key), .real(value.bitPattern))
+    }
+
+    /// Encodes bytes inline under `key` (a data value in the object's dictionary, not a
+    /// separate object).
+    ///
+    /// - Parameters:
+    ///   - bytes: The bytes.
+    ///   - key: The key in the current object.
+    public func encodeBytes(_ bytes: some Sequence<UInt8>, forKey key: String) {
+        guard canEncode() else { return }
+        append(archiveEscapedKey(key), .data(Data(bytes)))
+    }
+
+    // MARK: - Finishing
+
+    /// Records `error` as the archiver's error unless one is already recorded, so that
+    /// ``KeyedCoding/encode(with:)`` can report a problem.
+    ///
+    /// - Parameter error: The problem.
+    public func failWithError(_ error: KeyedArchiveError) {
+        if self.error == nil { self.error = error }
+    }
+
+    /// Resolves conditional references and encodes the archive in ``outputFormat``.
+    ///
+    /// Later calls do nothing; encoding after finishing is recorded as an error.
+    public func finishEncoding() {
+        guard !hasOutput else { return }
+        guard finishTable() else { return }
+        hasOutput = true
+        do {
+            switch outputFormat {
+            case .binary: output = try binaryArchiveData()
+            default: output = try makePropertyList().data(format: outputFormat)
+            }
+        } catch let failure as KeyedArchiveError {
+            failWithError(failure)
+        } catch {
+            record(.invalidValue, "\(error)")
+        }
+    }
+
+    /// The encoded archive; reading it calls ``finishEncoding()`` first.
+    ///
+    /// If encoding met a problem, this is the archive as far as it could be written;
+    /// check ``error``, or use ``finishedData()``, which throws instead.
+    public var encodedData: Data {
+        finishEncoding()
+        return output
+    }
+
+    /// Finishes encoding and returns the archive, or throws the first problem met.
+    ///
+    /// - Returns: The encoded archive.
+    /// - Throws: ``KeyedArchiveError`` recorded while encoding: `classNotAllowed` for an
+    ///   object that does not support secure coding, `invalidValue` for misuse, or
+    ///   `unsupportedFormat` when ``outputFormat`` is `.openStep`.
+    public func finishedData() throws -> Data {
+        finishEncoding()
+        if let error { throw error }
+        return output
+    }
+
+    /// The archive as a property-list value (the dictionary with `$archiver`,
+    /// `$version`, `$top` and `$objects`), for inspection or custom serialization.
+    ///
+    /// Reading it ends encoding as ``finishEncoding()`` does, without serializing.
+    public var encodedPropertyList: PropertyList {
+        finishTable()
+        return makePropertyList()
+    }
+
+    /// Archives `object` under ``rootObjectKey`` and returns the archive.
+    ///
+    /// ```swift
+    /// let data = try KeyedArchiver.archivedData(withRootObject: ["a", "b"], requiringSecureCoding: true)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - object: The root object.
+    ///   - requiringSecureCoding: Whether every object must support secure coding.
+    ///   - format: `.binary` (the default) or `.xml`.
+    /// - Returns: The archive.
+    /// - Throws: ``KeyedArchiveError`` with code `classNotAllowed` when secure coding is
+    ///   required and an object does not support it, `unsupportedFormat` for
+    ///   `.openStep`, or whatever an ``KeyedCoding/encode(with:)`` reported.
+    public static func archivedData(
+        withRootObject object: any KeyedCoding, requiringSecureCoding: Bool,
+        format: PropertyListFormat = .binary
+    ) throws -> Data {
+        let archiver = KeyedArchiver(requiringSecureCoding: requiringSecureCoding)
+        archiver.outputFormat = format
+        archiver.encode(object, forKey: rootObjectKey)
+        return try archiver.finishedData()
+    }
+}
+
+/// The fields of one object being encoded.
+struct ArchiveContainer {
+    var fields: [ArchiveField] = []
+    var unkeyedCount = 0
+}
+
+// MARK: - Engine
+
+extension KeyedArchiver {
+    /// Ends encoding and resolves conditional references, once.
+    ///
+    /// - Returns: `false` if encoding cannot end yet (an object is being encoded).
+    @discardableResult
+    func finishTable() -> Bool {
+        if isFinished { return true }
+        guard containers.count == 1 else {
+            record(.invalidValue, "encoding was finished while an object was being encoded")
+            return false
+        }
+        isFinished = true
+        guard !conditionalObjects.isEmpty else { return true }
+        let resolve: (Int) -> Int = { [identities, conditionalObjects] token in
+            guard conditionalObjects.indices.contains(token) else { return 0 }
+            return identities[ObjectIdentifier(conditionalObjects[token])] ?? 0
+        }
+        table.resolveConditionals(resolve)
+        for index in containers[0].fields.indices {
+            if case .conditional(let token) = containers[0].fields[index].value {
+                containers[0].fields[index].value = .reference(resolve(token))
+            }
+        }
+        return true
+    }
+
+    func makePropertyList() -> PropertyList {
+        let top = ArchiveObjectTable.dictionary(containers[0].fields, capacity: containers[0].fields.count)
+        return [
+            "$archiver": "NSKeyedArchiver",
+            "$version": 100000,
+            "$top": .dictionary(top),
+            "$objects": .array(table.propertyListObjects()),
+        ]
+    }
+
+    func canEncode() -> Bool {
+        guard !isFinished else {
+            record(.invalidValue, "an encode method was called after finishEncoding()")
+            return false
+        }
+        return true
+    }
+
+    @inline(__always)
+    func append(_ key: String, _ value: ArchiveFieldValue) {
+        containers[containers.count - 1].fields.append(ArchiveField(key: key, value: value))
+    }
+
+    func nextUnkeyedKey() -> String {
+        let index = containers[containers.count - 1].unkeyedCount
+        containers[containers.count - 1].unkeyedCount = index + 1
+        return "$\(index)"
+    }
+
+    func record(_ code: KeyedArchiveError.Code, _ message: String) {
+        failWithError(KeyedArchiveError(code, message, at: .keyPath(ArchiveKeyPath.render(path))))
+    }
+
+    /// Stores `object` (or finds it already stored) and returns its index in `$objects`.
+    func reference(for object: any KeyedCoding, at component: ArchiveKeyPathComponent) -> Int {
+        if let plain = object as? any ArchivePlainValue {
+            return table.uniqueIndex(of: plain.archivePlainRecord)
+        }
+        let type = type(of: object)
+        let isClass = type is AnyObject.Type
+        var identifier: ObjectIdentifier?
+        if isClass {
+            let instance = object as AnyObject
+            let id = ObjectIdentifier(instance)
+            if let uid = identities[id] { return uid }
+            identifier = id
+        }
+        path.append(component)
+        defer { path.removeLast() }
+        if requiresSecureCoding, !Self.supportsSecureCoding(type) {
+            record(
+                .classNotAllowed,
+                "\(archivedName(of: type)) does not support secure coding (adopt SecureKeyedCoding) "
+                    + "and the archiver requires it")
+            return 0
+        }
+        if let identifier {
+            let uid = table.reserve()
+            identities[identifier] = uid
+            retainedObjects.append(object as AnyObject)
+            let fields = encodeContents(of: object)
+            let classUID = classUID(for: type, instance: object)
+            table.fill(uid, with: .object(classUID: classUID, fields: fields))
+            return uid
+        }
+        let uid = table.reserve()
+        let fields = encodeContents(of: object)
+        let classUID = classUID(for: type, instance: object)
+        return table.fillDeduplicating(uid, with: .object(classUID: classUID, fields: fields))
+    }
+
+    func encodeContents(of object: any KeyedCoding) -> [ArchiveField] {
+        containers.append(ArchiveContainer())
+        object.encode(with: self)
+        return containers.removeLast().fields
+    }
+
+    static func supportsSecureCoding(_ type: any KeyedCoding.Type) -> Bool {
+        guard let secure = type as? any SecureKeyedCoding.Type else { return false }
+        return secure.supportsSecureCoding
+    }
+
+    // MARK: Internal API for the standard types
+
+    /// Encodes a string inline (as `NSMutableString` stores `NS.string`).
+    func encodeInlineString(_ value: String, forKey key: String) {
+        guard canEncode() else { return }
+        append(archiveEscapedKey(key), .string(value))
+    }
+
+    /// Encodes a plain value (string, number, data) inline, as the number types'
+    /// ``KeyedCoding/encode(with:)`` store `NS.number`.
+    func encodeInlinePlain(_ record: ArchivedObjectRecord, forKey key: String) {
+        guard canEncode() else { return }
+        let value: ArchiveFieldValue
+        switch record {
+        case .string(let text): value = .string(text)
+        case .integer(let integer): value = .integer(integer)
+        case .real(let bits): value = .real(bits)
+        case .bool(let flag): value = .bool(flag)
+        case .data(let bytes): value = .data(bytes)
+        default: return
+        }
+        append(archiveEscapedKey(key), value)
+    }
+
+    /// Encodes the elements of a collection as an inline array of references
+    /// (`NS.objects`, `NS.keys`).
+    func encodeReferences<S: Sequence>(_ elements: S, forKey key: String) where S.Element: KeyedCoding {
+        guard canEncode() else { return }
+        var uids: [Int] = []
+        uids.reserveCapacity(elements.underestimatedCount)
+        for (index, element) in elements.enumerated() {
+            uids.append(reference(for: element, at: .index(index)))
+        }
+        append(archiveEscapedKey(key), .references(uids))
+    }
+}

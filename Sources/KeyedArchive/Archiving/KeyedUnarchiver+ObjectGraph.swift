@@ -1,0 +1,225 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension KeyedUnarchiver {
+    /// Reads a whole keyed archive as a generic object graph, whatever its classes,
+    /// without constructing any Swift type: for inspecting archives from unknown sources.
+    ///
+    /// ```swift
+    /// let graph = try KeyedUnarchiver.objectGraph(from: data)
+    /// print(graph)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - data: A keyed archive in binary or XML property-list form.
+    ///   - options: Limits for reading; the defaults are safe for untrusted input.
+    /// - Returns: The graph; its ``ArchivedObjectGraph/root`` is `$top["root"]`.
+    /// - Throws: ``KeyedArchiveError``: the errors of ``init(forReadingFrom:options:)``,
+    ///   or `invalidArchive` (located at `$objects[n]`) for an object without a valid
+    ///   class description or a reference out of range.
+    /// - Complexity: O(*n*) in the size of the archive.
+    public static func objectGraph(
+        from data: Data, options: KeyedUnarchivingOptions = KeyedUnarchivingOptions()
+    ) throws -> ArchivedObjectGraph {
+        try KeyedUnarchiver(forReadingFrom: data, options: options).objectGraph()
+    }
+
+    /// Reads a keyed archive that is already a property-list value as a generic object graph.
+    ///
+    /// - Parameters:
+    ///   - propertyList: The archive's root dictionary.
+    ///   - options: Limits for reading.
+    /// - Returns: The graph.
+    /// - Throws: ``KeyedArchiveError`` as ``objectGraph(from:options:)-(Data,_)``.
+    public static func objectGraph(
+        from propertyList: PropertyList, options: KeyedUnarchivingOptions = KeyedUnarchivingOptions()
+    ) throws -> ArchivedObjectGraph {
+        try KeyedUnarchiver(propertyList: propertyList, options: options).objectGraph()
+    }
+
+    /// The whole archive this unarchiver reads, as a generic object graph.
+    ///
+    /// - Returns: The graph; its ``ArchivedObjectGraph/root`` is `$top["root"]`.
+    /// - Throws: ``KeyedArchiveError`` as ``objectGraph(from:options:)-(Data,_)``.
+    public func objectGraph() throws -> ArchivedObjectGraph {
+        if let genericGraph { return genericGraph.rooted(at: genericGraph.topLevelValue(forKey: "root")) }
+        var builder = ArchiveGraphBuilder(source: source)
+        let graph = try builder.build()
+        genericGraph = graph
+        return graph
+    }
+
+    /// The object at `uid` as a generic graph rooted at it.
+    func genericObject(at uid: Int) throws -> ArchivedObjectGraph {
+        do {
+            return try objectGraph().rooted(at: .reference(uid))
+        } catch let error as KeyedArchiveError {
+            throw located(error)
+        }
+    }
+}
+
+/// Builds an ``ArchivedObjectGraph`` from every entry of `$objects`, iteratively.
+struct ArchiveGraphBuilder {
+    let source: any ArchiveObjectSource
+    private var classes: [Int: ClassDescription] = [:]
+
+    init(source: any ArchiveObjectSource) {
+        self.source = source
+    }
+
+    mutating func build() throws -> ArchivedObjectGraph {
+        let count = source.objectCount
+        var nodes: [ArchivedNode] = [.null]
+        nodes.reserveCapacity(count)
+        for uid in 1..<max(1, count) {
+            nodes.append(try node(at: uid))
+        }
+        var topLevel: [ArchivedField] = []
+        for (key, value) in source.top {
+            topLevel.append(
+                ArchivedField(key: archiveUnescapedKey(key), value: try convert(value, at: "$top.\(key)")))
+        }
+        var counts = [Int](repeating: 0, count: nodes.count)
+        var references: [Int] = []
+        for field in topLevel { field.value.collectReferences(into: &references) }
+        for node in nodes { node.collectReferences(into: &references) }
+        for uid in references where counts.indices.contains(uid) { counts[uid] += 1 }
+        let root = topLevel.first { $0.key == KeyedArchiver.rootObjectKey }?.value
+        return ArchivedObjectGraph(
+            nodes: nodes, topLevel: topLevel, root: root, referenceCounts: counts,
+            cyclic: Self.cyclicNodes(nodes))
+    }
+
+    private mutating func node(at uid: Int) throws -> ArchivedNode {
+        let entry = try source.object(at: uid)
+        let location = "$objects[\(uid)]"
+        guard case .dictionary(let fields) = entry else {
+            return .value(try convert(entry, at: location))
+        }
+        guard let classReference = fields["$class"] else {
+            if fields["$classname"] != nil {
+                return .classDescription(try classDescription(at: uid, location: location).archivedClass)
+            }
+            throw KeyedArchiveError(
+                .invalidArchive, "a dictionary without $class or $classname", at: .keyPath(location))
+        }
+        guard case .uid(let rawClass) = classReference, let classUID = Int(exactly: rawClass),
+            classUID > 0, classUID < source.objectCount
+        else {
+            throw KeyedArchiveError(
+                .invalidArchive,
+                "$class is \(classReference.archivedKindName), not a reference to a class description",
+                at: .keyPath("\(location).$class"))
+        }
+        let description = try classDescription(at: classUID, location: "\(location).$class")
+        var objectFields: [ArchivedField] = []
+        objectFields.reserveCapacity(fields.count - 1)
+        for (key, value) in fields where key != "$class" {
+            let unescaped = archiveUnescapedKey(key)
+            objectFields.append(
+                ArchivedField(key: unescaped, value: try convert(value, at: "\(location).\(unescaped)")))
+        }
+        return .object(
+            ArchivedObject(
+                className: description.name, classChain: description.chain, classHints: description.hints,
+                fields: objectFields))
+    }
+
+    private mutating func classDescription(at uid: Int, location: String) throws -> ClassDescription {
+        if let known = classes[uid] { return known }
+        do {
+            let description = try ClassDescription(parsing: source.object(at: uid), uid: uid)
+            classes[uid] = description
+            return description
+        } catch var error as KeyedArchiveError {
+            if error.location == nil { error.location = .keyPath(location) }
+            throw error
+        }
+    }
+
+    /// Converts a property-list value of `$objects` to an ``ArchivedValue``, checking
+    /// references. Depth is bounded by the property-list reader's nesting limit.
+    private func convert(_ value: PropertyList, at location: String) throws -> ArchivedValue {
+        switch value {
+        case .uid(let raw):
+            guard let uid = Int(exactly: raw), uid < source.objectCount else {
+                throw KeyedArchiveError(
+                    .invalidArchive,
+                    "object reference \(raw) is out of range (\(source.objectCount) objects)",
+                    at: .keyPath(location))
+            }
+            return uid == 0 ? .null : .reference(uid)
+        case .string(let text): return .string(text)
+        case .integer(let integer): return .integer(integer)
+        case .real(let real): return .real(real)
+        case .bool(let flag): return .bool(flag)
+        case .date(let date): return .date(date)
+        case .data(let data): return .data(data)
+        case .array(let elements):
+            return .array(try elements.enumerated().map { try convert($1, at: "\(location)[\($0)]") })
+        case .dictionary(let dictionary):
+            return .dictionary(
+                try dictionary.map { key, element in
+                    ArchivedField(key: key, value: try convert(element, at: "\(location).\(key)"))
+                })
+        }
+    }
+
+    /// Marks the nodes that lie on a reference cycle: members of a strongly connected
+    /// component with more than one node, or nodes that refer to themselves (Tarjan's
+    /// algorithm, iteratively).
+    static func cyclicNodes(_ nodes: [ArchivedNode]) -> [Bool] {
+        let count = nodes.count
+        let edges: [[Int]] = nodes.map { node in node.references.filter { $0 > 0 && $0 < count } }
+        var order = [Int](repeating: -1, count: count)
+        var lowLink = [Int](repeating: 0, count: count)
+        var onStack = [Bool](repeating: false, count: count)
+        var cyclic = [Bool](repeating: false, count: count)
+        var stack: [Int] = []
+        var counter = 0
+        for start in 0..<count where order[start] == -1 {
+            var work: [(node: Int, edge: Int)] = [(start, 0)]
+            order[start] = counter
+            lowLink[start] = counter
+            counter += 1
+            stack.append(start)
+            onStack[start] = true
+            while let (node, edge) = work.last {
+                if edge < edges[node].count {
+                    work[work.count - 1].edge = edge + 1
+                    let next = edges[node][edge]
+                    if order[next] == -1 {
+                        order[next] = counter
+                        lowLink[next] = counter
+                        counter += 1
+                        stack.append(next)
+                        onStack[next] = true
+                        work.append((next, 0))
+                    } else if onStack[next] {
+                        lowLink[node] = min(lowLink[node], order[next])
+                    }
+                    continue
+                }
+                work.removeLast()
+                if let parent = work.last?.node { lowLink[parent] = min(lowLink[parent], lowLink[node]) }
+                guard lowLink[node] == order[node] else { continue }
+                var component: [Int] = []
+                while let member = stack.popLast() {
+                    onStack[member] = false
+                    component.append(member)
+                    if member == node { break }
+                }
+                if component.count > 1 {
+                    for member in component { cyclic[member] = true }
+                } else if edges[node].contains(node) {
+                    cyclic[node] = true
+                }
+            }
+        }
+        return cyclic
+    }
+}

@@ -1,0 +1,280 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Apple's standard classes, by archived name, as the untyped decoding methods handle them.
+enum StandardClass {
+    case string, data, date, url, uuid, array, set, dictionary, null
+
+    init?(_ name: String) {
+        switch name {
+        case "NSString", "NSMutableString": self = .string
+        case "NSData", "NSMutableData": self = .data
+        case "NSDate": self = .date
+        case "NSURL": self = .url
+        case "NSUUID": self = .uuid
+        case "NSArray", "NSMutableArray", "NSOrderedSet", "NSMutableOrderedSet": self = .array
+        case "NSSet", "NSMutableSet", "NSCountedSet": self = .set
+        case "NSDictionary", "NSMutableDictionary": self = .dictionary
+        case "NSNull": self = .null
+        default: return nil
+        }
+    }
+}
+
+extension KeyedUnarchiver {
+    /// Decodes a value found under a key without a requested type.
+    ///
+    /// - Parameter allowed: The types objects may be; `nil` for any mapped type
+    ///   (only when secure coding is off).
+    func decodeUntypedValue(_ value: PropertyList, allowed: [any KeyedCoding.Type]?) throws -> Any? {
+        switch value {
+        case .uid:
+            return try decodeUntypedReference(referenceIndex(value), allowed: allowed)
+        case .string, .integer, .real, .bool, .data:
+            return try plainValue(value)
+        default:
+            throw failure(.typeMismatch, "expected an object, found \(value.archivedKindName)")
+        }
+    }
+
+    /// A plain `$objects` entry or inline value as a Swift value.
+    func plainValue(_ entry: PropertyList) throws -> Any {
+        switch entry {
+        case .string(let value): return value
+        case .integer(let value):
+            if let small = value.intValue { return small }
+            if let large = value.uint64Value { return large }
+            throw failure(.valueOutOfRange, "integer \(value) does not fit in 64 bits")
+        case .real(let value): return value
+        case .bool(let value): return value
+        case .data(let value): return value
+        default:
+            throw failure(.invalidArchive, "expected an object, found \(entry.typeName) in $objects")
+        }
+    }
+
+    /// Decodes `$objects[uid]` as whatever its class maps to among `allowed`, or as a
+    /// standard value; index 0 is nil.
+    func decodeUntypedReference(_ uid: Int, allowed: [any KeyedCoding.Type]?) throws -> Any? {
+        guard uid != 0 else { return nil }
+        let entry = try object(at: uid)
+        guard case .dictionary(let fields) = entry else { return try plainValue(entry) }
+        let description = try classDescription(of: fields, uid: uid)
+        if let chosen = try resolve(description, allowed: allowed) {
+            try checkSecureCoding(chosen, className: description.name)
+            if let className = inProgress[uid] { throw cycleFailure(className: className, uid: uid) }
+            if let cached = cached(uid, as: chosen) { return cached }
+            return try instantiate(chosen, uid: uid, fields: fields, className: description.name)
+        }
+        if let standard = candidateNames(description).lazy.compactMap(StandardClass.init).first {
+            return try decodeStandard(
+                standard, uid: uid, fields: fields, className: description.name, allowed: allowed)
+        }
+        if options.decodesUnknownClassesGenerically {
+            return try genericObject(at: uid)
+        }
+        if requiresSecureCoding, let allowed {
+            throw notAllowed(description.name, mappedTo: nil, allowed: allowed)
+        }
+        throw failure(
+            .classNotFound,
+            "no type is known for class \"\(description.name)\" (\(description.chain.joined(separator: " < "))); "
+                + "map one with setClass(_:forClassName:) or set decodesUnknownClassesGenerically")
+    }
+
+    func decodeStandard(
+        _ standard: StandardClass, uid: Int, fields: PropertyListDictionary, className: String,
+        allowed: [any KeyedCoding.Type]?
+    ) throws -> Any {
+        if let className = inProgress[uid] { throw cycleFailure(className: className, uid: uid) }
+        switch standard {
+        case .string:
+            return try cachedOrInstantiate(String.self, uid: uid, fields: fields, className: className)
+        case .data: return try cachedOrInstantiate(Data.self, uid: uid, fields: fields, className: className)
+        case .date: return try cachedOrInstantiate(Date.self, uid: uid, fields: fields, className: className)
+        case .url: return try cachedOrInstantiate(URL.self, uid: uid, fields: fields, className: className)
+        case .uuid: return try cachedOrInstantiate(UUID.self, uid: uid, fields: fields, className: className)
+        case .null: return ArchivedNull()
+        case .array, .set, .dictionary: break
+        }
+        if let cached = decodedUntyped[uid] { return cached }
+        let value: Any = try withObject(uid: uid, fields: fields, className: className) {
+            switch standard {
+            case .set: return try untypedSet(allowed: allowed)
+            case .dictionary: return try untypedDictionary(allowed: allowed)
+            default: return try untypedArray(allowed: allowed)
+            }
+        }
+        decodedUntyped[uid] = value
+        return value
+    }
+
+    func cachedOrInstantiate<U: KeyedCoding>(
+        _ type: U.Type, uid: Int, fields: PropertyListDictionary, className: String
+    ) throws -> U {
+        if let cached = cached(uid, as: U.self) as? U { return cached }
+        return try instantiate(U.self, uid: uid, fields: fields, className: className)
+    }
+
+    /// Runs `body` with `$objects[uid]` as the current object, marked in progress, and
+    /// restores the state whether `body` returns or throws.
+    func withObject<R>(
+        uid: Int, fields: PropertyListDictionary, className: String, _ body: () throws -> R
+    ) throws -> R {
+        guard depth < options.maximumDepth else {
+            throw failure(
+                .limitExceeded, "objects are nested deeper than the limit of \(options.maximumDepth)")
+        }
+        inProgress[uid] = className
+        containers.append(DecodingContainer(fields: fields, uid: uid))
+        depth += 1
+        defer {
+            containers.removeLast()
+            depth -= 1
+            inProgress[uid] = nil
+        }
+        return try body()
+    }
+
+    func untypedElements(allowed: [any KeyedCoding.Type]?) throws -> [Any] {
+        let indices = try elementIndices()
+        var elements: [Any] = []
+        elements.reserveCapacity(indices.count)
+        for (position, uid) in indices.enumerated() {
+            path.append(.index(position))
+            defer { path.removeLast() }
+            guard let element = try decodeUntypedReference(uid, allowed: allowed) else {
+                throw failure(.invalidArchive, "a collection element is nil")
+            }
+            elements.append(element)
+        }
+        return elements
+    }
+
+    func untypedArray(allowed: [any KeyedCoding.Type]?) throws -> [Any] {
+        try untypedElements(allowed: allowed)
+    }
+
+    func untypedSet(allowed: [any KeyedCoding.Type]?) throws -> Set<AnyHashable> {
+        let elements = try untypedElements(allowed: allowed)
+        var set = Set<AnyHashable>(minimumCapacity: elements.count)
+        for (position, element) in elements.enumerated() {
+            guard let hashable = element as? AnyHashable else {
+                path.append(.index(position))
+                defer { path.removeLast() }
+                throw failure(.typeMismatch, "a set element of type \(type(of: element)) is not Hashable")
+            }
+            set.insert(hashable)
+        }
+        return set
+    }
+
+    func untypedDictionary(allowed: [any KeyedCoding.Type]?) throws -> Any {
+        let (keyIndices, valueIndices) = try entryIndices()
+        var keys: [AnyHashable] = []
+        keys.reserveCapacity(keyIndices.count)
+        var allStrings = true
+        for (position, uid) in keyIndices.enumerated() {
+            path.append(.dictionaryKey(position))
+            defer { path.removeLast() }
+            guard let key = try decodeUntypedReference(uid, allowed: allowed) else {
+                throw failure(.invalidArchive, "a dictionary key is nil")
+            }
+            guard let hashable = key as? AnyHashable else {
+                throw failure(.typeMismatch, "a dictionary key of type \(type(of: key)) is not Hashable")
+            }
+            if !(key is String) { allStrings = false }
+            keys.append(hashable)
+        }
+        var values: [Any] = []
+        values.reserveCapacity(valueIndices.count)
+        for (position, uid) in valueIndices.enumerated() {
+            let key = keys[position]
+            path.append((key.base as? String).map { .dictionaryValue($0) } ?? .dictionaryValueAt(position))
+            defer { path.removeLast() }
+            guard let value = try decodeUntypedReference(uid, allowed: allowed) else {
+                throw failure(.invalidArchive, "a dictionary value is nil")
+            }
+            values.append(value)
+        }
+        if allStrings {
+            var dictionary: [String: Any] = [:]
+            dictionary.reserveCapacity(keys.count)
+            for (key, value) in zip(keys, values) {
+                if let text = key.base as? String { dictionary[text] = value }
+            }
+            return dictionary
+        }
+        var dictionary: [AnyHashable: Any] = [:]
+        dictionary.reserveCapacity(keys.count)
+        for (key, value) in zip(keys, values) { dictionary[key] = value }
+        return dictionary
+    }
+
+    // MARK: Collection layouts
+
+    /// The element references of the current collection object, in any of Apple's
+    /// layouts: `NS.objects` (arrays, sets), `NS.object.0`… (ordered sets), or
+    /// `NS.count` with `NS.object0`… (counted sets).
+    func elementIndices() throws -> [Int] {
+        let fields = currentFields
+        if let objects = fields["NS.objects"] {
+            return try references(objects, key: "NS.objects")
+        }
+        if fields["NS.object.0"] != nil {
+            var indices: [Int] = []
+            while let value = fields["NS.object.\(indices.count)"], indices.count < fields.count {
+                indices.append(try referenceIndex(value))
+            }
+            return indices
+        }
+        if let countValue = fields["NS.count"] {
+            guard let count = countValue.intValue, count >= 0, count <= fields.count else {
+                throw failure(.invalidArchive, "NS.count is not a count of this object's elements")
+            }
+            return try (0..<count).map { position in
+                guard let value = fields["NS.object\(position)"] else {
+                    throw failure(.invalidArchive, "NS.count is \(count) but NS.object\(position) is missing")
+                }
+                return try referenceIndex(value)
+            }
+        }
+        return []
+    }
+
+    /// The key and value references of the current dictionary object, checked to have
+    /// the same count before either is decoded.
+    func entryIndices() throws -> (keys: [Int], values: [Int]) {
+        let fields = currentFields
+        if fields["NS.keys"] != nil || fields["NS.objects"] != nil {
+            let keys = try references(fields["NS.keys"] ?? .array([]), key: "NS.keys")
+            let values = try references(fields["NS.objects"] ?? .array([]), key: "NS.objects")
+            guard keys.count == values.count else {
+                throw failure(
+                    .invalidArchive,
+                    "the dictionary has \(keys.count) keys (NS.keys) but \(values.count) values (NS.objects)")
+            }
+            return (keys, values)
+        }
+        var keys: [Int] = []
+        var values: [Int] = []
+        while let key = fields["NS.key.\(keys.count)"], keys.count < fields.count {
+            guard let value = fields["NS.object.\(keys.count)"] else {
+                throw failure(.invalidArchive, "NS.key.\(keys.count) has no NS.object.\(keys.count)")
+            }
+            keys.append(try referenceIndex(key))
+            values.append(try referenceIndex(value))
+        }
+        return (keys, values)
+    }
+
+    private func references(_ value: PropertyList, key: String) throws -> [Int] {
+        guard case .array(let elements) = value else {
+            throw failure(.invalidArchive, "\(key) is \(value.archivedKindName), not an array of references")
+        }
+        return try elements.map(referenceIndex)
+    }
+}

@@ -1,0 +1,708 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Reads ``KeyedCoding`` values from a keyed archive (what Apple's `NSKeyedArchiver` and
+/// ``KeyedArchiver`` write), safely: secure by default, strict about types, and bounded
+/// in time and memory whatever the input.
+///
+/// ```swift
+/// let creature = try KeyedUnarchiver.unarchivedObject(ofClass: Creature.self, from: data)
+///
+/// // Or, to read several top-level keys:
+/// let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+/// let root = try unarchiver.decodeObject(of: Creature.self, forKey: KeyedArchiver.rootObjectKey)
+/// let version = try unarchiver.decodeInteger(forKey: "version")
+/// ```
+///
+/// ## Secure decoding
+///
+/// ``requiresSecureCoding`` is `true` by default. Each object's archived class name is
+/// checked against the types the caller names (``decodeObject(of:forKey:)``,
+/// ``unarchivedObject(ofClasses:from:)``) plus the standard types (strings, numbers,
+/// data, dates, URLs, UUIDs, arrays, dictionaries, sets, null) **before** anything is
+/// constructed. A subclass of an allowed class is not allowed unless named too, a type
+/// that does not adopt ``SecureKeyedCoding`` is refused, and the untyped
+/// ``decodeObject(forKey:)`` is refused.
+///
+/// ## Class names
+///
+/// A type decodes from its ``KeyedCoding/archivedClassName``. To read archives written
+/// under other names (a renamed or moved type, an Objective-C class), map them with
+/// ``setClass(_:forClassName:)-swift.method`` on one unarchiver or
+/// ``setClass(_:forClassName:)-swift.type.method`` for the whole process. An archive's
+/// `$classhints` are tried after its class name; when secure coding is off, its
+/// superclass names (`$classes`) are tried too.
+///
+/// ## Identity and cycles
+///
+/// An object the archive references several times decodes once: a class instance is
+/// shared, a value is decoded once per requested type. A reference to an object whose
+/// `init(coder:)` has not yet returned (a cycle) never hands out the half-built object:
+/// it fails with `unresolvableCycle`, unless the reference is decoded with
+/// ``decodeBackReference(of:forKey:then:)``, which delivers it once it is complete.
+///
+/// ## Errors
+///
+/// Every failure throws ``KeyedArchiveError`` whose location is the key path to the value
+/// (`root.creatures[3].Title`). A failure inside a nested `init(coder:)` fails the whole
+/// decode with the first error, even if that `init(coder:)` swallowed it. Missing keys
+/// are not failures: they decode as `nil`, `0` or `false`, as with Foundation.
+///
+/// An unarchiver is not thread-safe; use one per thread.
+public final class KeyedUnarchiver {
+    /// Whether decoding checks classes against the allowed set and refuses types that do
+    /// not support secure coding. Default `true`.
+    public var requiresSecureCoding: Bool = true {
+        didSet { resolutions.removeAll() }
+    }
+
+    /// The limits and choices in force; change them before decoding.
+    public var options: KeyedUnarchivingOptions
+
+    /// The first error of the most recent top-level decode, or `nil`.
+    ///
+    /// Errors are recorded even when an `init(coder:)` catches them, and the top-level
+    /// decode then throws this error.
+    public internal(set) var error: KeyedArchiveError?
+
+    let source: any ArchiveObjectSource
+    /// Objects being decoded, innermost last; element 0 is `$top`.
+    var containers: [DecodingContainer]
+    var path: [ArchiveKeyPathComponent] = []
+    var depth = 0
+    /// Objects whose `init(coder:)` is running, with their class names.
+    var inProgress: [Int: String] = [:]
+    /// Decoded class instances, by object index: one instance per object.
+    var instances: [Int: AnyObject] = [:]
+    /// Decoded values, by object index and type: a value decodes once per type asked.
+    var values: [DecodedValueKey: Any] = [:]
+    /// Values decoded by the untyped methods (`[Any]`, `[String: Any]`, …), by object index.
+    var decodedUntyped: [Int: Any] = [:]
+    /// Assignments waiting for an object in progress to finish, by object index.
+    var pendingAssignments: [Int: [(Any) -> Void]] = [:]
+    /// Class descriptions by their object index.
+    var classDescriptions: [Int: ClassDescription] = [:]
+    /// Types set with ``setClass(_:forClassName:)-swift.method``.
+    var classMap: [String: any KeyedCoding.Type] = [:]
+    /// Resolved types by class description and requested type.
+    var resolutions: [ResolutionKey: any KeyedCoding.Type] = [:]
+    /// The whole archive as a graph, built the first time an unknown class decodes generically.
+    var genericGraph: ArchivedObjectGraph?
+
+    /// Opens a keyed archive in binary or XML property-list form.
+    ///
+    /// A binary archive is read lazily: opening it reads only its header and the list of
+    /// objects, and each decode materializes just the objects it reaches, so decoding one
+    /// key of a large archive does not parse the whole file. An XML archive is parsed
+    /// when opened.
+    ///
+    /// - Parameters:
+    ///   - data: The archive.
+    ///   - options: Limits and choices; the defaults are safe for untrusted input.
+    /// - Throws: ``KeyedArchiveError`` with code `corruptData` (or another property-list
+    ///   error) when the bytes are not a property list, `invalidArchive` when the
+    ///   property list is not a keyed archive (`$archiver`, `$version`, `$top`,
+    ///   `$objects`), or `limitExceeded`.
+    public convenience init(
+        forReadingFrom data: Data, options: KeyedUnarchivingOptions = KeyedUnarchivingOptions()
+    ) throws {
+        if PropertyListFormat.detect(data) == .binary {
+            // Binary archives are read lazily, one $objects entry at a time.
+            try self.init(source: BinaryArchiveSource(data: data, options: options), options: options)
+        } else {
+            let root = try PropertyList(from: data, options: options.propertyListOptions)
+            try self.init(source: PropertyListArchiveSource(root, options: options), options: options)
+        }
+    }
+
+    /// Opens a keyed archive that has already been parsed into a property-list value.
+    ///
+    /// - Parameters:
+    ///   - propertyList: The archive's root dictionary.
+    ///   - options: Limits and choices.
+    /// - Throws: ``KeyedArchiveError`` with code `invalidArchive` when the value is not a
+    ///   keyed archive, or `limitExceeded`.
+    public convenience init(
+        propertyList: PropertyList, options: KeyedUnarchivingOptions = KeyedUnarchivingOptions()
+    ) throws {
+        try self.init(source: PropertyListArchiveSource(propertyList, options: options), options: options)
+    }
+
+    init(source: any ArchiveObjectSource, options: KeyedUnarchivingOptions) throws {
+        self.source = source
+        self.options = options
+        self.containers = [DecodingContainer(fields: source.top, uid: 0)]
+    }
+
+    // MARK: - Inspecting
+
+    /// Whether the current object (or `$top`) has a value for `key`.
+    ///
+    /// - Parameter key: The key, as passed when encoding.
+    /// - Returns: `true` if the key is present, even if it holds nil.
+    public func containsValue(forKey key: String) -> Bool {
+        currentFields[archiveEscapedKey(key)] != nil
+    }
+
+    /// The archived class name of the object under `key`, without decoding it: useful to
+    /// choose what to decode when a key may hold different types (versioned formats).
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: `$classname` of the object, `NSString`, `NSNumber` or `NSData` for plain
+    ///   values, or `nil` when the key is missing or holds nil.
+    /// - Throws: ``KeyedArchiveError`` when the reference or class description is invalid.
+    public func archivedClassName(forKey key: String) throws -> String? {
+        try perform(.key(key)) {
+            guard let value = currentFields[archiveEscapedKey(key)] else { return nil }
+            guard case .uid = value else { return value.archivedKindName }
+            let uid = try referenceIndex(value)
+            guard uid != 0 else { return nil }
+            let entry = try object(at: uid)
+            guard case .dictionary(let fields) = entry else { return entry.archivedKindName }
+            return try classDescription(of: fields, uid: uid).name
+        }
+    }
+
+    // MARK: - Objects
+
+    /// Decodes the object under `key` as a `T`.
+    ///
+    /// ```swift
+    /// let title = try coder.decodeObject(of: String.self, forKey: "Title")
+    /// let tags = try coder.decodeObject(of: [String].self, forKey: "Tags")
+    /// ```
+    ///
+    /// The archived class must be one `T` decodes from (its ``KeyedCoding/archivedClassName``,
+    /// a name mapped to `T`, or for the standard types Apple's names such as
+    /// `NSMutableArray`). When secure coding is off, a mapped subclass of `T` is accepted.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - key: The key in the current object (or in `$top`).
+    /// - Returns: The object, or `nil` if the key is missing or holds nil.
+    /// - Throws: ``KeyedArchiveError``: `typeMismatch` when the archive holds another type,
+    ///   `classNotAllowed` in secure mode for a class outside the allowed set or a type
+    ///   that does not support secure coding, `unresolvableCycle` for a reference to an
+    ///   object still being decoded, `invalidArchive` for malformed references, or
+    ///   whatever the type's `init(coder:)` throws.
+    public func decodeObject<T: KeyedCoding>(of type: T.Type, forKey key: String) throws -> T? {
+        try perform(.key(key)) {
+            guard let value = currentFields[archiveEscapedKey(key)] else { return nil }
+            return try decodeValue(value, as: T.self)
+        }
+    }
+
+    /// Decodes the object under `key` as any of `types` (or a standard type), for keys
+    /// that may hold objects of several classes.
+    ///
+    /// Standard collections decode as `[Any]`, `[String: Any]` (or `[AnyHashable: Any]`
+    /// when a key is not a string) and `Set<AnyHashable>`; their elements are checked
+    /// against the same `types`. `NSNull` decodes as ``ArchivedNull``; plain integers as
+    /// `Int` (`UInt64` above `Int.max`), reals as `Double`, Booleans as `Bool`.
+    ///
+    /// - Parameters:
+    ///   - types: The types the object (and the elements of a standard collection) may be.
+    ///   - key: The key in the current object.
+    /// - Returns: The object, or `nil` if the key is missing or holds nil.
+    /// - Throws: ``KeyedArchiveError`` as ``decodeObject(of:forKey:)``, or
+    ///   `classNotFound` for a class no type maps to (when unknown classes are not
+    ///   decoded generically).
+    public func decodeObject(of types: [any KeyedCoding.Type], forKey key: String) throws -> Any? {
+        try perform(.key(key)) {
+            guard let value = currentFields[archiveEscapedKey(key)] else { return nil }
+            return try decodeUntypedValue(value, allowed: types)
+        }
+    }
+
+    /// Decodes the object under `key` as whatever type its class maps to; refused when
+    /// secure coding is required.
+    ///
+    /// Classes resolve through ``setClass(_:forClassName:)-swift.method``, the process-wide
+    /// table and the standard types; see ``decodeObject(of:forKey:)-([any KeyedCoding.Type],_)``
+    /// for what standard values decode as.
+    ///
+    /// - Parameter key: The key in the current object.
+    /// - Returns: The object, or `nil` if the key is missing or holds nil.
+    /// - Throws: ``KeyedArchiveError`` with code `classNotAllowed` when
+    ///   ``requiresSecureCoding`` is `true`, `classNotFound` for a class no type maps to,
+    ///   or as ``decodeObject(of:forKey:)``.
+    public func decodeObject(forKey key: String) throws -> Any? {
+        try perform(.key(key)) {
+            try refuseUntypedDecodeIfSecure()
+            guard let value = currentFields[archiveEscapedKey(key)] else { return nil }
+            return try decodeUntypedValue(value, allowed: nil)
+        }
+    }
+
+    /// Decodes the next unkeyed object (`$0`, `$1`, … in order) as a `T`, the
+    /// counterpart of ``KeyedArchiver/encode(_:)``.
+    ///
+    /// - Parameter type: The type to decode.
+    /// - Returns: The object, or `nil` if there are no more unkeyed values or it is nil.
+    /// - Throws: ``KeyedArchiveError`` as ``decodeObject(of:forKey:)``.
+    public func decodeObject<T: KeyedCoding>(of type: T.Type) throws -> T? {
+        let key = nextUnkeyedKey()
+        return try perform(.key(key)) {
+            guard let value = currentFields[key] else { return nil }
+            return try decodeValue(value, as: T.self)
+        }
+    }
+
+    /// Decodes the next unkeyed object (`$0`, `$1`, … in order) as whatever type its class
+    /// maps to; refused when secure coding is required.
+    ///
+    /// - Returns: The object, or `nil` if there are no more unkeyed values or it is nil.
+    /// - Throws: ``KeyedArchiveError`` as ``decodeObject(forKey:)``.
+    public func decodeObject() throws -> Any? {
+        let key = nextUnkeyedKey()
+        return try perform(.key(key)) {
+            try refuseUntypedDecodeIfSecure()
+            guard let value = currentFields[key] else { return nil }
+            return try decodeUntypedValue(value, allowed: nil)
+        }
+    }
+
+    // MARK: - Class names
+
+    /// Decodes objects archived under `name` as `type` in this unarchiver; `nil` removes
+    /// the mapping. This mapping wins over the process-wide one.
+    ///
+    /// ```swift
+    /// unarchiver.setClass(Creature.self, forClassName: "OldApp.Bug")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type to construct, or `nil`.
+    ///   - name: The archived class name.
+    public func setClass(_ type: (any KeyedCoding.Type)?, forClassName name: String) {
+        classMap[name] = type
+        resolutions.removeAll()
+    }
+
+    /// The type set for `name` on this unarchiver, if any.
+    ///
+    /// - Parameter name: An archived class name.
+    /// - Returns: The type set with ``setClass(_:forClassName:)-swift.method``, or `nil`.
+    public func `class`(forClassName name: String) -> (any KeyedCoding.Type)? {
+        classMap[name]
+    }
+
+    /// Decodes objects archived under `name` as `type` in every unarchiver of the process
+    /// (unless one maps the name itself); `nil` removes the mapping. Thread-safe.
+    ///
+    /// - Parameters:
+    ///   - type: The type to construct, or `nil`.
+    ///   - name: The archived class name.
+    public static func setClass(_ type: (any KeyedCoding.Type)?, forClassName name: String) {
+        ArchiveClassRegistry.shared.setClass(type, forClassName: name)
+    }
+
+    /// The process-wide type set for `name`, if any.
+    ///
+    /// - Parameter name: An archived class name.
+    /// - Returns: The type set with ``setClass(_:forClassName:)-swift.type.method``, or `nil`.
+    public static func `class`(forClassName name: String) -> (any KeyedCoding.Type)? {
+        ArchiveClassRegistry.shared.type(forClassName: name)
+    }
+
+    // MARK: - One-call decoding
+
+    /// Decodes the root object of an archive as a `T`, with secure coding required.
+    ///
+    /// ```swift
+    /// let names = try KeyedUnarchiver.unarchivedObject(ofClass: [String].self, from: data)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - ofClass: The type of the root object.
+    ///   - data: The archive.
+    /// - Returns: The root object, or `nil` if the archive's root is nil.
+    /// - Throws: ``KeyedArchiveError``: the errors of ``init(forReadingFrom:options:)``,
+    ///   `invalidArchive` when `$top` has no `root`, then those of
+    ///   ``decodeObject(of:forKey:)``.
+    public static func unarchivedObject<T: KeyedCoding>(ofClass: T.Type, from data: Data) throws -> T? {
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+        try unarchiver.requireRoot()
+        return try unarchiver.decodeObject(of: T.self, forKey: KeyedArchiver.rootObjectKey)
+    }
+
+    /// Decodes the root object of an archive as any of `classes` (or a standard type),
+    /// with secure coding required.
+    ///
+    /// - Parameters:
+    ///   - classes: The types the root object (and the elements of standard collections)
+    ///     may be.
+    ///   - data: The archive.
+    /// - Returns: The root object, or `nil` if the archive's root is nil.
+    /// - Throws: ``KeyedArchiveError`` as ``unarchivedObject(ofClass:from:)``.
+    public static func unarchivedObject(ofClasses classes: [any KeyedCoding.Type], from data: Data) throws
+        -> Any?
+    {
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+        try unarchiver.requireRoot()
+        return try unarchiver.decodeObject(of: classes, forKey: KeyedArchiver.rootObjectKey)
+    }
+}
+
+/// The object being decoded: its dictionary and its position among unkeyed values.
+struct DecodingContainer {
+    let fields: PropertyListDictionary
+    let uid: Int
+    var unkeyedIndex = 0
+}
+
+/// A value decoded from one object as one type.
+struct DecodedValueKey: Hashable {
+    let uid: Int
+    let type: ObjectIdentifier
+}
+
+/// A class description resolved for a requested type.
+struct ResolutionKey: Hashable {
+    let classUID: Int
+    let requested: ObjectIdentifier
+}
+
+// MARK: - Engine
+
+extension KeyedUnarchiver {
+    var currentFields: PropertyListDictionary { containers[containers.count - 1].fields }
+
+    func nextUnkeyedKey() -> String {
+        let index = containers[containers.count - 1].unkeyedIndex
+        containers[containers.count - 1].unkeyedIndex = index + 1
+        return "$\(index)"
+    }
+
+    /// An error located at the current key path.
+    func failure(_ code: KeyedArchiveError.Code, _ message: String) -> KeyedArchiveError {
+        KeyedArchiveError(code, message, at: .keyPath(ArchiveKeyPath.render(path)))
+    }
+
+    /// Adds the current key path to an error that has no location yet.
+    func located(_ error: KeyedArchiveError) -> KeyedArchiveError {
+        guard error.location == nil else { return error }
+        var located = error
+        located.location = .keyPath(ArchiveKeyPath.render(path))
+        return located
+    }
+
+    /// Runs one public decoding operation under `component` of the key path.
+    ///
+    /// Errors are recorded (the first one wins). A top-level operation (one not called
+    /// from an `init(coder:)`) throws the recorded error even if a nested
+    /// `init(coder:)` swallowed it, and resets the state a failure may leave behind.
+    func perform<R>(_ component: ArchiveKeyPathComponent?, _ body: () throws -> R) throws -> R {
+        let isTopLevel = depth == 0
+        if isTopLevel { error = nil }
+        if let component { path.append(component) }
+        defer { if component != nil { path.removeLast() } }
+        let result: R
+        do {
+            result = try body()
+        } catch let thrown {
+            let failure =
+                (thrown as? KeyedArchiveError).map(located) ?? self.failure(.invalidArchive, "\(thrown)")
+            if error == nil { error = failure }
+            if isTopLevel {
+                resetAfterFailure()
+                throw error ?? failure
+            }
+            throw failure
+        }
+        if isTopLevel, let error {
+            resetAfterFailure()
+            throw error
+        }
+        return result
+    }
+
+    /// Clears what a failed top-level decode may leave behind (every nested step also
+    /// restores its own state as the error unwinds).
+    func resetAfterFailure() {
+        if containers.count > 1 { containers.removeSubrange(1...) }
+        depth = 0
+        inProgress.removeAll()
+        pendingAssignments.removeAll()
+    }
+
+    func refuseUntypedDecodeIfSecure() throws {
+        guard requiresSecureCoding else { return }
+        throw failure(
+            .classNotAllowed,
+            "decoding without naming the allowed classes is refused when requiresSecureCoding is true; "
+                + "use decodeObject(of:forKey:)")
+    }
+
+    func requireRoot() throws {
+        guard source.top[KeyedArchiver.rootObjectKey] != nil else {
+            let keys = source.top.keys.prefix(8).joined(separator: ", ")
+            throw KeyedArchiveError(
+                .invalidArchive, "$top has no \"root\" key (keys: \(keys.isEmpty ? "none" : keys))",
+                at: .keyPath("$top"))
+        }
+    }
+
+    /// The object index a reference value holds.
+    func referenceIndex(_ value: PropertyList) throws -> Int {
+        guard case .uid(let raw) = value else {
+            throw failure(.typeMismatch, "expected an object reference, found \(value.archivedKindName)")
+        }
+        guard let uid = Int(exactly: raw), uid < source.objectCount else {
+            throw failure(
+                .invalidArchive, "object reference \(raw) is out of range (\(source.objectCount) objects)")
+        }
+        return uid
+    }
+
+    func object(at uid: Int) throws -> PropertyList {
+        do {
+            return try source.object(at: uid)
+        } catch var error as KeyedArchiveError {
+            // A damaged binary entry keeps its byte offset; the message says which object
+            // the decode was reaching for.
+            if error.location != nil {
+                error.message += " (reading $objects[\(uid)] for \(ArchiveKeyPath.render(path)))"
+            }
+            throw located(error)
+        }
+    }
+
+    /// The class description an object dictionary's `$class` refers to.
+    func classDescription(of fields: PropertyListDictionary, uid: Int) throws -> ClassDescription {
+        guard let reference = fields["$class"] else {
+            throw failure(.invalidArchive, "$objects[\(uid)] is a dictionary without $class")
+        }
+        guard case .uid = reference else {
+            throw failure(
+                .invalidArchive,
+                "$class of $objects[\(uid)] is \(reference.archivedKindName), not a reference")
+        }
+        let classUID = try referenceIndex(reference)
+        if let known = classDescriptions[classUID] { return known }
+        let description: ClassDescription
+        do {
+            description = try ClassDescription(parsing: object(at: classUID), uid: classUID)
+        } catch let error as KeyedArchiveError {
+            throw located(error)
+        }
+        classDescriptions[classUID] = description
+        return description
+    }
+
+    // MARK: Typed decoding
+
+    /// Decodes a value found under a key (a reference, or a plain inline value) as a `T`.
+    func decodeValue<T: KeyedCoding>(_ value: PropertyList, as type: T.Type) throws -> T? {
+        switch value {
+        case .uid:
+            return try decodeReference(referenceIndex(value), as: T.self)
+        case .string, .integer, .real, .bool, .data:
+            // Inline plain values, as NSMutableString's NS.string.
+            return try decodePlain(value, as: T.self)
+        default:
+            throw failure(
+                .typeMismatch, "expected \(T.archivedClassName), found \(value.archivedKindName)")
+        }
+    }
+
+    /// Decodes `$objects[uid]` as a `T`; index 0 is nil.
+    func decodeReference<T: KeyedCoding>(_ uid: Int, as type: T.Type) throws -> T? {
+        guard uid != 0 else { return nil }
+        let entry = try object(at: uid)
+        guard case .dictionary(let fields) = entry else {
+            return try decodePlain(entry, as: T.self)
+        }
+        let description = try classDescription(of: fields, uid: uid)
+        let chosen = try resolve(description, for: T.self)
+        if let className = inProgress[uid] {
+            throw cycleFailure(className: className, uid: uid)
+        }
+        if let instance = instances[uid] {
+            guard let typed = instance as? T else {
+                throw failure(
+                    .typeMismatch,
+                    "expected \(T.archivedClassName), found an instance of \(Swift.type(of: instance)) "
+                        + "(object #\(uid), \(description.name))")
+            }
+            return typed
+        }
+        if let value = values[DecodedValueKey(uid: uid, type: ObjectIdentifier(chosen))] as? T {
+            return value
+        }
+        if ObjectIdentifier(chosen) == ObjectIdentifier(T.self) {
+            return try instantiate(T.self, uid: uid, fields: fields, className: description.name)
+        }
+        let value = try instantiate(chosen, uid: uid, fields: fields, className: description.name)
+        guard let typed = value as? T else {
+            throw failure(.typeMismatch, "expected \(T.archivedClassName), found \(Swift.type(of: value))")
+        }
+        return typed
+    }
+
+    func decodePlain<T: KeyedCoding>(_ entry: PropertyList, as type: T.Type) throws -> T {
+        switch entry {
+        case .string, .integer, .real, .bool, .data:
+            guard let plainType = T.self as? any ArchivePlainValue.Type else {
+                throw failure(
+                    .typeMismatch, "expected \(T.archivedClassName), found \(entry.archivedKindName)")
+            }
+            do {
+                let value = try plainType.init(archivePlainValue: entry)
+                guard let typed = value as? T else {
+                    throw failure(
+                        .typeMismatch, "expected \(T.archivedClassName), found \(entry.archivedKindName)")
+                }
+                return typed
+            } catch let error as KeyedArchiveError {
+                throw located(error)
+            }
+        default:
+            throw failure(
+                .invalidArchive, "expected an object, found \(entry.typeName) in $objects")
+        }
+    }
+
+    func cycleFailure(className: String, uid: Int) -> KeyedArchiveError {
+        failure(
+            .unresolvableCycle,
+            "reference to \(className) (object #\(uid)) whose init(coder:) has not returned: the object "
+                + "graph has a cycle; decode this reference with decodeBackReference(of:forKey:then:)")
+    }
+
+    /// The class instance decoded from `$objects[uid]`, or the value decoded from it as `type`.
+    func cached(_ uid: Int, as type: any KeyedCoding.Type) -> Any? {
+        if let instance = instances[uid] { return instance }
+        return values[DecodedValueKey(uid: uid, type: ObjectIdentifier(type))]
+    }
+
+    /// Runs `U.init(coder:)` on `$objects[uid]`, marking it in progress meanwhile, then
+    /// caches the result and runs back-reference assignments waiting for it.
+    func instantiate<U: KeyedCoding>(
+        _ type: U.Type, uid: Int, fields: PropertyListDictionary, className: String
+    ) throws -> U {
+        let value: U
+        do {
+            value = try withObject(uid: uid, fields: fields, className: className) { try U(coder: self) }
+        } catch let thrown {
+            pendingAssignments[uid] = nil
+            if let archiveError = thrown as? KeyedArchiveError { throw located(archiveError) }
+            throw failure(.invalidArchive, "\(U.self).init(coder:) failed for \(className): \(thrown)")
+        }
+        if U.self is AnyObject.Type {
+            instances[uid] = value as AnyObject
+        } else {
+            values[DecodedValueKey(uid: uid, type: ObjectIdentifier(U.self))] = value
+        }
+        if let waiting = pendingAssignments.removeValue(forKey: uid) {
+            for assign in waiting { assign(value) }
+        }
+        return value
+    }
+
+    // MARK: Class resolution
+
+    /// The type mapped to `name` by this unarchiver or process-wide.
+    func mappedType(forClassName name: String) -> (any KeyedCoding.Type)? {
+        if let type = classMap[name] { return type }
+        return ArchiveClassRegistry.shared.type(forClassName: name)
+    }
+
+    /// Names tried in order: `$classname`, `$classhints`, and when secure coding is off
+    /// the superclasses from `$classes`.
+    func candidateNames(_ description: ClassDescription) -> [String] {
+        var names = [description.name]
+        names += description.hints
+        if !requiresSecureCoding { names += description.chain.dropFirst() }
+        return names
+    }
+
+    /// The type to construct for `description` when a `T` is requested, checked
+    /// against the allowed set and secure coding before anything is constructed.
+    func resolve<T: KeyedCoding>(_ description: ClassDescription, for type: T.Type) throws
+        -> any KeyedCoding.Type
+    {
+        let key = ResolutionKey(classUID: description.uid, requested: ObjectIdentifier(T.self))
+        if let known = resolutions[key] { return known }
+        guard let chosen = try resolve(description, allowed: [T.self]) else {
+            throw unmatched(description, allowed: [T.self])
+        }
+        try checkSecureCoding(chosen, className: description.name)
+        resolutions[key] = chosen
+        return chosen
+    }
+
+    /// The type to construct for `description` among `allowed` (all mapped types when
+    /// `nil`), or `nil` when the class maps to none and is left to the standard or
+    /// generic decoding.
+    func resolve(
+        _ description: ClassDescription, allowed: [any KeyedCoding.Type]?
+    ) throws -> (any KeyedCoding.Type)? {
+        for name in candidateNames(description) {
+            if let mapped = mappedType(forClassName: name) {
+                guard let allowed else { return mapped }
+                let identifier = ObjectIdentifier(mapped)
+                if allowed.contains(where: { ObjectIdentifier($0) == identifier }) { return mapped }
+                if mapped is any ArchiveStandardType.Type { return mapped }
+                if !requiresSecureCoding, allowed.contains(where: { isSubclass(mapped, of: $0) }) {
+                    return mapped
+                }
+                throw requiresSecureCoding
+                    ? notAllowed(name, mappedTo: mapped, allowed: allowed)
+                    : failure(
+                        .typeMismatch,
+                        "expected \(Self.names(allowed)), found \(name) (decoded as \(mapped))")
+            }
+            if let allowed, let listed = allowed.first(where: { accepts($0, className: name) }) {
+                return listed
+            }
+            if StandardClass(name) != nil { return nil }
+        }
+        return nil
+    }
+
+    func accepts(_ type: any KeyedCoding.Type, className name: String) -> Bool {
+        if let standard = type as? any ArchiveStandardType.Type { return standard.accepts(className: name) }
+        if type.archivedClassName == name { return true }
+        return ArchiveClassRegistry.shared.className(for: type) == name
+    }
+
+    func isSubclass(_ candidate: any KeyedCoding.Type, of base: any KeyedCoding.Type) -> Bool {
+        func check<Base: KeyedCoding>(_ base: Base.Type) -> Bool { candidate is Base.Type }
+        return candidate is AnyObject.Type && check(base)
+    }
+
+    func checkSecureCoding(_ type: any KeyedCoding.Type, className: String) throws {
+        guard requiresSecureCoding, !KeyedArchiver.supportsSecureCoding(type) else { return }
+        throw failure(
+            .classNotAllowed,
+            "class \"\(className)\" maps to \(type), which does not support secure coding "
+                + "(adopt SecureKeyedCoding), and requiresSecureCoding is true")
+    }
+
+    /// The error for a class that none of `allowed` decodes from.
+    func unmatched(_ description: ClassDescription, allowed: [any KeyedCoding.Type]) -> KeyedArchiveError {
+        let isStandard = candidateNames(description).contains { StandardClass($0) != nil }
+        if requiresSecureCoding, !isStandard {
+            return notAllowed(description.name, mappedTo: nil, allowed: allowed)
+        }
+        return failure(.typeMismatch, "expected \(Self.names(allowed)), found \(description.name)")
+    }
+
+    func notAllowed(
+        _ name: String, mappedTo mapped: (any KeyedCoding.Type)?, allowed: [any KeyedCoding.Type]
+    ) -> KeyedArchiveError {
+        let mappedText = mapped.map { " (mapped to \($0))" } ?? ""
+        return failure(
+            .classNotAllowed,
+            "class \"\(name)\"\(mappedText) is not allowed; allowed: \(Self.names(allowed)) and the standard types"
+        )
+    }
+
+    static func names(_ types: [any KeyedCoding.Type]) -> String {
+        types.isEmpty ? "no classes" : types.map { $0.archivedClassName }.joined(separator: ", ")
+    }
+}

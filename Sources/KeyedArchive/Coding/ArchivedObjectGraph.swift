@@ -1,0 +1,394 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A keyed archive as a graph of generic objects, for inspecting archives whose classes
+/// have no Swift type: forensics, debugging, tools.
+///
+/// ```swift
+/// let graph = try KeyedUnarchiver.objectGraph(from: data)
+/// if case .reference(let uid)? = graph.root, let object = graph.object(at: uid) {
+///     print(object.className)                 // "NSKeyedArchiverTestClass"
+///     for field in object.fields { print(field.key, field.value) }
+/// }
+/// print(graph)                                // one line per object, cycles and sharing marked
+/// ```
+///
+/// ``nodes`` is `$objects` indexed by UID: objects refer to each other with
+/// ``ArchivedValue/reference(_:)``, so an object referenced from several places appears
+/// once and a cycle is a reference back to an earlier node, never infinite nesting.
+/// Every reference in the graph is checked to be in range, every object to have a valid
+/// class description.
+///
+/// The untyped decoding methods also return an ``ArchivedObjectGraph`` for objects of
+/// unknown classes when ``KeyedUnarchivingOptions/decodesUnknownClassesGenerically`` is
+/// set; its ``root`` is then a reference to that object.
+public struct ArchivedObjectGraph: Hashable, Sendable, CustomStringConvertible {
+    /// The archive's `$objects`, indexed by UID; node 0 is ``ArchivedNode/null``.
+    public let nodes: [ArchivedNode]
+
+    /// The archive's `$top` entries (keys unescaped), such as `root`.
+    public let topLevel: [ArchivedField]
+
+    /// The value this graph is about: `$top["root"]` for a whole archive (`nil` if the
+    /// archive has no `root`), or a reference to the object that was decoded generically.
+    public let root: ArchivedValue?
+
+    /// How many times each node is referenced (by `$top` and by objects' fields).
+    let referenceCounts: [Int]
+
+    /// Whether each node lies on a reference cycle.
+    let cyclic: [Bool]
+
+    init(
+        nodes: [ArchivedNode], topLevel: [ArchivedField], root: ArchivedValue?, referenceCounts: [Int],
+        cyclic: [Bool]
+    ) {
+        self.nodes = nodes
+        self.topLevel = topLevel
+        self.root = root
+        self.referenceCounts = referenceCounts
+        self.cyclic = cyclic
+    }
+
+    /// The same graph about another value.
+    func rooted(at value: ArchivedValue?) -> ArchivedObjectGraph {
+        ArchivedObjectGraph(
+            nodes: nodes, topLevel: topLevel, root: value, referenceCounts: referenceCounts, cyclic: cyclic)
+    }
+
+    /// The node with index `uid`, or `nil` if out of range.
+    ///
+    /// - Parameter uid: An index into `$objects`.
+    public subscript(uid: Int) -> ArchivedNode? {
+        nodes.indices.contains(uid) ? nodes[uid] : nil
+    }
+
+    /// The object with index `uid`, or `nil` if that node is not an object.
+    ///
+    /// - Parameter uid: An index into `$objects`.
+    /// - Returns: The object.
+    public func object(at uid: Int) -> ArchivedObject? {
+        guard case .object(let object)? = self[uid] else { return nil }
+        return object
+    }
+
+    /// The `$top` value for `key`, if present.
+    ///
+    /// - Parameter key: A top-level key such as `root`.
+    /// - Returns: The value.
+    public func topLevelValue(forKey key: String) -> ArchivedValue? {
+        topLevel.first { $0.key == key }?.value
+    }
+
+    /// How many references point at node `uid`, from `$top` and from objects' fields.
+    ///
+    /// - Parameter uid: An index into `$objects`.
+    /// - Returns: The count; 0 for unreferenced nodes and class descriptions.
+    public func referenceCount(of uid: Int) -> Int {
+        referenceCounts.indices.contains(uid) ? referenceCounts[uid] : 0
+    }
+
+    /// Whether node `uid` is referenced more than once (a shared object).
+    ///
+    /// - Parameter uid: An index into `$objects`.
+    /// - Returns: `true` if shared.
+    public func isShared(_ uid: Int) -> Bool {
+        referenceCount(of: uid) > 1
+    }
+
+    /// Whether node `uid` lies on a reference cycle (including referring to itself).
+    ///
+    /// - Parameter uid: An index into `$objects`.
+    /// - Returns: `true` if the node can reach itself.
+    public func isOnCycle(_ uid: Int) -> Bool {
+        cyclic.indices.contains(uid) && cyclic[uid]
+    }
+
+    /// One line per node reachable from ``root`` (or every node when there is no root),
+    /// with class names, fields, and sharing and cycles marked.
+    public var description: String {
+        var lines: [String] = []
+        if let root { lines.append("root = \(root)") }
+        for field in topLevel where field.key != "root" {
+            lines.append("$top.\(field.key) = \(field.value)")
+        }
+        for uid in describedNodes() {
+            guard let node = self[uid] else { continue }
+            var marks = ""
+            if isShared(uid) { marks += " (shared ×\(referenceCount(of: uid)))" }
+            if isOnCycle(uid) { marks += " (cycle)" }
+            lines.append("#\(uid)\(marks) \(node)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Nodes reachable from the root (or from `$top`), in UID order; iterative.
+    private func describedNodes() -> [Int] {
+        var seen = [Bool](repeating: false, count: nodes.count)
+        var stack: [Int] = []
+        let starts = root.map { [$0] } ?? topLevel.map(\.value)
+        for value in starts { value.collectReferences(into: &stack) }
+        while let uid = stack.popLast() {
+            guard nodes.indices.contains(uid), !seen[uid] else { continue }
+            seen[uid] = true
+            nodes[uid].collectReferences(into: &stack)
+        }
+        return seen.indices.filter { seen[$0] }
+    }
+
+    /// Whether two graphs have the same nodes, top level and root.
+    ///
+    /// - Parameters:
+    ///   - lhs: A graph.
+    ///   - rhs: Another graph.
+    /// - Returns: `true` if equal.
+    public static func == (lhs: ArchivedObjectGraph, rhs: ArchivedObjectGraph) -> Bool {
+        lhs.root == rhs.root && lhs.nodes == rhs.nodes && lhs.topLevel == rhs.topLevel
+    }
+
+    /// Hashes the root and the size of the graph (cheap; equality compares the rest).
+    ///
+    /// - Parameter hasher: The hasher to feed.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(root)
+        hasher.combine(nodes.count)
+    }
+}
+
+/// One entry of an archive's `$objects`.
+public enum ArchivedNode: Hashable, Sendable, CustomStringConvertible {
+    /// `$objects[0]`, the `$null` marker that UID 0 refers to.
+    case null
+    /// A plain value stored without a class: a string, number or data (Apple's
+    /// immutable `NSString`, `NSNumber`, `NSData`), or another property-list value.
+    case value(ArchivedValue)
+    /// An object: a class and its fields.
+    case object(ArchivedObject)
+    /// A class description that objects refer to with `$class`.
+    case classDescription(ArchivedClass)
+
+    /// The indices of the nodes this node refers to, in field order.
+    public var references: [Int] {
+        var result: [Int] = []
+        collectReferences(into: &result)
+        return result
+    }
+
+    func collectReferences(into result: inout [Int]) {
+        switch self {
+        case .null, .classDescription: break
+        case .value(let value): value.collectReferences(into: &result)
+        case .object(let object):
+            for field in object.fields { field.value.collectReferences(into: &result) }
+        }
+    }
+
+    /// A one-line rendering: `NSArray { NS.objects = [#2, #3] }`, `"text"`, …
+    public var description: String {
+        switch self {
+        case .null: return "$null"
+        case .value(let value): return value.description
+        case .object(let object): return object.description
+        case .classDescription(let description):
+            return "class \(description.classes.joined(separator: " < "))"
+        }
+    }
+}
+
+/// An archived object whose class has no Swift type: its class and its fields.
+public struct ArchivedObject: Hashable, Sendable, CustomStringConvertible {
+    /// The class name (`$classname`).
+    public let className: String
+    /// The class and its superclasses, nearest first (`$classes`).
+    public let classChain: [String]
+    /// Alternative class names the archiver suggested (`$classhints`), usually empty.
+    public let classHints: [String]
+    /// The fields in archive order, without `$class`, keys unescaped (`$$x` → `$x`;
+    /// unkeyed values keep their keys `$0`, `$1`, …).
+    public let fields: [ArchivedField]
+
+    /// Creates an object.
+    ///
+    /// - Parameters:
+    ///   - className: The class name.
+    ///   - classChain: The class and its superclasses.
+    ///   - classHints: Alternative class names.
+    ///   - fields: The fields.
+    public init(className: String, classChain: [String], classHints: [String] = [], fields: [ArchivedField]) {
+        self.className = className
+        self.classChain = classChain
+        self.classHints = classHints
+        self.fields = fields
+    }
+
+    /// The value of the field named `key`, if present.
+    ///
+    /// - Parameter key: A field name as the object's class encodes it.
+    public subscript(key: String) -> ArchivedValue? {
+        fields.first { $0.key == key }?.value
+    }
+
+    /// `ClassName { key = value; … }`.
+    public var description: String {
+        let body = fields.map { "\($0.key) = \($0.value)" }.joined(separator: "; ")
+        return body.isEmpty ? className : "\(className) { \(body) }"
+    }
+}
+
+/// A class description: a class name and its superclasses.
+public struct ArchivedClass: Hashable, Sendable {
+    /// The class name (`$classname`).
+    public let name: String
+    /// The class and its superclasses, nearest first (`$classes`).
+    public let classes: [String]
+    /// Alternative class names (`$classhints`).
+    public let hints: [String]
+
+    /// Creates a class description.
+    ///
+    /// - Parameters:
+    ///   - name: The class name.
+    ///   - classes: The class and its superclasses.
+    ///   - hints: Alternative class names.
+    public init(name: String, classes: [String], hints: [String] = []) {
+        self.name = name
+        self.classes = classes
+        self.hints = hints
+    }
+}
+
+/// A named value of an archived object (or of `$top`).
+public struct ArchivedField: Hashable, Sendable {
+    /// The key.
+    public let key: String
+    /// The value.
+    public let value: ArchivedValue
+
+    /// Creates a field.
+    ///
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - value: The value.
+    public init(key: String, value: ArchivedValue) {
+        self.key = key
+        self.value = value
+    }
+}
+
+/// A value inside an archived object: an inline scalar, a reference to another node, or
+/// an inline collection (such as the `NS.objects` list of references).
+public indirect enum ArchivedValue: Hashable, Sendable, CustomStringConvertible {
+    /// A reference to nothing (UID 0).
+    case null
+    /// A reference to the node with this index in ``ArchivedObjectGraph/nodes``.
+    case reference(Int)
+    /// A string.
+    case string(String)
+    /// An integer.
+    case integer(PropertyListInteger)
+    /// A real number.
+    case real(Double)
+    /// A Boolean.
+    case bool(Bool)
+    /// A date.
+    case date(Date)
+    /// Bytes.
+    case data(Data)
+    /// An inline array.
+    case array([ArchivedValue])
+    /// An inline dictionary without a class.
+    case dictionary([ArchivedField])
+
+    /// Whether two values are equal; NaN equals NaN so that a value equals itself.
+    ///
+    /// - Parameters:
+    ///   - lhs: A value.
+    ///   - rhs: Another value.
+    /// - Returns: `true` if equal.
+    public static func == (lhs: ArchivedValue, rhs: ArchivedValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case (.reference(let a), .reference(let b)): return a == b
+        case (.string(let a), .string(let b)): return a == b
+        case (.integer(let a), .integer(let b)): return a == b
+        case (.real(let a), .real(let b)): return a == b || (a.isNaN && b.isNaN)
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.date(let a), .date(let b)): return PropertyList.date(a) == PropertyList.date(b)
+        case (.data(let a), .data(let b)): return a == b
+        case (.array(let a), .array(let b)): return a == b
+        case (.dictionary(let a), .dictionary(let b)): return a == b
+        default: return false
+        }
+    }
+
+    /// Hashes the value consistently with `==`.
+    ///
+    /// - Parameter hasher: The hasher to feed.
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .reference(let uid):
+            hasher.combine(1)
+            hasher.combine(uid)
+        case .string(let value):
+            hasher.combine(2)
+            hasher.combine(value)
+        case .integer(let value):
+            hasher.combine(3)
+            hasher.combine(value)
+        case .real(let value):
+            hasher.combine(4)
+            hasher.combine(value.isNaN ? .nan : value)
+        case .bool(let value):
+            hasher.combine(5)
+            hasher.combine(value)
+        case .date(let value):
+            hasher.combine(6)
+            hasher.combine(PropertyList.date(value))
+        case .data(let value):
+            hasher.combine(7)
+            hasher.combine(value)
+        case .array(let values):
+            hasher.combine(8)
+            hasher.combine(values)
+        case .dictionary(let fields):
+            hasher.combine(9)
+            hasher.combine(fields)
+        }
+    }
+
+    /// The node index, if this is a reference.
+    public var referenceValue: Int? {
+        if case .reference(let uid) = self { return uid }
+        return nil
+    }
+
+    func collectReferences(into result: inout [Int]) {
+        switch self {
+        case .reference(let uid): result.append(uid)
+        case .array(let values): for value in values { value.collectReferences(into: &result) }
+        case .dictionary(let fields): for field in fields { field.value.collectReferences(into: &result) }
+        default: break
+        }
+    }
+
+    /// A compact rendering: `#3` for references, quoted strings, `<4 bytes>` for data.
+    public var description: String {
+        switch self {
+        case .null: return "nil"
+        case .reference(let uid): return "#\(uid)"
+        case .string(let value): return "\"\(value)\""
+        case .integer(let value): return value.description
+        case .real(let value): return "\(value)"
+        case .bool(let value): return value ? "true" : "false"
+        case .date(let value): return ISO8601Date.format(value.timeIntervalSinceReferenceDate)
+        case .data(let value): return "<\(value.count) bytes>"
+        case .array(let values): return "[" + values.map(\.description).joined(separator: ", ") + "]"
+        case .dictionary(let fields):
+            return "{" + fields.map { "\($0.key) = \($0.value)" }.joined(separator: "; ") + "}"
+        }
+    }
+}
