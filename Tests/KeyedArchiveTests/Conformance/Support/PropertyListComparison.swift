@@ -148,9 +148,9 @@ extension PropertyList {
         }
     }
 
-    /// The fixture expectations write dates with a fraction as `2047-02-04T03:37:35.10146Z`,
-    /// which `Fixtures.expectedValue` (through `ISO8601DateFormatter`) leaves as a
-    /// `{"date": …}` dictionary; this turns such dictionaries into dates, to the microsecond.
+    /// plistlib's JSON (the expected.json convention) writes dates with a fraction as
+    /// `2047-02-04T03:37:35.10146Z`; this turns such `{"date": …}` dictionaries into dates,
+    /// to the microsecond.
     var withFractionalDatesResolved: PropertyList {
         switch self {
         case .dictionary(let dictionary):
