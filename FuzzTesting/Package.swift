@@ -1,0 +1,21 @@
+// swift-tools-version:6.0
+// libFuzzer targets for KeyedArchive. Build and run with `./fuzz.sh TARGET SECONDS`
+// (see Documentation/Security.md); `swift build -c release --sanitize=fuzzer` builds them all.
+import PackageDescription
+
+let package = Package(
+    name: "KeyedArchiveFuzzTesting",
+    dependencies: [.package(name: "KeyedArchive", path: "..")],
+    targets: [
+        .target(
+            name: "FuzzSupport",
+            dependencies: [.product(name: "KeyedArchive", package: "KeyedArchive")]
+        ),
+        .executableTarget(name: "FuzzBinary", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzXML", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzOpenStep", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzUnarchiver", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzRoundTrip", dependencies: ["FuzzSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

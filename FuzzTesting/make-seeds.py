@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of one fuzz target into a folder (outside git).
+
+Seeds come from three places: the shared fixtures (../../shared/fixtures, or $FIXTURES),
+the small self-made seeds committed under Seeds/, and inputs generated here with Python's
+plistlib (property lists of every type, keyed archives shaped like the fuzzer's
+FuzzCreature and FuzzPoint, shared-reference bombs). Fixtures are never copied into the
+repository: they are read at run time.
+
+usage: make-seeds.py TARGET OUTDIR   (TARGET: FuzzBinary FuzzXML FuzzOpenStep FuzzUnarchiver FuzzRoundTrip)
+"""
+import datetime
+import hashlib
+import os
+import plistlib
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MAX_SEED = 32 * 1024
+
+
+def fixture_files():
+    root = os.environ.get("FIXTURES") or os.path.join(HERE, "..", "..", "shared", "fixtures")
+    if not os.path.isdir(root):
+        print(f"note: no fixtures at {root}; seeding from generated inputs only", file=sys.stderr)
+        return
+    for folder in ("plists", "apple-keyed-archives", "malformed"):
+        path = os.path.join(root, folder)
+        if not os.path.isdir(path):
+            continue
+        for name in sorted(os.listdir(path)):
+            if name.endswith(".json"):
+                continue
+            with open(os.path.join(path, name), "rb") as f:
+                yield f.read()
+    # The repository's own sample archive.
+    sample = os.path.join(HERE, "..", "Documentation", "Samples", "Data.plist")
+    if os.path.exists(sample):
+        with open(sample, "rb") as f:
+            yield f.read()
+
+
+def committed(kind):
+    path = os.path.join(HERE, "Seeds", kind)
+    if os.path.isdir(path):
+        for name in sorted(os.listdir(path)):
+            with open(os.path.join(path, name), "rb") as f:
+                yield f.read()
+
+
+def kind_of(data):
+    if data.startswith(b"bplist"):
+        return "binary"
+    text = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith(b"<?xml") or text.startswith(b"<plist") or text.startswith(b"<!"):
+        return "xml"
+    return "openstep"
+
+
+def sample_values():
+    date = datetime.datetime(2024, 2, 29, 12, 30, 15)
+    yield {"string": "hello", "unicode": "h\u00e9llo \u20ac \U0001F600", "int": 42, "neg": -7,
+           "big": 2**63 + 5, "min": -(2**63), "real": 3.25, "bool": True, "false": False,
+           "date": date, "data": bytes(range(40)), "array": [1, "two", [3.0, {"k": "v"}]],
+           "empty": {}, "emptyArray": [], "uid": plistlib.UID(3)}
+    yield [i for i in range(300)]
+    yield ["x" * n for n in (0, 1, 14, 15, 16, 300)]
+    yield {f"key{i}": i * 1.5 for i in range(40)}
+    nested = "bottom"
+    for _ in range(40):
+        nested = [nested]
+    yield nested
+    yield "just a string"
+    yield 2**64 - 1
+    yield b"\x00\xff" * 20
+
+
+def generated(kind):
+    for value in sample_values():
+        if kind in ("binary", "roundtrip"):
+            yield plistlib.dumps(value, fmt=plistlib.FMT_BINARY, sort_keys=False)
+        if kind in ("xml", "roundtrip"):
+            try:
+                yield plistlib.dumps(xml_spelling(value), fmt=plistlib.FMT_XML)
+            except (TypeError, ValueError, OverflowError):
+                pass  # plistlib cannot write UIDs or 2**64-1 as XML
+    if kind in ("unarchiver", "binary", "xml", "roundtrip"):
+        for archive in archives():
+            if kind in ("unarchiver", "binary", "roundtrip"):
+                yield plistlib.dumps(archive, fmt=plistlib.FMT_BINARY, sort_keys=False)
+            if kind in ("unarchiver", "xml"):
+                yield plistlib.dumps(xml_spelling(archive), fmt=plistlib.FMT_XML)
+
+
+def xml_spelling(value):
+    """XML has no UID type: archives spell them as {"CF$UID": n}."""
+    if isinstance(value, plistlib.UID):
+        return {"CF$UID": value.data}
+    if isinstance(value, list):
+        return [xml_spelling(v) for v in value]
+    if isinstance(value, dict):
+        return {k: xml_spelling(v) for k, v in value.items()}
+    return value
+
+
+class Archive:
+    """Builds a keyed archive's $objects the way NSKeyedArchiver lays it out."""
+
+    def __init__(self):
+        self.objects = ["$null"]
+        self.classes = {}
+
+    def add(self, value):
+        self.objects.append(value)
+        return plistlib.UID(len(self.objects) - 1)
+
+    def cls(self, *names):
+        if names not in self.classes:
+            self.classes[names] = self.add({"$classname": names[0], "$classes": list(names) + ["NSObject"]})
+        return self.classes[names]
+
+    def array(self, refs):
+        return self.add({"$class": self.cls("NSArray"), "NS.objects": list(refs)})
+
+    def dictionary(self, keys, values):
+        return self.add({"$class": self.cls("NSDictionary"), "NS.keys": keys, "NS.objects": values})
+
+    def finish(self, root, **top):
+        top = dict(top, root=root)
+        return {"$archiver": "NSKeyedArchiver", "$version": 100000, "$top": top, "$objects": self.objects}
+
+
+def archives():
+    # A FuzzCreature with every field, a friend, children pointing back, a point.
+    a = Archive()
+    parent = a.add(None)  # placeholder, filled below (NSKeyedArchiver numbers parents first)
+    name = a.add("Potato Bug")
+    tags = a.array([a.add("six"), a.add("legs")])
+    point = a.add({"$class": a.cls("FuzzPoint"), "x": -3, "y": 2.5, "label": a.add("home")})
+    scores = a.dictionary([a.add("speed"), a.add("fear")], [a.add(9), a.add(-1)])
+    data = a.add({"$class": a.cls("NSData"), "NS.data": b"\x01\x02\x03"})
+    born = a.add({"$class": a.cls("NSDate"), "NS.time": 730000000.5})
+    child_fields = {"$class": a.cls("FuzzCreature"), "name": a.add("child"), "parent": parent, "legs": 2}
+    child = a.add(child_fields)
+    friend = a.add({"$class": a.cls("FuzzCreature"), "name": name, "friend": parent})
+    children = a.array([child, child])
+    a.objects[parent.data] = {"$class": a.cls("FuzzCreature"), "name": name, "legs": 6, "weight": 0.25,
+                              "scary": True, "tags": tags, "friend": friend, "home": point,
+                              "scores": scores, "data": data, "born": born, "children": children,
+                              "bytes": b"raw bytes"}
+    yield a.finish(parent, version=3)
+
+    # Standard types at the root: arrays, sets, dictionaries, UUID, URL, numbers, null.
+    a = Archive()
+    uuid = a.add({"$class": a.cls("NSUUID"), "NS.uuidbytes": bytes(range(16))})
+    url = a.add({"$class": a.cls("NSURL"), "NS.base": plistlib.UID(0), "NS.relative": a.add("https://example.com/x")})
+    null = a.add({"$class": a.cls("NSNull")})
+    st = a.add({"$class": a.cls("NSSet"), "NS.objects": [a.add(1), a.add(2)]})
+    mstr = a.add({"$class": a.cls("NSMutableString", "NSString"), "NS.string": "mutable"})
+    root = a.array([uuid, url, null, st, mstr, a.add(3.5), a.add(True), a.add(2**40)])
+    yield a.finish(root)
+
+    # A point at the root (a struct), and an array of points.
+    a = Archive()
+    p = a.add({"$class": a.cls("FuzzPoint"), "x": 2147483647, "y": -0.0})
+    yield a.finish(p)
+    a = Archive()
+    pts = [a.add({"$class": a.cls("FuzzPoint"), "x": i, "y": i / 2}) for i in range(4)]
+    yield a.finish(a.array(pts))
+
+    # A shared-reference bomb: each array holds the previous one twice.
+    a = Archive()
+    prev = a.add("leaf")
+    for _ in range(30):
+        prev = a.array([prev, prev])
+    yield a.finish(prev)
+
+    # A cycle without a back reference: must fail with unresolvableCycle, not hang.
+    a = Archive()
+    me = a.add(None)
+    a.objects[me.data] = {"$class": a.cls("FuzzCreature"), "friend": me}
+    yield a.finish(me)
+
+    # An unknown class and a class that does not support secure coding.
+    a = Archive()
+    yield a.finish(a.add({"$class": a.cls("FuzzInsecure")}))
+    a = Archive()
+    yield a.finish(a.add({"$class": a.cls("Some.Unknown", "Some.Base"), "field": a.add("x")}))
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    target, out = sys.argv[1], sys.argv[2]
+    kinds = {"FuzzBinary": ["binary"], "FuzzXML": ["xml"], "FuzzOpenStep": ["openstep"],
+             "FuzzUnarchiver": ["unarchiver"], "FuzzRoundTrip": ["binary", "xml", "roundtrip"]}
+    if target not in kinds:
+        sys.exit(f"unknown target {target}; one of {', '.join(kinds)}")
+    wanted = kinds[target]
+    os.makedirs(out, exist_ok=True)
+    seeds = []
+    for data in fixture_files():
+        kind = kind_of(data)
+        if target == "FuzzUnarchiver":
+            if b"$archiver" in data or b"$objects" in data:
+                seeds.append(data)
+        elif kind in wanted:
+            seeds.append(data)
+    for kind in wanted + (["binary", "xml"] if target == "FuzzUnarchiver" else []):
+        seeds.extend(committed(kind))
+    for kind in (["unarchiver"] if target == "FuzzUnarchiver" else wanted):
+        seeds.extend(generated(kind))
+    written = 0
+    for data in seeds:
+        if len(data) > MAX_SEED:
+            continue
+        name = hashlib.sha1(data).hexdigest()
+        path = os.path.join(out, name)
+        if not os.path.exists(path):
+            with open(path, "wb") as f:
+                f.write(data)
+            written += 1
+    print(f"{target}: {written} new seeds in {out}")
+
+
+if __name__ == "__main__":
+    main()
