@@ -34,10 +34,18 @@ let package = Package(
             dependencies: ["ScaryCreatures", "KeyedArchive"],
             path: "Tests/ScaryCreaturesTests"
         ),
+        // A child process for the hardening tests (durable writes killed mid-way, memory caps).
+        .executableTarget(
+            name: "HardeningProbe",
+            dependencies: ["KeyedArchive"],
+            path: "Tests/HardeningProbe"
+        ),
         .testTarget(
             name: "KeyedArchiveTests",
-            dependencies: ["KeyedArchive"],
-            path: "Tests/KeyedArchiveTests"
+            dependencies: ["KeyedArchive", "HardeningProbe"],
+            path: "Tests/KeyedArchiveTests",
+            // Read through #filePath by FuzzRegressionTests.
+            exclude: ["Resources"]
         ),
         .testTarget(
             name: "KeyedArchiveToolTests",

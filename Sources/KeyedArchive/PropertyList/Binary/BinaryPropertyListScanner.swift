@@ -574,6 +574,14 @@ extension BinaryPropertyListScanner {
     /// stack (and dictionary keys on a key stack) and are moved, not copied, into their
     /// container when it closes, which keeps reference counting out of the loop.
     ///
+    /// An object referenced more than once (a string used as a key everywhere, a subtree
+    /// shared by several containers) is built twice at most: on its second reference its
+    /// value is kept, and later references reuse it (strings, data and collections share
+    /// their storage). So memory and time stay proportional to the file's objects and
+    /// references, even for a "bomb" whose objects each refer twice to the next. The budget
+    /// and the depth limit still count a reused subtree in full, as if it were copied:
+    /// whoever walks the value meets it each time.
+    ///
     /// - Parameters:
     ///   - maximumDepth: Containers may nest this deep; the root container is level 1.
     ///   - budget: Values that may be built, counting a shared object each time it is reached
@@ -590,8 +598,12 @@ extension BinaryPropertyListScanner {
         try enter(rootObject, depth: 1, path: &path, maximumDepth: maximumDepth)
         let values = MovableStack<PropertyList>()
         let keys = MovableStack<String>()
+        // Objects referenced so far, and the values kept for those referenced again.
+        var seen = ObjectSet(objectCount: trailer.objectCount)
+        seen.insert(root)
+        var shared: [Int: SharedValue] = [:]
         // The innermost open container, kept out of `parents`.
-        var current = OpenContainer(object: rootObject, valueBase: 0, keyBase: 0)
+        var current = OpenContainer(object: rootObject, valueBase: 0, keyBase: 0, remainingBefore: budget)
         var parents: [OpenContainer] = []
 
         while true {
@@ -602,20 +614,50 @@ extension BinaryPropertyListScanner {
                 let childIndex: Int
                 if container.kind == .dictionary {
                     let keyIndex = try reference(container, at: next)
-                    keys.push(try key(keyIndex, position: next, of: container))
+                    if seen.insertReportingPresence(keyIndex) {
+                        if case .string(let text)? = shared[keyIndex]?.value {
+                            keys.push(text)
+                        } else {
+                            let text = try key(keyIndex, position: next, of: container)
+                            shared[keyIndex] = SharedValue(value: .string(text), size: 1, height: 0)
+                            keys.push(text)
+                        }
+                    } else {
+                        keys.push(try key(keyIndex, position: next, of: container))
+                    }
                     try spend(&remaining, budget: budget, at: container)
                     childIndex = try reference(container, at: container.count + next)
                 } else {
                     childIndex = try reference(container, at: next)
                 }
+                let again = seen.insertReportingPresence(childIndex)
+                if again, let reused = shared[childIndex] {
+                    // Counted in full, and checked against the depth limit where it lands.
+                    let child = try object(childIndex)
+                    remaining -= reused.size
+                    guard remaining >= 0 else { throw budgetExceeded(budget, at: child) }
+                    if reused.height > 0 {
+                        try checkDepth(child, depth: parents.count + 1 + reused.height, maximumDepth: maximumDepth)
+                    }
+                    current.height = max(current.height, reused.height)
+                    values.push(reused.value)
+                    continue
+                }
                 let child = try object(childIndex)
+                let remainingBefore = remaining
                 try spend(&remaining, budget: budget, at: child)
                 if child.kind.isContainer {
                     try enter(child, depth: parents.count + 2, path: &path, maximumDepth: maximumDepth)
                     parents.append(current)
-                    current = OpenContainer(object: child, valueBase: values.count, keyBase: keys.count)
+                    current = OpenContainer(
+                        object: child, valueBase: values.count, keyBase: keys.count,
+                        remainingBefore: remainingBefore, keepsValue: again)
                 } else {
-                    values.push(try scalar(child))
+                    let value = try scalar(child)
+                    if again, child.kind == .asciiString || child.kind == .utf16String || child.kind == .data {
+                        shared[childIndex] = SharedValue(value: value, size: 1, height: 0)
+                    }
+                    values.push(value)
                 }
             } else {
                 path.remove(container.index)
@@ -638,8 +680,14 @@ extension BinaryPropertyListScanner {
                 } else {
                     value = .array(values.moveOutArray(from: current.valueBase))
                 }
+                let height = current.height + 1
+                if current.keepsValue {
+                    shared[container.index] = SharedValue(
+                        value: value, size: current.remainingBefore - remaining, height: height)
+                }
                 guard let parent = parents.popLast() else { return value }
                 current = parent
+                current.height = max(current.height, height)
                 values.push(value)
             }
         }
@@ -651,7 +699,32 @@ extension BinaryPropertyListScanner {
         let object: BinaryPropertyListObject
         let valueBase: Int
         let keyBase: Int
+        /// The budget left before this container was counted; what it spent is its size.
+        let remainingBefore: Int
+        /// Whether the object was referenced before, so its value is kept for reuse.
+        var keepsValue = false
         var next = 0
+        /// The nesting levels of the deepest finished child container (0 if none).
+        var height = 0
+    }
+
+    /// A finished value kept for objects referenced more than once.
+    private struct SharedValue {
+        let value: PropertyList
+        /// The values it counts for against the budget (itself, its keys and descendants).
+        let size: Int
+        /// The levels of containers it holds, itself included; 0 for a scalar.
+        let height: Int
+    }
+
+    /// Throws if a reused container would reach below level `depth` of the limit.
+    private func checkDepth(_ container: BinaryPropertyListObject, depth: Int, maximumDepth: Int) throws {
+        guard depth <= maximumDepth else {
+            throw KeyedArchiveError(
+                .limitExceeded,
+                "object \(container.index): \(container.kind) nested deeper than the limit of \(maximumDepth) levels",
+                at: .byteOffset(container.offset))
+        }
     }
 
     /// Checks that `container` may be opened at nesting level `depth` (the root is 1).
@@ -676,13 +749,15 @@ extension BinaryPropertyListScanner {
     @inline(__always)
     private func spend(_ remaining: inout Int, budget: Int, at object: BinaryPropertyListObject) throws {
         remaining -= 1
-        guard remaining >= 0 else {
-            throw KeyedArchiveError(
-                .limitExceeded,
-                "object \(object.index): the property list expands to more than \(budget) values "
-                    + "(shared objects count each time they are referenced)",
-                at: .byteOffset(object.offset))
-        }
+        guard remaining >= 0 else { throw budgetExceeded(budget, at: object) }
+    }
+
+    private func budgetExceeded(_ budget: Int, at object: BinaryPropertyListObject) -> KeyedArchiveError {
+        KeyedArchiveError(
+            .limitExceeded,
+            "object \(object.index): the property list expands to more than \(budget) values "
+                + "(shared objects count each time they are referenced)",
+            at: .byteOffset(object.offset))
     }
 
     /// The string of a dictionary key.
@@ -696,6 +771,31 @@ extension BinaryPropertyListScanner {
                 at: .byteOffset(key.offset))
         }
         return try string(key)
+    }
+}
+
+/// A set of object indices as a bit set sized by the object count (which the file length
+/// bounds): the objects already referenced while materializing.
+struct ObjectSet {
+    private var bits: [UInt64]
+
+    init(objectCount: Int) {
+        bits = [UInt64](repeating: 0, count: (max(0, objectCount) + 63) >> 6)
+    }
+
+    /// Inserts `object` (an index below the object count) and returns whether it was there.
+    @inline(__always)
+    mutating func insertReportingPresence(_ object: Int) -> Bool {
+        let word = object >> 6
+        guard word >= 0, word < bits.count else { return false }
+        let mask: UInt64 = 1 << UInt64(object & 63)
+        let present = bits[word] & mask != 0
+        bits[word] |= mask
+        return present
+    }
+
+    mutating func insert(_ object: Int) {
+        _ = insertReportingPresence(object)
     }
 }
 
