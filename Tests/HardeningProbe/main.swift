@@ -36,7 +36,8 @@ func say(_ line: String) {
 /// Version `generation` of the file: a keyed archive of a marker and many copies of it, so
 /// that a torn file cannot decode and a decoded one can be checked for consistency.
 func durableContents(_ generation: Int) -> [String] {
-    [String(generation)] + Array(repeating: "generation \(generation) " + String(repeating: "x", count: 64), count: 4000)
+    [String(generation)]
+        + Array(repeating: "generation \(generation) " + String(repeating: "x", count: 64), count: 4000)
 }
 
 func writeLoop(to url: URL) -> Never {
@@ -105,7 +106,9 @@ func archiveBomb(levels: Int, className: String) -> PropertyList {
     ]
     for level in 0..<levels {
         let previous = PropertyList.uid(UInt64(2 + level))
-        objects.append(["$class": .uid(1), "NS.objects": [previous, previous], "left": previous, "right": previous])
+        objects.append([
+            "$class": .uid(1), "NS.objects": [previous, previous], "left": previous, "right": previous,
+        ])
     }
     return [
         "$archiver": "NSKeyedArchiver", "$version": 100_000,
@@ -117,7 +120,9 @@ func memoryProbe(headroomMegabytes: Int) -> Never {
     var cases: [(String, () throws -> Void)] = []
     let huge: [UInt64] = [1 << 20, 1 << 31, 1 << 40, 1 << 62, UInt64.max]
     for count in huge {
-        for (marker, kind) in [(0x40, "data"), (0x50, "ascii"), (0x60, "utf16"), (0xA0, "array"), (0xD0, "dict")] {
+        for (marker, kind) in [
+            (0x40, "data"), (0x50, "ascii"), (0x60, "utf16"), (0xA0, "array"), (0xD0, "dict"),
+        ] {
             let input = bplist([claim(UInt8(marker), count) + [UInt8](repeating: 0, count: 900)])
             cases.append(("binary \(kind) claiming \(count)", { _ = try PropertyList(from: input) }))
         }
@@ -125,7 +130,8 @@ func memoryProbe(headroomMegabytes: Int) -> Never {
     // A trailer claiming as many objects as the file has bytes, and then some.
     for objectCount: UInt64 in [1000, 1 << 32, UInt64.max] {
         let input = bplist([[0xA0]] + Array(repeating: [0x08], count: 400), objectCount: objectCount)
-        cases.append(("binary trailer claiming \(objectCount) objects", { _ = try PropertyList(from: input) }))
+        cases.append(
+            ("binary trailer claiming \(objectCount) objects", { _ = try PropertyList(from: input) }))
     }
     // A 2 KB binary bomb: 2^400 leaves described, cut off by the value budget.
     let bomb = bplist(
@@ -141,22 +147,32 @@ func memoryProbe(headroomMegabytes: Int) -> Never {
         let name = format == .binary ? "binary" : "XML"
         let nodes = (try? archiveBomb(levels: 400, className: "ProbeNode").data(format: format)) ?? Data()
         let data = (try? archiveBomb(levels: 400, className: "NSArray").data(format: format)) ?? Data()
-        cases.append(("\(name) archive bomb typed (\(nodes.count) bytes)", {
-            _ = try KeyedUnarchiver.unarchivedObject(ofClass: ProbeNode.self, from: nodes)
-        }))
-        cases.append(("\(name) archive bomb untyped", {
-            let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
-            unarchiver.requiresSecureCoding = false
-            _ = try unarchiver.decodeObject(forKey: "root")
-        }))
+        cases.append(
+            (
+                "\(name) archive bomb typed (\(nodes.count) bytes)",
+                {
+                    _ = try KeyedUnarchiver.unarchivedObject(ofClass: ProbeNode.self, from: nodes)
+                }
+            ))
+        cases.append(
+            (
+                "\(name) archive bomb untyped",
+                {
+                    let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+                    unarchiver.requiresSecureCoding = false
+                    _ = try unarchiver.decodeObject(forKey: "root")
+                }
+            ))
         cases.append(("\(name) archive bomb graph", { _ = try KeyedUnarchiver.objectGraph(from: data) }))
     }
     // An archive whose $objects claims a huge count in a tiny file.
     let objectsClaim = bplist([
         [0xD2, 1, 2, 3, 4], [0x59] + Array("$archiver".utf8), [0x58] + Array("$objects".utf8),
-        [0x5F, 0x10, 0x0F] + Array("NSKeyedArchiver".utf8), claim(0xA0, 1 << 40) + [UInt8](repeating: 1, count: 600),
+        [0x5F, 0x10, 0x0F] + Array("NSKeyedArchiver".utf8),
+        claim(0xA0, 1 << 40) + [UInt8](repeating: 1, count: 600),
     ])
-    cases.append(("archive $objects claiming 2^40", { _ = try KeyedUnarchiver(forReadingFrom: objectsClaim) }))
+    cases.append(
+        ("archive $objects claiming 2^40", { _ = try KeyedUnarchiver(forReadingFrom: objectsClaim) }))
 
     let capped = !addressSanitizerIsPresent()
     let baseline = dataSize()
@@ -182,7 +198,9 @@ func memoryProbe(headroomMegabytes: Int) -> Never {
         }
     }
     let growth = max(0, dataSize() - baseline) >> 20
-    say("done: \(cases.count) cases, cap \(capped ? "\(headroomMegabytes) MB" : "off (AddressSanitizer)"), data grew \(growth) MB")
+    say(
+        "done: \(cases.count) cases, cap \(capped ? "\(headroomMegabytes) MB" : "off (AddressSanitizer)"), data grew \(growth) MB"
+    )
     exit(0)
 }
 

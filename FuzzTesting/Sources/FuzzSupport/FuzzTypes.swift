@@ -25,6 +25,9 @@ public final class FuzzCreature: SecureKeyedCoding {
     /// - Parameter name: Its name.
     public init(name: String) { self.name = name }
 
+    /// Writes the fields (used to make seeds).
+    ///
+    /// - Parameter coder: The archiver.
     public func encode(with coder: KeyedArchiver) {
         coder.encode(name, forKey: "name")
         coder.encode(legs, forKey: "legs")
@@ -40,6 +43,10 @@ public final class FuzzCreature: SecureKeyedCoding {
         coder.encodeConditionalObject(parent, forKey: "parent")
     }
 
+    /// Decodes the fields, as an application would.
+    ///
+    /// - Parameter coder: The unarchiver.
+    /// - Throws: What the unarchiver throws.
     public init(coder: KeyedUnarchiver) throws {
         name = try coder.decodeObject(of: String.self, forKey: "name")
         legs = try coder.decodeInteger(forKey: "legs")
@@ -48,7 +55,8 @@ public final class FuzzCreature: SecureKeyedCoding {
         tags = try coder.decodeArrayOfObjects(ofClass: String.self, forKey: "tags")
         friend = try coder.decodeObject(of: FuzzCreature.self, forKey: "friend")
         home = try coder.decodeObject(of: FuzzPoint.self, forKey: "home")
-        scores = try coder.decodeDictionary(withKeysOfClass: String.self, objectsOfClass: Int.self, forKey: "scores")
+        scores = try coder.decodeDictionary(
+            withKeysOfClass: String.self, objectsOfClass: Int.self, forKey: "scores")
         bytes = try coder.decodeBytes(forKey: "bytes") ?? coder.decodeObject(of: Data.self, forKey: "data")
         born = try coder.decodeObject(of: Date.self, forKey: "born")
         children = try coder.decodeArrayOfObjects(ofClass: FuzzCreature.self, forKey: "children")
@@ -77,16 +85,24 @@ public struct FuzzPoint: SecureKeyedCoding {
         self.y = y
     }
 
+    /// Writes the fields (used to make seeds).
+    ///
+    /// - Parameter coder: The archiver.
     public func encode(with coder: KeyedArchiver) {
         coder.encode(x, forKey: "x")
         coder.encode(y, forKey: "y")
         coder.encode(label as? String, forKey: "label")
     }
 
+    /// Decodes the fields, as an application would.
+    ///
+    /// - Parameter coder: The unarchiver.
+    /// - Throws: What the unarchiver throws.
     public init(coder: KeyedUnarchiver) throws {
         x = try coder.decodeInt32(forKey: "x")
         y = try coder.decodeFloat(forKey: "y")
-        label = try coder.decodeObject(of: [String.self, Int.self, [String].self, UUID.self], forKey: "label")
+        label = try coder.decodeObject(
+            of: [String.self, Int.self, [String].self, UUID.self], forKey: "label")
     }
 }
 
@@ -99,8 +115,15 @@ public struct FuzzInsecure: KeyedCoding {
     /// How many instances `init(coder:)` has built (the fuzzer is single-threaded).
     nonisolated(unsafe) public static var constructed = 0
 
+    /// Writes the fields (used to make seeds).
+    ///
+    /// - Parameter coder: The archiver.
     public func encode(with coder: KeyedArchiver) {}
 
+    /// Decodes the fields, as an application would.
+    ///
+    /// - Parameter coder: The unarchiver.
+    /// - Throws: What the unarchiver throws.
     public init(coder: KeyedUnarchiver) throws {
         FuzzInsecure.constructed += 1
     }

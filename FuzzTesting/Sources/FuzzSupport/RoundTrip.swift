@@ -42,7 +42,9 @@ public enum RoundTrip {
                 return .uid(number.low)
             }
             var converted = PropertyListDictionary(minimumCapacity: dictionary.count)
-            for (key, element) in zip(dictionary.keys, dictionary.values) { converted[key] = xmlView(of: element) }
+            for (key, element) in zip(dictionary.keys, dictionary.values) {
+                converted[key] = xmlView(of: element)
+            }
             return .dictionary(converted)
         default: return value
         }
@@ -63,7 +65,9 @@ public enum RoundTrip {
         case (.array(let x), .array(let y)):
             guard x.count == y.count else { return "\(path): \(x.count) elements became \(y.count)" }
             for index in x.indices {
-                if let d = firstDifference(x[index], y[index], dateTolerance, "\(path)[\(index)]") { return d }
+                if let d = firstDifference(x[index], y[index], dateTolerance, "\(path)[\(index)]") {
+                    return d
+                }
             }
             return nil
         case (.dictionary(let x), .dictionary(let y)):

@@ -31,10 +31,15 @@ public func fuzzUnarchiver(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt
         return 0
     }
     let root = KeyedArchiver.rootObjectKey
-    attempt("decodeObject(of: FuzzCreature)") { _ = try unarchiver.decodeObject(of: FuzzCreature.self, forKey: root) }
-    attempt("decodeArrayOfObjects") { _ = try unarchiver.decodeArrayOfObjects(ofClass: FuzzPoint.self, forKey: root) }
+    attempt("decodeObject(of: FuzzCreature)") {
+        _ = try unarchiver.decodeObject(of: FuzzCreature.self, forKey: root)
+    }
+    attempt("decodeArrayOfObjects") {
+        _ = try unarchiver.decodeArrayOfObjects(ofClass: FuzzPoint.self, forKey: root)
+    }
     attempt("decodeDictionary") {
-        _ = try unarchiver.decodeDictionary(withKeysOfClass: String.self, objectsOfClass: FuzzCreature.self, forKey: root)
+        _ = try unarchiver.decodeDictionary(
+            withKeysOfClass: String.self, objectsOfClass: FuzzCreature.self, forKey: root)
     }
     attempt("scalars") {
         _ = try unarchiver.decodeInt32(forKey: root)

@@ -102,7 +102,8 @@ struct ConcurrencyTests {
             name: "task \(task)", scores: [task, round],
             friend: ConcurrentCreature(name: "friend \(round)", scores: []))
         let format: PropertyListFormat = round % 2 == 0 ? .binary : .xml
-        let data = try KeyedArchiver.archivedData(withRootObject: mine, requiringSecureCoding: true, format: format)
+        let data = try KeyedArchiver.archivedData(
+            withRootObject: mine, requiringSecureCoding: true, format: format)
         let back = try KeyedUnarchiver.unarchivedObject(ofClass: ConcurrentCreature.self, from: data)
         guard back == mine else { throw KeyedArchiveError(.invalidValue, "round trip changed \(mine.name)") }
 
@@ -110,7 +111,8 @@ struct ConcurrencyTests {
             withRootObject: ConcurrentRenamed(value: task * 1000 + round), requiringSecureCoding: true)
         let unarchiver = try KeyedUnarchiver(forReadingFrom: renamed)
         guard try unarchiver.archivedClassName(forKey: "root") == "Concurrency.Renamed",
-            try unarchiver.decodeObject(of: ConcurrentRenamed.self, forKey: "root")?.value == task * 1000 + round
+            try unarchiver.decodeObject(of: ConcurrentRenamed.self, forKey: "root")?.value == task * 1000
+                + round
         else { throw KeyedArchiveError(.invalidValue, "renamed type decoded wrongly") }
 
         // Read through our alias, then remove it.
@@ -124,7 +126,9 @@ struct ConcurrencyTests {
         KeyedUnarchiver.setClass(nil, forClassName: alias)
 
         // Property lists too.
-        let plist: PropertyList = ["task": .integer(PropertyListInteger(Int64(task))), "round": .string("\(round)")]
+        let plist: PropertyList = [
+            "task": .integer(PropertyListInteger(Int64(task))), "round": .string("\(round)"),
+        ]
         guard try PropertyList(from: plist.data(format: .binary)) == plist else {
             throw KeyedArchiveError(.invalidValue, "property list changed")
         }

@@ -18,7 +18,9 @@ struct DurableWriteTests {
 
     /// What the probe writes as version `generation` (see Tests/HardeningProbe/main.swift).
     static func isCompleteVersion(_ strings: [String]) -> Int? {
-        guard let first = strings.first, let generation = Int(first), strings.count == 4001 else { return nil }
+        guard let first = strings.first, let generation = Int(first), strings.count == 4001 else {
+            return nil
+        }
         let line = "generation \(generation) " + String(repeating: "x", count: 64)
         return strings.dropFirst().allSatisfy { $0 == line } ? generation : nil
     }
@@ -32,7 +34,9 @@ struct DurableWriteTests {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("archive.bin")
-        try KeyedArchiver.archive(["0"] + Array(repeating: "generation 0 " + String(repeating: "x", count: 64), count: 4000), to: file)
+        try KeyedArchiver.archive(
+            ["0"] + Array(repeating: "generation 0 " + String(repeating: "x", count: 64), count: 4000),
+            to: file)
 
         var killedWhileWriting = 0
         var lastGeneration = 0
@@ -69,7 +73,8 @@ struct DurableWriteTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let archiveURL = folder.appendingPathComponent("creature.archive")
         try KeyedArchiver.archive(Creature(name: "Potato Bug", legs: 6), to: archiveURL)
-        let creature = try KeyedUnarchiver.unarchivedObject(ofClass: Creature.self, from: Data(contentsOf: archiveURL))
+        let creature = try KeyedUnarchiver.unarchivedObject(
+            ofClass: Creature.self, from: Data(contentsOf: archiveURL))
         #expect(creature?.name == "Potato Bug")
         #expect(creature?.legs == 6)
 
@@ -79,14 +84,17 @@ struct DurableWriteTests {
         #expect(try PropertyList(from: Data(contentsOf: plistURL)) == settings)
         try PropertyList.string("replaced").write(to: plistURL)
         #expect(try PropertyList(from: Data(contentsOf: plistURL)) == "replaced")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [
-            "creature.archive", "settings.plist",
-        ])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [
+                "creature.archive", "settings.plist",
+            ])
     }
 
     @Test func aWriteThatCannotHappenThrowsAndLeavesTheFile() throws {
         let missing = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)/file.plist")
-        let error = #expect(throws: KeyedArchiveError.self) { try PropertyList.string("x").write(to: missing) }
+        let error = #expect(throws: KeyedArchiveError.self) {
+            try PropertyList.string("x").write(to: missing)
+        }
         #expect(error?.code == .fileOperationFailed)
         #expect(error?.message.contains(missing.deletingLastPathComponent().path) == true)
         // An encoding failure happens before the file is touched.
@@ -95,6 +103,7 @@ struct DurableWriteTests {
         let url = folder.appendingPathComponent("kept.archive")
         try KeyedArchiver.archive("kept", to: url)
         #expect(throws: KeyedArchiveError.self) { try KeyedArchiver.archive(Insecure(value: 1), to: url) }
-        #expect(try KeyedUnarchiver.unarchivedObject(ofClass: String.self, from: Data(contentsOf: url)) == "kept")
+        #expect(
+            try KeyedUnarchiver.unarchivedObject(ofClass: String.self, from: Data(contentsOf: url)) == "kept")
     }
 }

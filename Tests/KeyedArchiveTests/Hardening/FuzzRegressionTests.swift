@@ -40,7 +40,8 @@ struct FuzzRegressionTests {
                     do {
                         _ = try PropertyList(from: written, format: output)
                     } catch {
-                        Issue.record("\(name) as \(format): its \(output) rendering does not read back: \(error)")
+                        Issue.record(
+                            "\(name) as \(format): its \(output) rendering does not read back: \(error)")
                     }
                 }
             }

@@ -12,7 +12,8 @@ struct LimitTests {
         case .binary: return Hardening.binaryNesting(depth: depth)
         case .xml:
             return Data(
-                ("<plist>" + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth)
+                ("<plist>" + String(repeating: "<array>", count: depth)
+                    + String(repeating: "</array>", count: depth)
                     + "</plist>").utf8)
         case .openStep:
             return Data((String(repeating: "(", count: depth) + String(repeating: ")", count: depth)).utf8)
@@ -37,7 +38,9 @@ struct LimitTests {
     @Test func unarchiverRefusesObjectsNestedDeeperThanItsLimit() throws {
         #expect(KeyedUnarchivingOptions().maximumDepth == 512)
         // 2,000 NSArrays, each holding the previous one: 2,000 nested init(coder:) calls.
-        var objects: [PropertyList] = ["$null", ["$classname": "NSArray", "$classes": ["NSArray", "NSObject"]]]
+        var objects: [PropertyList] = [
+            "$null", ["$classname": "NSArray", "$classes": ["NSArray", "NSObject"]],
+        ]
         for level in 0..<2000 {
             let child: [PropertyList] = level == 0 ? [] : [.uid(UInt64(objects.count - 1))]
             objects.append(["$class": .uid(1), "NS.objects": .array(child)])
@@ -162,7 +165,8 @@ struct LimitTests {
         // A 1 KB string referenced 20,000 times (40 KB of references): 20 MB if copied.
         let text = [0x5F, 0x11, 0x04, 0x00] + [UInt8](repeating: 0x61, count: 1024)
         let count = 20_000
-        let array = [0xAF, 0x11] + Hardening.bigEndian(UInt64(count), width: 2)
+        let array =
+            [0xAF, 0x11] + Hardening.bigEndian(UInt64(count), width: 2)
             + (0..<count).flatMap { _ in Hardening.bigEndian(1, width: 2) }
         let value = try PropertyList(from: Hardening.bplist([array, text]))
         guard case .array(let elements) = value else {

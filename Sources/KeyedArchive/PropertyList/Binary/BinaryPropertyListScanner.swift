@@ -637,7 +637,8 @@ extension BinaryPropertyListScanner {
                     remaining -= reused.size
                     guard remaining >= 0 else { throw budgetExceeded(budget, at: child) }
                     if reused.height > 0 {
-                        try checkDepth(child, depth: parents.count + 1 + reused.height, maximumDepth: maximumDepth)
+                        try checkDepth(
+                            child, depth: parents.count + 1 + reused.height, maximumDepth: maximumDepth)
                     }
                     current.height = max(current.height, reused.height)
                     values.push(reused.value)
@@ -654,7 +655,8 @@ extension BinaryPropertyListScanner {
                         remainingBefore: remainingBefore, keepsValue: again)
                 } else {
                     let value = try scalar(child)
-                    if again, child.kind == .asciiString || child.kind == .utf16String || child.kind == .data {
+                    if again, child.kind == .asciiString || child.kind == .utf16String || child.kind == .data
+                    {
                         shared[childIndex] = SharedValue(value: value, size: 1, height: 0)
                     }
                     values.push(value)
