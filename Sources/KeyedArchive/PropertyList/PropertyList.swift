@@ -194,11 +194,65 @@ extension PropertyList {
 extension PropertyList: Hashable {
     /// Whether two values are equal; NaN equals NaN so that a value equals itself.
     ///
+    /// Nested collections are compared with an explicit stack, not by recursion, so values
+    /// of any depth compare without exhausting the stack; collections that share storage
+    /// (as a binary property list's shared objects do) compare equal at once.
+    ///
     /// - Parameters:
     ///   - lhs: A value.
     ///   - rhs: Another value.
     /// - Returns: `true` if the values are equal.
     public static func == (lhs: PropertyList, rhs: PropertyList) -> Bool {
+        var pending: [(PropertyList, PropertyList)] = []
+        guard shallowEqual(lhs, rhs, deferringTo: &pending) else { return false }
+        while let (a, b) = pending.popLast() {
+            guard shallowEqual(a, b, deferringTo: &pending) else { return false }
+        }
+        return true
+    }
+
+    /// Compares scalars, and the sizes and keys of collections, appending pairs of nested
+    /// collections still to compare to `pending`.
+    private static func shallowEqual(
+        _ lhs: PropertyList, _ rhs: PropertyList, deferringTo pending: inout [(PropertyList, PropertyList)]
+    ) -> Bool {
+        switch (lhs, rhs) {
+        case (.array(let a), .array(let b)):
+            guard a.count == b.count else { return false }
+            if a.withUnsafeBufferPointer({ $0.baseAddress }) == b.withUnsafeBufferPointer({ $0.baseAddress })
+            {
+                return true
+            }
+            for index in a.indices {
+                guard deferOrCompare(a[index], b[index], &pending) else { return false }
+            }
+            return true
+        case (.dictionary(let a), .dictionary(let b)):
+            guard a.count == b.count else { return false }
+            for (key, value) in a {
+                guard let other = b[key], deferOrCompare(value, other, &pending) else { return false }
+            }
+            return true
+        default:
+            return scalarEqual(lhs, rhs)
+        }
+    }
+
+    @inline(__always)
+    private static func deferOrCompare(
+        _ lhs: PropertyList, _ rhs: PropertyList, _ pending: inout [(PropertyList, PropertyList)]
+    ) -> Bool {
+        switch (lhs, rhs) {
+        case (.array, .array), (.dictionary, .dictionary):
+            pending.append((lhs, rhs))
+            return true
+        default:
+            return scalarEqual(lhs, rhs)
+        }
+    }
+
+    /// Equality of two values that are not both arrays or both dictionaries.
+    private static func scalarEqual(_ lhs: PropertyList, _ rhs: PropertyList) -> Bool {
         switch (lhs, rhs) {
         case (.string(let a), .string(let b)): return a == b
         case (.integer(let a), .integer(let b)): return a == b
@@ -209,8 +263,6 @@ extension PropertyList: Hashable {
             let y = b.timeIntervalSinceReferenceDate
             return x == y || (x.isNaN && y.isNaN)
         case (.data(let a), .data(let b)): return a == b
-        case (.array(let a), .array(let b)): return a == b
-        case (.dictionary(let a), .dictionary(let b)): return a == b
         case (.uid(let a), .uid(let b)): return a == b
         default: return false
         }

@@ -121,11 +121,8 @@ public struct PropertyListDictionary: Hashable, Sendable, Sequence, ExpressibleB
     ///   - rhs: Another dictionary.
     /// - Returns: `true` if they hold the same entries.
     public static func == (lhs: PropertyListDictionary, rhs: PropertyListDictionary) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        for (key, value) in lhs {
-            guard let other = rhs[key], other == value else { return false }
-        }
-        return true
+        // PropertyList's equality walks nested values without recursion.
+        PropertyList.dictionary(lhs) == PropertyList.dictionary(rhs)
     }
 
     /// Hashes the entries without regard to their order.
