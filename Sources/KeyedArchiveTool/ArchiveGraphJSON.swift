@@ -166,10 +166,7 @@ enum ArchiveGraphJSON {
             case .data(let data): plist = .data(data)
             case .null, .reference, .array, .dictionary: return "null"
             }
-            let json = String(decoding: try plist.jsonData(), as: UTF8.self)
-            // One-key wrappers (`{"date":"…"}`) get the space that `-convert json -r` gives them.
-            guard json.hasPrefix("{") else { return json }
-            return json.replacingOccurrences(of: "\":", with: "\": ")
+            return String(decoding: try plist.jsonData(), as: UTF8.self)
         }
     }
 }
