@@ -1,1 +1,124 @@
-print("benchmarks")
+// `swift run -c release benchmarks [--size small|full] [--filter SUBSTRING] [--json PATH]
+//                                  [--no-memory] [--fail-on-missed]`
+//
+// Runs every registered benchmark group (see `BenchmarkRegistry`), ours and Foundation's
+// side by side in one process on the same inputs, and prints a table. Method: see
+// `TimingPlan` (timing) and `PeakMemory` (memory) in Measurement.swift.
+
+import Foundation
+
+struct Options {
+    var size = BenchmarkSize.full
+    var filter: String?
+    var jsonPath: String?
+    var measuresMemory = true
+    var failsOnMissedTarget = false
+    // Internal: the memory-measuring child mode.
+    var memoryChild: (identifier: String, side: String)?
+}
+
+func usage() -> Never {
+    print(
+        """
+        usage: benchmarks [--size small|full] [--filter SUBSTRING] [--json PATH] [--no-memory] [--fail-on-missed]
+          --size small|full   small: CI smoke test (seconds); full (default): the real measurement
+          --filter SUBSTRING  run only benchmarks whose identifier (group/workload/operation/format) contains it
+          --json PATH         also write the results as JSON
+          --no-memory         skip the peak-memory measurement (child processes)
+          --fail-on-missed    exit with status 1 if a speed-up target is missed
+        """)
+    exit(2)
+}
+
+func parseOptions(_ arguments: [String]) -> Options {
+    var options = Options()
+    var remaining = arguments[...]
+    var side: String?
+    var memoryIdentifier: String?
+    while let argument = remaining.popFirst() {
+        switch argument {
+        case "--size":
+            guard let value = remaining.popFirst(), let size = BenchmarkSize(rawValue: value) else { usage() }
+            options.size = size
+        case "--filter":
+            guard let value = remaining.popFirst() else { usage() }
+            options.filter = value
+        case "--json":
+            guard let value = remaining.popFirst() else { usage() }
+            options.jsonPath = value
+        case "--no-memory": options.measuresMemory = false
+        case "--fail-on-missed": options.failsOnMissedTarget = true
+        case "--measure-memory": memoryIdentifier = remaining.popFirst()
+        case "--side": side = remaining.popFirst()
+        default: usage()
+        }
+    }
+    if let memoryIdentifier, let side { options.memoryChild = (memoryIdentifier, side) }
+    return options
+}
+
+let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
+let selected = BenchmarkRegistry.all(size: options.size).filter { entry in
+    options.filter.map { entry.identifier.contains($0) } ?? true
+}
+
+// Child mode: measure one side's peak memory and print it.
+if let child = options.memoryChild {
+    guard let entry = selected.first(where: { $0.identifier == child.identifier }),
+        let prepared = try? entry.benchmark.prepare(),
+        let peak = try? PeakMemory.measure(child.side == "ours" ? prepared.ours : prepared.baseline)
+    else { exit(1) }
+    print(peak)
+    exit(0)
+}
+
+if selected.isEmpty {
+    print("no benchmark matches \(options.filter ?? "")")
+    exit(1)
+}
+
+let plan = TimingPlan.forSize(options.size)
+let measuresMemory = options.measuresMemory && PeakMemory.isSupported
+print(
+    "KeyedArchive benchmarks (\(options.size.rawValue)): ours vs Foundation PropertyListSerialization, "
+        + "median of ≥\(plan.minimumRuns) alternating runs after a warm-up"
+        + (measuresMemory ? "; peak memory measured in child processes" : ""))
+print("")
+
+var results: [BenchmarkResult] = []
+var report = ReportTable()
+for (identifier, benchmark) in selected {
+    var result = BenchmarkResult(identifier: identifier, benchmark: benchmark)
+    do {
+        let prepared = try benchmark.prepare()
+        result.problem = prepared.verify()
+        result.inputBytes = prepared.inputBytes
+        let timing = try time(prepared, plan: plan)
+        result.record(timing)
+        if measuresMemory {
+            result.oursPeakMemory = PeakMemory.measureInChild(
+                identifier: identifier, side: "ours", size: options.size)
+            result.baselinePeakMemory = PeakMemory.measureInChild(
+                identifier: identifier, side: "baseline", size: options.size)
+        }
+    } catch {
+        result.problem = "failed: \(error)"
+    }
+    report.add(result)
+    results.append(result)
+}
+report.print()
+
+if let jsonPath = options.jsonPath {
+    do {
+        try writeJSON(results, size: options.size, plan: plan, to: jsonPath)
+        print("\nresults written to \(jsonPath)")
+    } catch {
+        print("\ncould not write \(jsonPath): \(error)")
+        exit(1)
+    }
+}
+
+if options.failsOnMissedTarget && results.contains(where: { $0.metTarget == false || $0.problem != nil }) {
+    exit(1)
+}

@@ -152,8 +152,10 @@ struct ExpectedJSONParser {
             case ("data", .string(let base64)):
                 if let data = Data(base64Encoded: base64) { return .data(data) }
             case ("date", .string(let iso)):
-                let formatter = ISO8601DateFormatter()
-                if let date = formatter.date(from: iso) { return .date(date) }
+                // Fractions to the microsecond, as plistlib writes them.
+                if let seconds = ISO8601Text.secondsSince2001(iso) {
+                    return .date(Date(timeIntervalSinceReferenceDate: seconds))
+                }
             case ("real", .string(let special)):
                 switch special {
                 case "nan": return .real(.nan)
