@@ -80,7 +80,9 @@ enum KeyedArchiveBenchmarks: BenchmarkGroup {
             benchmarks.append(
                 Benchmark(
                     workload: workload + " (baseline: our full read)", operation: "decode-one",
-                    format: formatName, target: format == .binary ? 100 : nil,
+                    format: formatName,
+                    // The ratio grows with the archive: the target is for the full 10,000 objects.
+                    target: format == .binary && size == .full ? 100 : nil,
                     prepare: {
                         let bytes = try archive.get()
                         let set = try creatures.get()
