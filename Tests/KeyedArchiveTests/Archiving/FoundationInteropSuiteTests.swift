@@ -230,7 +230,7 @@ final class InteropBranch: InteropLeaf {
 
 @Suite("Foundation interoperability: every value kind, both directions")
 struct FoundationInteropSuiteTests {
-    static let names: [(ours: any KeyedCoding.Type, foundation: AnyClass)] = [
+    nonisolated(unsafe) static let names: [(ours: any KeyedCoding.Type, foundation: AnyClass)] = [
         (InteropSink.self, InteropSinkNS.self), (InteropLeaf.self, InteropLeafNS.self),
         (InteropBranch.self, InteropBranchNS.self),
     ]
