@@ -69,7 +69,8 @@ func blackHole(_ value: AnyObject) {
 enum BenchmarkRegistry {
     static var groups: [any BenchmarkGroup.Type] {
         [
-            PropertyListBenchmarks.self
+            PropertyListBenchmarks.self,
+            CodableBenchmarks.self,
         ]
     }
 

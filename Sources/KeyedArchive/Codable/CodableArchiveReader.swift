@@ -40,7 +40,8 @@ final class CodableArchiveReader {
 
     // MARK: Values
 
-    func decodeValue<T: Decodable>(_ type: T.Type, from value: PropertyList, codingPath: [any CodingKey]) throws
+    func decodeValue<T: Decodable>(_ type: T.Type, from value: PropertyList, codingPath: [any CodingKey])
+        throws
         -> T
     {
         if let primitive = T.self as? any CodableArchiveDecodablePrimitive.Type,
@@ -65,7 +66,8 @@ final class CodableArchiveReader {
                         T.self,
                         context(
                             codingPath, .typeMismatch,
-                            "expected \(T.self), found an instance of \(Swift.type(of: instance)) (object #\(index))"))
+                            "expected \(T.self), found an instance of \(Swift.type(of: instance)) (object #\(index))"
+                        ))
                 }
                 return typed
             }
@@ -108,7 +110,8 @@ final class CodableArchiveReader {
     }
 
     /// The plain value a reference points to (or an inline value), `NSDate` as a date.
-    func scalar(_ value: PropertyList, codingPath: [any CodingKey], expected: Any.Type) throws -> PropertyList {
+    func scalar(_ value: PropertyList, codingPath: [any CodingKey], expected: Any.Type) throws -> PropertyList
+    {
         guard case .uid(let raw) = value else { return value }
         guard let index = Int(exactly: raw), index < source.objectCount else {
             throw corrupt(codingPath, .invalidArchive, "object reference \(raw) is out of range")
@@ -120,7 +123,9 @@ final class CodableArchiveReader {
         let entry = try object(at: index, codingPath: codingPath)
         guard case .dictionary(let fields) = entry else { return entry }
         let name = try className(of: fields, codingPath: codingPath)
-        if name == "NSDate", let time = fields["NS.time"] { return .date(Date(timeIntervalSinceReferenceDate: try seconds(time, codingPath))) }
+        if name == "NSDate", let time = fields["NS.time"] {
+            return .date(Date(timeIntervalSinceReferenceDate: try seconds(time, codingPath)))
+        }
         if name == "NSMutableString", let text = fields["NS.string"] { return text }
         if name == "NSMutableData", let bytes = fields["NS.data"] { return bytes }
         throw DecodingError.typeMismatch(
@@ -176,7 +181,8 @@ final class CodableArchiveReader {
             var order: [String] = []
             order.reserveCapacity(keys.count)
             for (key, element) in zip(keys, values) {
-                guard case .string(let text) = try scalar(key, codingPath: codingPath, expected: String.self) else {
+                guard case .string(let text) = try scalar(key, codingPath: codingPath, expected: String.self)
+                else {
                     throw DecodingError.typeMismatch(
                         String.self, context(codingPath, .typeMismatch, "a dictionary key is not a string"))
                 }
@@ -185,11 +191,13 @@ final class CodableArchiveReader {
             return .entries(entries, order: order)
         case "NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSOrderedSet", "NSMutableOrderedSet":
             throw DecodingError.typeMismatch(
-                [String: Any].self, context(codingPath, .typeMismatch, "expected a keyed container, found \(name)"))
+                [String: Any].self,
+                context(codingPath, .typeMismatch, "expected a keyed container, found \(name)"))
         default:
             guard layout == .objects else {
                 throw DecodingError.typeMismatch(
-                    [String: Any].self, context(codingPath, .typeMismatch, "expected NSDictionary, found \(name)"))
+                    [String: Any].self,
+                    context(codingPath, .typeMismatch, "expected NSDictionary, found \(name)"))
             }
             return .fields(fields)
         }
@@ -281,7 +289,9 @@ final class CodableArchiveReader {
             underlyingError: KeyedArchiveError(code, message, at: .keyPath(location)))
     }
 
-    func corrupt(_ codingPath: [any CodingKey], _ code: KeyedArchiveError.Code, _ message: String) -> DecodingError {
+    func corrupt(_ codingPath: [any CodingKey], _ code: KeyedArchiveError.Code, _ message: String)
+        -> DecodingError
+    {
         DecodingError.dataCorrupted(context(codingPath, code, message))
     }
 }
@@ -377,7 +387,8 @@ extension CodableArchiveReader {
             var located = error
             located.location = .keyPath(location)
             let context = DecodingError.Context(
-                codingPath: codingPath, debugDescription: "\(location): \(error.message)", underlyingError: located)
+                codingPath: codingPath, debugDescription: "\(location): \(error.message)",
+                underlyingError: located)
             if error.code == .valueOutOfRange { throw DecodingError.dataCorrupted(context) }
             throw DecodingError.typeMismatch(T.self, context)
         }
@@ -396,12 +407,14 @@ struct CodableDecodingNode: Decoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         KeyedDecodingContainer(
             CodableKeyedDecodingContainer<Key>(
-                reader: reader, source: try reader.keyedSource(value, codingPath: codingPath), codingPath: codingPath))
+                reader: reader, source: try reader.keyedSource(value, codingPath: codingPath),
+                codingPath: codingPath))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         CodableUnkeyedDecodingContainer(
-            reader: reader, elements: try reader.unkeyedElements(value, codingPath: codingPath), codingPath: codingPath)
+            reader: reader, elements: try reader.unkeyedElements(value, codingPath: codingPath),
+            codingPath: codingPath)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
@@ -440,7 +453,9 @@ struct CodableKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     private func required(_ key: Key) throws -> PropertyList {
         guard let value = lookup(key) else {
             throw DecodingError.keyNotFound(
-                key, reader.context(codingPath + [key], .invalidArchive, "no value for key \"\(key.stringValue)\""))
+                key,
+                reader.context(codingPath + [key], .invalidArchive, "no value for key \"\(key.stringValue)\"")
+            )
         }
         return value
     }
@@ -503,13 +518,15 @@ struct CodableKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
         let path = codingPath + [key]
         return KeyedDecodingContainer(
             CodableKeyedDecodingContainer<NestedKey>(
-                reader: reader, source: try reader.keyedSource(required(key), codingPath: path), codingPath: path))
+                reader: reader, source: try reader.keyedSource(required(key), codingPath: path),
+                codingPath: path))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         let path = codingPath + [key]
         return CodableUnkeyedDecodingContainer(
-            reader: reader, elements: try reader.unkeyedElements(required(key), codingPath: path), codingPath: path)
+            reader: reader, elements: try reader.unkeyedElements(required(key), codingPath: path),
+            codingPath: path)
     }
 
     func superDecoder() throws -> any Decoder {
@@ -623,21 +640,39 @@ struct CodableSingleValueDecodingContainer: SingleValueDecodingContainer {
 
     func decodeNil() -> Bool { (try? reader.isNil(value, codingPath: codingPath)) ?? false }
 
-    func decode(_ type: Bool.Type) throws -> Bool { try reader.primitive(Bool.self, value, codingPath: codingPath) }
+    func decode(_ type: Bool.Type) throws -> Bool {
+        try reader.primitive(Bool.self, value, codingPath: codingPath)
+    }
     func decode(_ type: String.Type) throws -> String {
         try reader.primitive(String.self, value, codingPath: codingPath)
     }
     func decode(_ type: Double.Type) throws -> Double {
         try reader.primitive(Double.self, value, codingPath: codingPath)
     }
-    func decode(_ type: Float.Type) throws -> Float { try reader.primitive(Float.self, value, codingPath: codingPath) }
-    func decode(_ type: Int.Type) throws -> Int { try reader.primitive(Int.self, value, codingPath: codingPath) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try reader.primitive(Int8.self, value, codingPath: codingPath) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try reader.primitive(Int16.self, value, codingPath: codingPath) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try reader.primitive(Int32.self, value, codingPath: codingPath) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try reader.primitive(Int64.self, value, codingPath: codingPath) }
-    func decode(_ type: UInt.Type) throws -> UInt { try reader.primitive(UInt.self, value, codingPath: codingPath) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try reader.primitive(UInt8.self, value, codingPath: codingPath) }
+    func decode(_ type: Float.Type) throws -> Float {
+        try reader.primitive(Float.self, value, codingPath: codingPath)
+    }
+    func decode(_ type: Int.Type) throws -> Int {
+        try reader.primitive(Int.self, value, codingPath: codingPath)
+    }
+    func decode(_ type: Int8.Type) throws -> Int8 {
+        try reader.primitive(Int8.self, value, codingPath: codingPath)
+    }
+    func decode(_ type: Int16.Type) throws -> Int16 {
+        try reader.primitive(Int16.self, value, codingPath: codingPath)
+    }
+    func decode(_ type: Int32.Type) throws -> Int32 {
+        try reader.primitive(Int32.self, value, codingPath: codingPath)
+    }
+    func decode(_ type: Int64.Type) throws -> Int64 {
+        try reader.primitive(Int64.self, value, codingPath: codingPath)
+    }
+    func decode(_ type: UInt.Type) throws -> UInt {
+        try reader.primitive(UInt.self, value, codingPath: codingPath)
+    }
+    func decode(_ type: UInt8.Type) throws -> UInt8 {
+        try reader.primitive(UInt8.self, value, codingPath: codingPath)
+    }
     func decode(_ type: UInt16.Type) throws -> UInt16 {
         try reader.primitive(UInt16.self, value, codingPath: codingPath)
     }

@@ -85,13 +85,19 @@ extension Int: CodableArchivePrimitive {
     func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot { .integer(PropertyListInteger(self)) }
 }
 extension Int8: CodableArchivePrimitive {
-    func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot { .integer(PropertyListInteger(Int64(self))) }
+    func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot {
+        .integer(PropertyListInteger(Int64(self)))
+    }
 }
 extension Int16: CodableArchivePrimitive {
-    func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot { .integer(PropertyListInteger(Int64(self))) }
+    func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot {
+        .integer(PropertyListInteger(Int64(self)))
+    }
 }
 extension Int32: CodableArchivePrimitive {
-    func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot { .integer(PropertyListInteger(Int64(self))) }
+    func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot {
+        .integer(PropertyListInteger(Int64(self)))
+    }
 }
 extension Int64: CodableArchivePrimitive {
     func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot { .integer(PropertyListInteger(self)) }
@@ -242,7 +248,8 @@ final class CodableArchiveWriter {
     func finish(_ node: CodableEncodingNode) throws -> CodableSlot {
         switch node.storage {
         case .empty:
-            return .reference(try store(CodableKeyedStorage(), name: node.typeName, codingPath: node.codingPath))
+            return .reference(
+                try store(CodableKeyedStorage(), name: node.typeName, codingPath: node.codingPath))
         case .single(let entry):
             return try resolve(entry, codingPath: node.codingPath)
         case .keyed(let storage):
@@ -263,7 +270,9 @@ final class CodableArchiveWriter {
 
     // MARK: Records
 
-    private func store(_ storage: CodableKeyedStorage, name: String?, codingPath: [any CodingKey]) throws -> Int {
+    private func store(_ storage: CodableKeyedStorage, name: String?, codingPath: [any CodingKey]) throws
+        -> Int
+    {
         if layout == .objects, let name {
             let fields = try objectFields(storage, codingPath: codingPath)
             let uid = archiver.table.reserve()
@@ -314,7 +323,9 @@ final class CodableArchiveWriter {
         fields.reserveCapacity(storage.keys.count)
         for (key, entry) in zip(storage.keys, storage.entries) {
             fields.append(
-                ArchiveField(key: archiveEscapedKey(key), value: fieldValue(try resolve(entry, codingPath: codingPath))))
+                ArchiveField(
+                    key: archiveEscapedKey(key), value: fieldValue(try resolve(entry, codingPath: codingPath))
+                ))
         }
         return fields
     }
@@ -358,8 +369,13 @@ final class CodableArchiveWriter {
     func date(_ date: Date) -> CodableSlot {
         let record = ArchivedObjectRecord.object(
             classUID: classUID(named: "NSDate"),
-            fields: [ArchiveField(key: "NS.time", value: .real(date.timeIntervalSinceReferenceDate.bitPattern))])
-        return .reference(archiver.table.uniqueIndex(of: record))
+            fields: [
+                ArchiveField(key: "NS.time", value: .real(date.timeIntervalSinceReferenceDate.bitPattern))
+            ])
+        // Not de-duplicated: hashing an object record costs more than storing it.
+        let uid = archiver.table.reserve()
+        archiver.table.fill(uid, with: record)
+        return .reference(uid)
     }
 
     func classUID(named name: String) -> Int {
@@ -392,7 +408,8 @@ enum CodableKeyPath {
     static func render(_ codingPath: [any CodingKey], prefix: String) -> String {
         var text = prefix
         for key in codingPath {
-            if let index = key.intValue, key.stringValue == "Index \(index)" || key.stringValue == "\(index)" {
+            if let index = key.intValue, key.stringValue == "Index \(index)" || key.stringValue == "\(index)"
+            {
                 text += "[\(index)]"
             } else {
                 if !text.isEmpty { text += "." }
@@ -488,7 +505,9 @@ struct CodableKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     mutating func encode(_ value: String, forKey key: Key) throws { put(value.archiveSlot(writer), key) }
     mutating func encode(_ value: Double, forKey key: Key) throws { put(.real(value.bitPattern), key) }
     mutating func encode(_ value: Float, forKey key: Key) throws { put(.real(Double(value).bitPattern), key) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { put(.integer(PropertyListInteger(value)), key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+        put(.integer(PropertyListInteger(value)), key)
+    }
     mutating func encode(_ value: Int8, forKey key: Key) throws { put(value.archiveSlot(writer), key) }
     mutating func encode(_ value: Int16, forKey key: Key) throws { put(value.archiveSlot(writer), key) }
     mutating func encode(_ value: Int32, forKey key: Key) throws { put(value.archiveSlot(writer), key) }
@@ -509,13 +528,15 @@ struct CodableKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
         let nested = CodableKeyedStorage()
         storage.append(key.stringValue, .keyed(nested))
         return KeyedEncodingContainer(
-            CodableKeyedEncodingContainer<NestedKey>(writer: writer, storage: nested, codingPath: codingPath + [key]))
+            CodableKeyedEncodingContainer<NestedKey>(
+                writer: writer, storage: nested, codingPath: codingPath + [key]))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         let nested = CodableUnkeyedStorage()
         storage.append(key.stringValue, .unkeyed(nested))
-        return CodableUnkeyedEncodingContainer(writer: writer, storage: nested, codingPath: codingPath + [key])
+        return CodableUnkeyedEncodingContainer(
+            writer: writer, storage: nested, codingPath: codingPath + [key])
     }
 
     mutating func superEncoder() -> any Encoder {
@@ -572,14 +593,16 @@ struct CodableUnkeyedEncodingContainer: UnkeyedEncodingContainer {
         let nested = CodableKeyedStorage()
         storage.entries.append(.keyed(nested))
         return KeyedEncodingContainer(
-            CodableKeyedEncodingContainer<NestedKey>(writer: writer, storage: nested, codingPath: codingPath + [key]))
+            CodableKeyedEncodingContainer<NestedKey>(
+                writer: writer, storage: nested, codingPath: codingPath + [key]))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
         let key = CodableArchiveKey(intValue: storage.entries.count)
         let nested = CodableUnkeyedStorage()
         storage.entries.append(.unkeyed(nested))
-        return CodableUnkeyedEncodingContainer(writer: writer, storage: nested, codingPath: codingPath + [key])
+        return CodableUnkeyedEncodingContainer(
+            writer: writer, storage: nested, codingPath: codingPath + [key])
     }
 
     mutating func superEncoder() -> any Encoder {
@@ -603,7 +626,8 @@ struct CodableSingleValueEncodingContainer: SingleValueEncodingContainer {
         throw EncodingError.invalidValue(
             slot,
             node.writer.context(
-                codingPath, .invalidValue, "a single value container was asked for after a value was encoded"))
+                codingPath, .invalidValue, "a single value container was asked for after a value was encoded")
+        )
     }
 
     mutating func encodeNil() throws { try put(.null) }

@@ -81,7 +81,8 @@ public struct KeyedArchiveEncoder {
         } catch let failure as KeyedArchiveError {
             throw EncodingError.invalidValue(
                 value,
-                EncodingError.Context(codingPath: [], debugDescription: failure.description, underlyingError: failure))
+                EncodingError.Context(
+                    codingPath: [], debugDescription: failure.description, underlyingError: failure))
         }
     }
 }
@@ -126,13 +127,15 @@ public struct KeyedArchiveDecoder {
             unarchiver = try KeyedUnarchiver(forReadingFrom: data, options: options)
         } catch let failure as KeyedArchiveError {
             throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: [], debugDescription: failure.description, underlyingError: failure))
+                DecodingError.Context(
+                    codingPath: [], debugDescription: failure.description, underlyingError: failure))
         }
         let root = KeyedArchiver.rootObjectKey
         guard let value = unarchiver.source.top[root] else {
             let failure = KeyedArchiveError(.invalidArchive, "$top has no \"root\" key", at: .keyPath("$top"))
             throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: [], debugDescription: failure.description, underlyingError: failure))
+                DecodingError.Context(
+                    codingPath: [], debugDescription: failure.description, underlyingError: failure))
         }
         let reader = CodableArchiveReader(
             source: unarchiver.source, layout: .objects, pathPrefix: root, userInfo: userInfo,

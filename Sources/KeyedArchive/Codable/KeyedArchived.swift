@@ -40,12 +40,14 @@ public struct KeyedArchived<Value: KeyedCoding>: Codable {
         let data: Data
         do {
             data = try KeyedArchiver.archivedData(
-                withRootObject: wrappedValue, requiringSecureCoding: KeyedArchiver.supportsSecureCoding(Value.self))
+                withRootObject: wrappedValue,
+                requiringSecureCoding: KeyedArchiver.supportsSecureCoding(Value.self))
         } catch let failure as KeyedArchiveError {
             throw EncodingError.invalidValue(
                 wrappedValue,
                 EncodingError.Context(
-                    codingPath: encoder.codingPath, debugDescription: failure.description, underlyingError: failure))
+                    codingPath: encoder.codingPath, debugDescription: failure.description,
+                    underlyingError: failure))
         }
         var container = encoder.singleValueContainer()
         try container.encode(data)
@@ -67,12 +69,14 @@ public struct KeyedArchived<Value: KeyedCoding>: Codable {
         } catch let failure as KeyedArchiveError {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
-                    codingPath: decoder.codingPath, debugDescription: failure.description, underlyingError: failure))
+                    codingPath: decoder.codingPath, debugDescription: failure.description,
+                    underlyingError: failure))
         }
         guard let decoded else {
             throw DecodingError.valueNotFound(
                 Value.self,
-                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "the archive's root is nil"))
+                DecodingError.Context(
+                    codingPath: decoder.codingPath, debugDescription: "the archive's root is nil"))
         }
         wrappedValue = decoded
     }

@@ -24,8 +24,10 @@ struct BridgeSample: Codable, Equatable {
 
     static let example = BridgeSample(
         title: "Potato Bug", count: -42, ratio: 0.25, enabled: true, tags: ["small", "harmless", "small"],
-        inner: BridgeInner(level: 3, names: []), missing: nil, when: Date(timeIntervalSinceReferenceDate: 86_400.5),
-        blob: Data([0, 1, 2, 255]), scores: ["one": 1, "two": 2], link: URL(string: "https://www.example.com/a")!,
+        inner: BridgeInner(level: 3, names: []), missing: nil,
+        when: Date(timeIntervalSinceReferenceDate: 86_400.5),
+        blob: Data([0, 1, 2, 255]), scores: ["one": 1, "two": 2],
+        link: URL(fileURLWithPath: "/tmp/a"),
         big: UInt64.max, nested: [[1, 2], [], [3]])
 }
 
@@ -44,7 +46,8 @@ struct EncodeEncodableTests {
     static func foundationPropertyList<T: Encodable>(_ value: T) throws -> Any {
         let encoder = PropertyListEncoder()
         encoder.outputFormat = .binary
-        return try PropertyListSerialization.propertyList(from: encoder.encode(value), options: [], format: nil)
+        return try PropertyListSerialization.propertyList(
+            from: encoder.encode(value), options: [], format: nil)
     }
 
     @Test func foundationReadsOurEncodeEncodable() throws {

@@ -30,7 +30,8 @@ struct KeyedArchiveEncoderTests {
     static func assembly() -> Assembly {
         let parts = (0..<3).map { Part(name: "part \($0)", weight: Double($0) + 0.5) }
         return Assembly(
-            parts: parts, favourite: parts[1], byName: ["first": parts[0], "last": parts[2]], optionalPart: parts[0],
+            parts: parts, favourite: parts[1], byName: ["first": parts[0], "last": parts[2]],
+            optionalPart: parts[0],
             labels: ["a", nil, "c"])
     }
 
@@ -103,7 +104,8 @@ struct KeyedArchiveEncoderTests {
             guard case EncodingError.invalidValue(_, let context) = error,
                 let underlying = context.underlyingError as? KeyedArchiveError
             else { return false }
-            return underlying.code == .unresolvableCycle && underlying.location == .keyPath("root.children[0]")
+            return underlying.code == .unresolvableCycle
+                && underlying.location == .keyPath("root.children[0]")
         }
         node.children = []
     }

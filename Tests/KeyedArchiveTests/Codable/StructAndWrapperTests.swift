@@ -104,9 +104,14 @@ struct StructAndWrapperTests {
 
         let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
         unarchiver.setClass(ArchivedCodable<Location>.self, forClassName: "Location")
-        #expect(try unarchiver.decodeObject(of: ArchivedCodable<Location>.self, forKey: "root")?.value == location)
+        #expect(
+            try unarchiver.decodeObject(of: ArchivedCodable<Location>.self, forKey: "root")?.value == location
+        )
         #expect(try unarchiver.decodeObject(of: ArchivedCodable<Mood>.self, forKey: "mood")?.value == .grumpy)
-        #expect(try unarchiver.decodeObject(of: ArchivedCodable<[Int]>.self, forKey: "numbers")?.value == [1, 2, 3])
+        #expect(
+            try unarchiver.decodeObject(of: ArchivedCodable<[Int]>.self, forKey: "numbers")?.value == [
+                1, 2, 3,
+            ])
     }
 
     @Test func archivedCodableErrorsAreArchiveErrors() throws {
@@ -115,7 +120,8 @@ struct StructAndWrapperTests {
         let data = try archiver.finishedData()
         struct Other: Codable { var altitude: Double }
         let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
-        unarchiver.setClass(ArchivedCodable<Other>.self, forClassName: ArchivedCodable<Location>.archivedClassName)
+        unarchiver.setClass(
+            ArchivedCodable<Other>.self, forClassName: ArchivedCodable<Location>.archivedClassName)
         #expect {
             _ = try unarchiver.decodeObject(of: ArchivedCodable<Other>.self, forKey: "root")
         } throws: { error in

@@ -20,7 +20,8 @@ struct GeometryTests {
         let range = try Self.fixture(name).decodeObject(of: ArchivedRange.self, forKey: "root")
         #expect(range == ArchivedRange(location: 97345, length: 98345), "\(name)")
         #expect(range?.range == 97345..<(97345 + 98345), "\(name)")
-        let data = try KeyedArchiver.archivedData(withRootObject: try #require(range), requiringSecureCoding: true)
+        let data = try KeyedArchiver.archivedData(
+            withRootObject: try #require(range), requiringSecureCoding: true)
         let foundation = try #require(try Self.foundationValue(data), "\(name) re-encoded")
         #expect(foundation.rangeValue == NSRange(location: 97345, length: 98345), "\(name) re-encoded")
     }
@@ -30,7 +31,8 @@ struct GeometryTests {
         let name = "corelibs_NSKeyedUnarchiver-RectTest.plist"
         let rect = try Self.fixture(name).decodeObject(of: ArchivedRect.self, forKey: "root")
         #expect(rect == ArchivedRect(x: 400, y: 300, width: 200, height: 300), "\(name)")
-        let data = try KeyedArchiver.archivedData(withRootObject: try #require(rect), requiringSecureCoding: true)
+        let data = try KeyedArchiver.archivedData(
+            withRootObject: try #require(rect), requiringSecureCoding: true)
         // Apple's text form, byte for byte.
         let graph = try KeyedUnarchiver.objectGraph(from: data)
         #expect(graph.nodes.contains(.value(.string("{{400, 300}, {200, 300}}"))), "\(name): \(graph)")
@@ -43,7 +45,8 @@ struct GeometryTests {
         let name = "corelibs_NSKeyedUnarchiver-EdgeInsetsTest.plist"
         let insets = try Self.fixture(name).decodeObject(of: ArchivedEdgeInsets.self, forKey: "root")
         #expect(insets == ArchivedEdgeInsets(top: 1, left: 2, bottom: 3, right: 4), "\(name)")
-        let data = try KeyedArchiver.archivedData(withRootObject: try #require(insets), requiringSecureCoding: true)
+        let data = try KeyedArchiver.archivedData(
+            withRootObject: try #require(insets), requiringSecureCoding: true)
         let foundation = try #require(try Self.foundationValue(data), "\(name) re-encoded")
         let value = foundation.edgeInsetsValue
         #expect(
@@ -54,10 +57,12 @@ struct GeometryTests {
         let point = ArchivedPoint(x: 1.5, y: -2)
         let size = ArchivedSize(width: 0.1, height: 1e20)
         let pointValue = try #require(
-            try Self.foundationValue(KeyedArchiver.archivedData(withRootObject: point, requiringSecureCoding: true)))
+            try Self.foundationValue(
+                KeyedArchiver.archivedData(withRootObject: point, requiringSecureCoding: true)))
         #expect(pointValue.pointValue == NSPoint(x: 1.5, y: -2))
         let sizeValue = try #require(
-            try Self.foundationValue(KeyedArchiver.archivedData(withRootObject: size, requiringSecureCoding: true)))
+            try Self.foundationValue(
+                KeyedArchiver.archivedData(withRootObject: size, requiringSecureCoding: true)))
         #expect(sizeValue.sizeValue == NSSize(width: 0.1, height: 1e20))
     }
 
@@ -72,9 +77,11 @@ struct GeometryTests {
         for (index, value) in values.enumerated() { archiver.encode(value, forKey: "v\(index)") }
         archiver.finishEncoding()
         let unarchiver = try KeyedUnarchiver(forReadingFrom: archiver.encodedData)
-        #expect(try unarchiver.decodeObject(of: ArchivedPoint.self, forKey: "v0") == ArchivedPoint(x: 1.5, y: 2))
         #expect(
-            try unarchiver.decodeObject(of: ArchivedSize.self, forKey: "v1") == ArchivedSize(width: 3, height: 0.1))
+            try unarchiver.decodeObject(of: ArchivedPoint.self, forKey: "v0") == ArchivedPoint(x: 1.5, y: 2))
+        #expect(
+            try unarchiver.decodeObject(of: ArchivedSize.self, forKey: "v1")
+                == ArchivedSize(width: 3, height: 0.1))
         #expect(
             try unarchiver.decodeObject(of: ArchivedRect.self, forKey: "v2")
                 == ArchivedRect(x: 4, y: 5, width: 6, height: 7.25))

@@ -19,7 +19,9 @@ extension KeyedUnarchiver {
         let special = try decodeInteger(forKey: "NS.special")
         guard special == kind.rawValue else {
             throw KeyedArchiveError(
-                .typeMismatch, "expected an NSValue holding \(name) (NS.special \(kind.rawValue)), found NS.special \(special)")
+                .typeMismatch,
+                "expected an NSValue holding \(name) (NS.special \(kind.rawValue)), found NS.special \(special)"
+            )
         }
     }
 
@@ -29,7 +31,8 @@ extension KeyedUnarchiver {
             throw KeyedArchiveError(.invalidArchive, "the NSValue has no \(key)")
         }
         guard let numbers = GeometryText.parse(text, count: count) else {
-            throw KeyedArchiveError(.invalidArchive, "\(key) \"\(text.prefix(80))\" is not \(count) numbers in braces")
+            throw KeyedArchiveError(
+                .invalidArchive, "\(key) \"\(text.prefix(80))\" is not \(count) numbers in braces")
         }
         return numbers
     }
@@ -365,7 +368,9 @@ extension ArchivedRect {
     /// Creates an archived rectangle from a `CGRect`.
     ///
     /// - Parameter rect: The rectangle.
-    public init(_ rect: CGRect) { self.init(origin: ArchivedPoint(rect.origin), size: ArchivedSize(rect.size)) }
+    public init(_ rect: CGRect) {
+        self.init(origin: ArchivedPoint(rect.origin), size: ArchivedSize(rect.size))
+    }
 
     /// The rectangle as a `CGRect`.
     public var cgRect: CGRect { CGRect(origin: origin.cgPoint, size: size.cgSize) }
