@@ -70,6 +70,7 @@ enum BenchmarkRegistry {
     static var groups: [any BenchmarkGroup.Type] {
         [
             PropertyListBenchmarks.self,
+            KeyedArchiveBenchmarks.self,
             CodableBenchmarks.self,
         ]
     }
