@@ -69,7 +69,9 @@ func blackHole(_ value: AnyObject) {
 enum BenchmarkRegistry {
     static var groups: [any BenchmarkGroup.Type] {
         [
-            PropertyListBenchmarks.self
+            PropertyListBenchmarks.self,
+            KeyedArchiveBenchmarks.self,
+            CodableBenchmarks.self,
         ]
     }
 

@@ -16,6 +16,8 @@ struct Invocation: Equatable {
         case print
         /// Rewrite each file in another format.
         case convert(ConversionFormat)
+        /// Print each keyed archive as an object graph (`decode FILE`).
+        case decode
         /// Show the usage text.
         case help
 
@@ -25,6 +27,7 @@ struct Invocation: Equatable {
             case .lint: return "-lint"
             case .print: return "-p"
             case .convert: return "-convert"
+            case .decode: return "decode"
             case .help: return "-help"
             }
         }
@@ -41,6 +44,8 @@ struct Invocation: Equatable {
     var readableJSON = false
     /// `-s`: print nothing for files that are fine.
     var silent = false
+    /// `--json`: `decode` prints JSON instead of indented text.
+    var json = false
 }
 
 /// The formats `-convert` writes, spelled as `plutil` spells them.
@@ -62,7 +67,7 @@ struct UsageError: Error, Equatable, CustomStringConvertible {
 extension Invocation {
     /// Commands spelled as a word (`keyed-archive verb FILE`) rather than as a `plutil`
     /// option. A word counts as a command only in first position; elsewhere it is a file.
-    static let wordCommands: [String: Command] = [:]
+    static let wordCommands: [String: Command] = ["decode": .decode]
 
     /// Parses the arguments that follow the program name.
     ///
@@ -127,6 +132,8 @@ extension Invocation {
                 invocation.readableJSON = true
             case "-s":
                 invocation.silent = true
+            case "--json":
+                invocation.json = true
             default:
                 throw UsageError("unknown option '\(argument)'")
             }
@@ -149,6 +156,7 @@ extension Invocation {
                 throw UsageError("\(option) is only valid with -convert")
             }
         }
+        if json && command != .decode { throw UsageError("--json is only valid with decode") }
         if files.isEmpty { throw UsageError("no files given") }
         if outputPath != nil && outputExtension != nil { throw UsageError("-o and -e cannot be combined") }
         if outputPath == "" { throw UsageError("-o needs a non-empty path") }

@@ -128,31 +128,9 @@ enum PropertyListPrinter {
         guard secondsSince2001.isFinite, abs(secondsSince2001) < 1e15 else {
             return "\(realText(secondsSince2001)) seconds since 2001-01-01 00:00:00 +0000"
         }
-        // 978,307,200 s from 1970-01-01 to 2001-01-01; the bound above keeps this exact.
-        let unix = Int64(secondsSince2001.rounded(.down)) + 978_307_200
-        var days = unix / 86_400
-        var second = unix % 86_400
-        if second < 0 {
-            second += 86_400
-            days -= 1
-        }
-        // Howard Hinnant's civil-from-days.
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2)) "
-            + "\(padded(second / 3600, 2)):\(padded(second % 3600 / 60, 2)):\(padded(second % 60, 2)) +0000"
-    }
-
-    private static func padded(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value.magnitude)
-        let zeros = String(repeating: "0", count: max(0, width - digits.count))
-        return (value < 0 ? "-" : "") + zeros + digits
+        // The library's description of a date is ISO 8601 (`2020-01-02T03:04:05Z`):
+        // reuse its calendar arithmetic and respell it as plutil does.
+        let iso = PropertyList.date(Date(timeIntervalSinceReferenceDate: secondsSince2001)).description
+        return iso.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " +0000")
     }
 }

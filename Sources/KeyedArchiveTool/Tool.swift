@@ -60,6 +60,10 @@ struct Tool {
             return forEachFile(invocation) { name, value throws(ToolFailure) in
                 try convert(value, from: name, to: format, invocation)
             }
+        case .decode:
+            return forEachFile(invocation) { name, value throws(ToolFailure) in
+                try decode(value, from: name, invocation)
+            }
         }
     }
 
@@ -109,6 +113,30 @@ struct Tool {
         } catch {
             throw ToolFailure(String(describing: error))
         }
+    }
+
+    // MARK: - Decoding
+
+    /// Prints a keyed archive as an object graph: indented text, or JSON with `--json`.
+    /// With several files, each text rendering is preceded by `==> FILE <==`.
+    private func decode(_ value: PropertyList, from name: String, _ invocation: Invocation)
+        throws(ToolFailure)
+    {
+        let rendered: Data
+        do {
+            let graph = try KeyedUnarchiver.objectGraph(from: value)
+            if invocation.json {
+                rendered = try ArchiveGraphJSON.render(graph)
+            } else {
+                let header = invocation.files.count > 1 ? "==> \(name) <==\n" : ""
+                rendered = Data((header + graph.outline()).utf8)
+            }
+        } catch let error as KeyedArchiveError {
+            throw ToolFailure("not a readable keyed archive: \(error.description)")
+        } catch {
+            throw ToolFailure("not a readable keyed archive: \(error)")
+        }
+        environment.writeOutput(rendered)
     }
 
     // MARK: - Converting

@@ -3,6 +3,7 @@ enum Usage {
     /// The first lines, printed after a usage error.
     static let synopsis = """
         usage: keyed-archive -lint | -p | -convert FORMAT [options] FILE...
+               keyed-archive decode [--json] FILE...
         Run 'keyed-archive -help' for details.
 
         """
@@ -11,6 +12,7 @@ enum Usage {
     /// (standard error).
     static let text = """
         usage: keyed-archive -lint | -p | -convert FORMAT [options] FILE...
+               keyed-archive decode [--json] FILE...
 
         Checks, prints and converts property lists (binary, XML, OpenStep), including
         keyed archives (NSKeyedArchiver files with CF$UID references). A FILE of '-'
@@ -21,6 +23,9 @@ enum Usage {
           -p                 print each FILE in a human-readable form (not for parsing)
           -convert FORMAT    rewrite each FILE in FORMAT, in place unless -o or -e is given;
                              FORMAT is one of: xml1, binary1, json
+          decode             print each keyed archive as an object graph: classes named,
+                             references resolved, shared objects shown once and then
+                             as '→ #N (shared, see above)', cycles marked (first word only)
           -help, -h          show this help
 
         Options:
@@ -28,6 +33,7 @@ enum Usage {
           -o PATH            with -convert and one FILE, write to PATH ('-' = standard output)
           -e EXTENSION       with -convert, write beside each FILE with this extension
           -r                 with -convert json, indent the JSON for people
+          --json             with decode, print the graph as JSON ({"$ref": N} for repeats)
           --                 treat every later argument as a FILE
 
         Exit status: 0 on success, 1 if any FILE failed, 64 for a usage error.

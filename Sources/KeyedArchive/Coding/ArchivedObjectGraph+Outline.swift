@@ -1,0 +1,284 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension ArchivedObjectGraph {
+    /// The graph as indented text for people: objects nested under the fields that refer
+    /// to them, with class names, and each shared object shown once in full.
+    ///
+    /// ```swift
+    /// let graph = try KeyedUnarchiver.objectGraph(from: data)
+    /// print(graph.outline())
+    /// ```
+    ///
+    /// ```text
+    /// root: NSArray #1
+    ///   NS.objects: [
+    ///     [0]: Creature #2 (shared ×2)
+    ///       name: "Potato Bug"
+    ///       legs: 14
+    ///       seen: 2024-05-01T09:30:00Z
+    ///       thumbnail: <8 bytes: 89 50 4e 47 0d 0a 1a 0a>
+    ///     [1]: → #2 Creature (shared, see above)
+    ///   ]
+    /// ```
+    ///
+    /// A dictionary object (`NS.keys` and `NS.objects`) whose keys are plain values lists
+    /// its entries as `"key": value`. Each object line is `key: ClassName #uid`, marked `(shared ×n)` when several
+    /// references point at it and `(cycle)` when it can reach itself. Its fields follow,
+    /// indented by two spaces. A later reference to an object already shown is
+    /// `→ #uid ClassName (shared, see above)`, and a reference back to an object that
+    /// encloses it is `→ #uid ClassName (cycle, see above)`. A date object (only
+    /// `NS.time`) is shown on one line: `NSDate #5 2024-05-01T09:30:00Z`. Strings, numbers
+    /// and data stored as plain values are shown inline wherever they are referenced. Strings are
+    /// quoted with `"` and `\` escaped and control characters written `\n`, `\t` or
+    /// `\u{1b}`; data shows its length and at most its first 16 bytes; dates are UTC.
+    /// Keys are unescaped (`$$x` in the archive is `$x` here). Indentation stops growing
+    /// at 32 levels; deeper lines start with `⋯` and their level (`⋯40 name: …`).
+    ///
+    /// The root comes first, then the archive's other `$top` entries (when the graph is
+    /// rooted at `$top["root"]`).
+    ///
+    /// - Returns: The text, one line per field, each line ending with a newline.
+    /// - Complexity: O(*n*) in the size of the graph; the walk is iterative, so any
+    ///   nesting depth is fine.
+    public func outline() -> String {
+        var renderer = ArchivedGraphOutliner(graph: self)
+        if let root { renderer.render(label: "root", value: root) }
+        if root == nil || root == topLevelValue(forKey: KeyedArchiver.rootObjectKey) {
+            for field in topLevel where field.key != KeyedArchiver.rootObjectKey {
+                renderer.render(label: field.key, value: field.value)
+            }
+        }
+        return renderer.text
+    }
+
+    /// Whether node `uid` is shown once with a `#uid` tag and referred to afterwards:
+    /// objects, and plain values that themselves hold references.
+    func isOutlinedAsObject(_ uid: Int) -> Bool {
+        switch self[uid] {
+        case .object?, .classDescription?: return true
+        case .value(let value)?: return value.containsReferences
+        case .null?, nil: return false
+        }
+    }
+}
+
+extension ArchivedValue {
+    /// Whether this value refers to any node.
+    var containsReferences: Bool {
+        var references: [Int] = []
+        collectReferences(into: &references)
+        return !references.isEmpty
+    }
+}
+
+/// Renders an ``ArchivedObjectGraph`` as indented text with an explicit work stack.
+struct ArchivedGraphOutliner {
+    private enum Work {
+        case value(label: String, value: ArchivedValue, indent: Int)
+        case line(String, indent: Int)
+        case close(uid: Int)
+    }
+
+    let graph: ArchivedObjectGraph
+    private(set) var text = ""
+    private var shown: [Bool]
+    private var open: [Bool]
+
+    init(graph: ArchivedObjectGraph) {
+        self.graph = graph
+        shown = [Bool](repeating: false, count: graph.nodes.count)
+        open = [Bool](repeating: false, count: graph.nodes.count)
+    }
+
+    mutating func render(label: String, value: ArchivedValue) {
+        var work: [Work] = [.value(label: label, value: value, indent: 0)]
+        while let item = work.popLast() {
+            switch item {
+            case .line(let line, let indent):
+                append(line, indent: indent)
+            case .close(let uid):
+                open[uid] = false
+            case .value(let label, let value, let indent):
+                expand(label: label, value: value, indent: indent, into: &work)
+            }
+        }
+    }
+
+    private mutating func expand(label: String, value: ArchivedValue, indent: Int, into work: inout [Work]) {
+        switch value {
+        case .reference(let uid):
+            guard let node = graph[uid] else {
+                append("\(label): → #\(uid) (missing)", indent: indent)
+                return
+            }
+            guard graph.isOutlinedAsObject(uid) else {
+                if case .value(let plain) = node {
+                    expand(label: label, value: plain, indent: indent, into: &work)
+                } else {
+                    append("\(label): nil", indent: indent)
+                }
+                return
+            }
+            let name = Self.name(of: node)
+            if open[uid] {
+                append("\(label): → #\(uid) \(name) (cycle, see above)", indent: indent)
+                return
+            }
+            if shown[uid] {
+                append("\(label): → #\(uid) \(name) (shared, see above)", indent: indent)
+                return
+            }
+            shown[uid] = true
+            var marks = ""
+            if graph.isShared(uid) { marks += " (shared ×\(graph.referenceCount(of: uid)))" }
+            if graph.isOnCycle(uid) { marks += " (cycle)" }
+            switch node {
+            case .object(let object):
+                if object.fields.count == 1, case .real(let seconds)? = object["NS.time"] {
+                    // An NSDate: its time is the point, shown as a date.
+                    let date = ISO8601Date.format(seconds)
+                    append("\(label): \(name) #\(uid)\(marks) \(date)", indent: indent)
+                    return
+                }
+                append("\(label): \(name) #\(uid)\(marks)", indent: indent)
+                open[uid] = true
+                work.append(.close(uid: uid))
+                if let entries = dictionaryEntries(object) {
+                    for (key, value) in entries.reversed() {
+                        work.append(.value(label: key, value: value, indent: indent + 1))
+                    }
+                    return
+                }
+                for field in object.fields.reversed() {
+                    work.append(.value(label: field.key, value: field.value, indent: indent + 1))
+                }
+            case .value(let plain):
+                open[uid] = true
+                work.append(.close(uid: uid))
+                expand(label: "\(label): #\(uid)\(marks)", value: plain, indent: indent, into: &work)
+            case .classDescription, .null:
+                append("\(label): \(name) #\(uid)", indent: indent)
+            }
+        case .array(let elements):
+            guard !elements.isEmpty else {
+                append("\(label): []", indent: indent)
+                return
+            }
+            append("\(label): [", indent: indent)
+            work.append(.line("]", indent: indent))
+            for (index, element) in elements.enumerated().reversed() {
+                work.append(.value(label: "[\(index)]", value: element, indent: indent + 1))
+            }
+        case .dictionary(let fields):
+            guard !fields.isEmpty else {
+                append("\(label): {}", indent: indent)
+                return
+            }
+            append("\(label): {", indent: indent)
+            work.append(.line("}", indent: indent))
+            for field in fields.reversed() {
+                work.append(.value(label: field.key, value: field.value, indent: indent + 1))
+            }
+        default:
+            append("\(label): \(Self.scalarText(value))", indent: indent)
+        }
+    }
+
+    /// The entries of a dictionary object (`NS.keys` and `NS.objects` of equal length,
+    /// every key a plain value), labelled by their keys; `nil` for other objects.
+    private func dictionaryEntries(_ object: ArchivedObject) -> [(String, ArchivedValue)]? {
+        guard object.fields.count == 2, case .array(let keys)? = object["NS.keys"],
+            case .array(let values)? = object["NS.objects"], keys.count == values.count
+        else { return nil }
+        var entries: [(String, ArchivedValue)] = []
+        entries.reserveCapacity(keys.count)
+        for (key, value) in zip(keys, values) {
+            var plain = key
+            if case .reference(let uid) = key, case .value(let stored)? = graph[uid] { plain = stored }
+            switch plain {
+            case .reference, .array, .dictionary: return nil
+            default: entries.append((Self.scalarText(plain), value))
+            }
+        }
+        return entries
+    }
+
+    /// The deepest indentation shown; deeper lines keep it and name their level instead,
+    /// so that the text stays linear in the size of the graph.
+    static let maximumIndent = 32
+
+    private mutating func append(_ line: String, indent: Int) {
+        text.append(String(repeating: "  ", count: min(indent, Self.maximumIndent)))
+        if indent > Self.maximumIndent { text.append("⋯\(indent) ") }
+        text.append(line)
+        text.append("\n")
+    }
+
+    static func name(of node: ArchivedNode) -> String {
+        switch node {
+        case .object(let object): return quotedIfNeeded(object.className)
+        case .classDescription(let description): return "class \(quotedIfNeeded(description.name))"
+        case .value(let value):
+            if case .array = value { return "(array)" }
+            if case .dictionary = value { return "(dictionary)" }
+            return "(value)"
+        case .null: return "$null"
+        }
+    }
+
+    /// Class names from hostile files could hold control characters: quote those.
+    private static func quotedIfNeeded(_ name: String) -> String {
+        let plain = !name.isEmpty && name.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value != 0x7F }
+        return plain ? name : quoted(name)
+    }
+
+    /// The one-line text of a value that holds no references.
+    static func scalarText(_ value: ArchivedValue) -> String {
+        switch value {
+        case .null: return "nil"
+        case .reference(let uid): return "#\(uid)"
+        case .string(let string): return quoted(string)
+        case .integer(let integer): return integer.description
+        case .real(let real): return realDescription(real)
+        case .bool(let flag): return flag ? "true" : "false"
+        case .date(let date): return ISO8601Date.format(date.timeIntervalSinceReferenceDate)
+        case .data(let data): return dataText(data)
+        case .array, .dictionary: return value.description
+        }
+    }
+
+    /// `<5 bytes: 01 02 03 04 05>`, with at most the first 16 bytes.
+    static func dataText(_ data: Data) -> String {
+        let unit = data.count == 1 ? "byte" : "bytes"
+        guard !data.isEmpty else { return "<0 bytes>" }
+        let shown = data.prefix(16).map(hexByte).joined(separator: " ")
+        return "<\(data.count) \(unit): \(shown)\(data.count > 16 ? " …" : "")>"
+    }
+
+    /// A string in double quotes, with `"`, `\` and control characters escaped.
+    static func quoted(_ string: String) -> String {
+        var result = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            case "\r": result += "\\r"
+            default:
+                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+                    || scalar.properties.isBidiControl
+                {
+                    result += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result + "\""
+    }
+}

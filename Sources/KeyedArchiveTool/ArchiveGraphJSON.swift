@@ -1,0 +1,172 @@
+import Foundation
+import KeyedArchive
+
+/// The JSON form of `decode --json`: the object graph as nested JSON objects.
+///
+/// ```json
+/// {"root": {"$class": "NSArray", "$uid": 1, "NS.objects": ["a", {"$ref": 1}]}}
+/// ```
+///
+/// - An object, the first time it is reached, is `{"$class": name, "$uid": n, field: value, …}`;
+///   later references to it (sharing) and references back to an enclosing object (cycles)
+///   are `{"$ref": n}`.
+/// - Strings, numbers and data stored as plain values appear inline wherever referenced.
+/// - A field key that starts with `$` gets one more `$` (as in the archive), so that it
+///   cannot be mistaken for `$class`, `$uid` or `$ref`.
+/// - Data, dates and non-finite reals are one-key objects, as in `-convert json`:
+///   `{"data": "<base64>"}`, `{"date": "2024-05-01T09:30:00Z"}`, `{"real": "nan"}`.
+/// - The top-level object holds `root` and the archive's other `$top` keys.
+enum ArchiveGraphJSON {
+    /// The deepest nesting of JSON containers written; deeper graphs fail with a message.
+    static let maximumDepth = 512
+
+    /// Renders `graph`, indented by two spaces, with a final newline.
+    ///
+    /// - Throws: ``KeyedArchiveError`` with code `limitExceeded` when objects are nested
+    ///   more than ``maximumDepth`` deep.
+    static func render(_ graph: ArchivedObjectGraph) throws -> Data {
+        var writer = Writer(graph: graph)
+        let members = graph.topLevel.map { (key: $0.key, value: $0.value) }
+        try writer.writeObject(members.map { (escaped($0.key), Member.value($0.value)) }, depth: 0)
+        writer.text += "\n"
+        return Data(writer.text.utf8)
+    }
+
+    static func escaped(_ key: String) -> String {
+        key.hasPrefix("$") ? "$" + key : key
+    }
+
+    private enum Member {
+        case value(ArchivedValue)
+        case literal(String)
+    }
+
+    private struct Writer {
+        let graph: ArchivedObjectGraph
+        var shown: [Bool]
+        var text = ""
+
+        init(graph: ArchivedObjectGraph) {
+            self.graph = graph
+            shown = [Bool](repeating: false, count: graph.nodes.count)
+        }
+
+        mutating func write(_ value: ArchivedValue, depth: Int) throws {
+            switch value {
+            case .null:
+                text += "null"
+            case .array(let elements):
+                try checkDepth(depth)
+                guard !elements.isEmpty else {
+                    text += "[]"
+                    return
+                }
+                text += "["
+                for (index, element) in elements.enumerated() {
+                    text += index == 0 ? "\n" : ",\n"
+                    indent(depth + 1)
+                    try write(element, depth: depth + 1)
+                }
+                text += "\n"
+                indent(depth)
+                text += "]"
+            case .dictionary(let fields):
+                try writeObject(fields.map { (escaped($0.key), Member.value($0.value)) }, depth: depth)
+            case .reference(let uid):
+                try writeReference(uid, depth: depth)
+            default:
+                text += try Self.scalar(value)
+            }
+        }
+
+        mutating func writeObject(_ members: [(String, Member)], depth: Int) throws {
+            try checkDepth(depth)
+            guard !members.isEmpty else {
+                text += "{}"
+                return
+            }
+            text += "{"
+            for (index, (key, member)) in members.enumerated() {
+                text += index == 0 ? "\n" : ",\n"
+                indent(depth + 1)
+                text += try Self.scalar(.string(key)) + ": "
+                switch member {
+                case .value(let value): try write(value, depth: depth + 1)
+                case .literal(let literal): text += literal
+                }
+            }
+            text += "\n"
+            indent(depth)
+            text += "}"
+        }
+
+        private mutating func writeReference(_ uid: Int, depth: Int) throws {
+            guard let node = graph[uid] else {
+                text += "{\"$ref\": \(uid)}"
+                return
+            }
+            switch node {
+            case .null:
+                text += "null"
+            case .value(let plain):
+                guard !node.references.isEmpty else {
+                    try write(plain, depth: depth)
+                    return
+                }
+                if shown[uid] {
+                    text += "{\"$ref\": \(uid)}"
+                    return
+                }
+                shown[uid] = true
+                try writeObject([("$uid", .literal("\(uid)")), ("$value", .value(plain))], depth: depth)
+            case .classDescription(let description):
+                try writeObject(
+                    [
+                        ("$classDescription", .literal(try Self.scalar(.string(description.name)))),
+                        ("$uid", .literal("\(uid)")),
+                    ],
+                    depth: depth)
+            case .object(let object):
+                if shown[uid] {
+                    text += "{\"$ref\": \(uid)}"
+                    return
+                }
+                shown[uid] = true
+                var members: [(String, Member)] = [
+                    ("$class", .literal(try Self.scalar(.string(object.className)))),
+                    ("$uid", .literal("\(uid)")),
+                ]
+                for field in object.fields { members.append((escaped(field.key), .value(field.value))) }
+                try writeObject(members, depth: depth)
+            }
+        }
+
+        private func checkDepth(_ depth: Int) throws {
+            guard depth < ArchiveGraphJSON.maximumDepth else {
+                throw KeyedArchiveError(
+                    .limitExceeded,
+                    "objects are nested more than \(ArchiveGraphJSON.maximumDepth) deep for JSON; "
+                        + "decode without --json shows them")
+            }
+        }
+
+        private mutating func indent(_ depth: Int) {
+            text += String(repeating: "  ", count: depth)
+        }
+
+        /// A scalar as the library's JSON rendering writes it (`{"data": …}` for data, …).
+        static func scalar(_ value: ArchivedValue) throws -> String {
+            let plist: PropertyList
+            switch value {
+            case .string(let string): plist = .string(string)
+            case .integer(let integer): plist = .integer(integer)
+            case .real(let real): plist = .real(real)
+            case .bool(let flag): plist = .bool(flag)
+            case .date(let date): plist = .date(date)
+            case .data(let data): plist = .data(data)
+            case .null, .reference, .array, .dictionary: return "null"
+            }
+            return String(decoding: try plist.jsonData(), as: UTF8.self)
+        }
+    }
+}
