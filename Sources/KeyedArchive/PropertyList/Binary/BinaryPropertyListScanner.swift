@@ -871,6 +871,10 @@ final class MovableStack<Element> {
     /// Moves the elements from `base` to the top into a new array and pops them.
     func moveOutArray(from base: Int) -> [Element] {
         let moved = max(0, count - base)
+        // An empty result must not go through `unsafeUninitializedCapacity`: for capacity 0 it
+        // writes the count of the shared empty-array storage, a data race between threads
+        // (benign, but ThreadSanitizer rightly reports it).
+        guard moved > 0 else { return [] }
         let source = storage + base
         let array = [Element](unsafeUninitializedCapacity: moved) { buffer, initialized in
             if let target = buffer.baseAddress { target.moveInitialize(from: source, count: moved) }
