@@ -15,7 +15,10 @@ final class BinaryArchiveSource: ArchiveObjectSource {
     private let document: BinaryPropertyListDocument
     /// The document's object index of each `$objects` entry.
     private let entries: [Int]
-    private var materialized: [Int: PropertyList] = [:]
+    /// Materialized entries by index: an array rather than a dictionary because every
+    /// decode looks entries up, and hashing dominated the lookups (one slot per entry,
+    /// already justified by the offset table that `entries` was read from).
+    private var materialized: [PropertyList?]
     let top: PropertyListDictionary
 
     var objectCount: Int { entries.count }
@@ -61,16 +64,17 @@ final class BinaryArchiveSource: ArchiveObjectSource {
         try ArchiveHeader.validate(objectCount: entries.count, options: options)
         self.document = document
         self.entries = entries
+        self.materialized = [PropertyList?](repeating: nil, count: entries.count)
         self.top = top
         try ArchiveHeader.validate(null: object(at: 0))
     }
 
     func object(at index: Int) throws -> PropertyList {
-        if let known = materialized[index] { return known }
         guard entries.indices.contains(index) else {
             throw KeyedArchiveError(
                 .invalidArchive, "object reference \(index) is out of range (\(entries.count) objects)")
         }
+        if let known = materialized[index] { return known }
         let value = try document.value(at: entries[index])
         materialized[index] = value
         return value

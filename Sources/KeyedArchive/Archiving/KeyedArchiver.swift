@@ -373,12 +373,12 @@ extension KeyedArchiver {
         }
         let type = type(of: object)
         let isClass = type is AnyObject.Type
-        var identifier: ObjectIdentifier?
+        // Converting to `AnyObject` goes through the bridging runtime: do it once.
+        var instance: AnyObject?
         if isClass {
-            let instance = object as AnyObject
-            let id = ObjectIdentifier(instance)
-            if let uid = identities[id] { return uid }
-            identifier = id
+            let converted = object as AnyObject
+            if let uid = identities[ObjectIdentifier(converted)] { return uid }
+            instance = converted
         }
         path.append(component)
         defer { path.removeLast() }
@@ -389,10 +389,10 @@ extension KeyedArchiver {
                     + "and the archiver requires it")
             return 0
         }
-        if let identifier {
+        if let instance {
             let uid = table.reserve()
-            identities[identifier] = uid
-            retainedObjects.append(object as AnyObject)
+            identities[ObjectIdentifier(instance)] = uid
+            retainedObjects.append(instance)
             let fields = encodeContents(of: object)
             let classUID = classUID(for: type, instance: object)
             table.fill(uid, with: .object(classUID: classUID, fields: fields))
