@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compiles every ```swift block in Documentation/*.md and the DocC catalog.
+"""Compiles every ```swift block in README.md, Documentation/*.md and the DocC catalog.
 
 Each markdown file becomes one executable target of a throw-away package that depends
 on KeyedArchive by path. Blocks that declare types (lines starting at column 0 with
@@ -17,7 +17,7 @@ scratch = os.path.join(root, ".build-docs")
 if len(sys.argv) > 2 and sys.argv[1] == "--scratch-path":
     scratch = os.path.abspath(sys.argv[2])
 
-sources = []
+sources = [os.path.join(root, "README.md")]
 for folder in ["Documentation", "Sources/KeyedArchive/KeyedArchive.docc"]:
     path = os.path.join(root, folder)
     if os.path.isdir(path):

@@ -71,6 +71,7 @@ enum BenchmarkRegistry {
         [
             PropertyListBenchmarks.self,
             KeyedArchiveBenchmarks.self,
+            CodableBenchmarks.self,
         ]
     }
 
