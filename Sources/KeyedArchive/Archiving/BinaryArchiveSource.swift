@@ -15,7 +15,16 @@ final class BinaryArchiveSource: ArchiveObjectSource {
     private let document: BinaryPropertyListDocument
     /// The document's object index of each `$objects` entry.
     private let entries: [Int]
-    private var materialized: [Int: PropertyList] = [:]
+    // The two caches below are buffers, not dictionaries or stored arrays: every decoded
+    // object goes through them, and hashing, then the exclusivity checks on mutable
+    // class properties, dominated the lookups. One slot per entry (or per document
+    // object) is justified by the offset table already read; indices are checked.
+    /// Materialized `$objects` entries, by entry index.
+    private let materialized: UnsafeMutableBufferPointer<PropertyList?>
+    /// Dictionary keys already read, by document object index: an archive's objects
+    /// share a few key strings, which are decoded once instead of once per object.
+    private let keyStrings: UnsafeMutableBufferPointer<String?>
+    private let valueBudget: Int
     let top: PropertyListDictionary
 
     var objectCount: Int { entries.count }
@@ -61,18 +70,55 @@ final class BinaryArchiveSource: ArchiveObjectSource {
         try ArchiveHeader.validate(objectCount: entries.count, options: options)
         self.document = document
         self.entries = entries
+        self.materialized = .allocate(capacity: entries.count)
+        materialized.initialize(repeating: nil)
+        self.keyStrings = .allocate(capacity: document.objectCount)
+        keyStrings.initialize(repeating: nil)
+        self.valueBudget = options.propertyListOptions.valueBudget(forInputLength: data.count)
         self.top = top
         try ArchiveHeader.validate(null: object(at: 0))
     }
 
     func object(at index: Int) throws -> PropertyList {
-        if let known = materialized[index] { return known }
         guard entries.indices.contains(index) else {
             throw KeyedArchiveError(
                 .invalidArchive, "object reference \(index) is out of range (\(entries.count) objects)")
         }
-        let value = try document.value(at: entries[index])
+        if let known = materialized[index] { return known }
+        let reference = entries[index]
+        let value = try shallowDictionary(at: reference) ?? document.value(at: reference)
         materialized[index] = value
         return value
+    }
+
+    deinit {
+        materialized.deinitialize().deallocate()
+        keyStrings.deinitialize().deallocate()
+    }
+
+    /// The dictionary at `reference` when it holds only scalars and references, as an
+    /// object's does, read with cached key strings; `nil` for anything else, which the
+    /// general `value(at:)` reads with its depth, cycle and budget checks and errors.
+    private func shallowDictionary(at reference: Int) throws -> PropertyList? {
+        try document.withScanner { scanner in
+            let object = try scanner.object(reference)
+            // Each entry spends two values of the budget, as `value(at:)` counts them.
+            guard object.kind == .dictionary, object.count < valueBudget / 2 else { return nil }
+            var dictionary = PropertyListDictionary(minimumCapacity: object.count)
+            for position in 0..<object.count {
+                let keyIndex = try scanner.reference(object, at: position)
+                let key: String
+                if keyStrings.indices.contains(keyIndex), let known = keyStrings[keyIndex] {
+                    key = known
+                } else {
+                    key = try scanner.key(keyIndex, position: position, of: object)
+                    if keyStrings.indices.contains(keyIndex) { keyStrings[keyIndex] = key }
+                }
+                let value = try scanner.object(scanner.reference(object, at: object.count + position))
+                guard !value.kind.isContainer else { return nil }
+                dictionary.setValue(try scanner.scalar(value), forKey: key)
+            }
+            return .dictionary(dictionary)
+        }
     }
 }

@@ -71,6 +71,8 @@ public final class KeyedArchiver {
     var conditionalTokens: [ObjectIdentifier: Int] = [:]
     /// Class descriptions by Swift type.
     var classUIDsByType: [ObjectIdentifier: Int] = [:]
+    /// See ``traits(of:)``.
+    var typeTraits: [ObjectIdentifier: ArchivedTypeTraits] = [:]
     /// Names set with the instance ``setClassName(_:for:)-swift.method``.
     var classNames: [ObjectIdentifier: String] = [:]
     var isFinished = false
@@ -368,31 +370,37 @@ extension KeyedArchiver {
 
     /// Stores `object` (or finds it already stored) and returns its index in `$objects`.
     func reference(for object: any KeyedCoding, at component: ArchiveKeyPathComponent) -> Int {
-        if let plain = object as? any ArchivePlainValue {
+        let type = type(of: object)
+        let traits = self.traits(of: type)
+        // Strings are the most common plain value: a cast to the concrete type is much
+        // cheaper than one to the protocol existential.
+        if traits.isPlain, let text = object as? String {
+            return table.uniqueIndex(of: text.archivePlainRecord)
+        }
+        if traits.isPlain, let plain = object as? any ArchivePlainValue {
             return table.uniqueIndex(of: plain.archivePlainRecord)
         }
-        let type = type(of: object)
-        let isClass = type is AnyObject.Type
-        var identifier: ObjectIdentifier?
+        let isClass = traits.isClass
+        // Converting to `AnyObject` goes through the bridging runtime: do it once.
+        var instance: AnyObject?
         if isClass {
-            let instance = object as AnyObject
-            let id = ObjectIdentifier(instance)
-            if let uid = identities[id] { return uid }
-            identifier = id
+            let converted = object as AnyObject
+            if let uid = identities[ObjectIdentifier(converted)] { return uid }
+            instance = converted
         }
         path.append(component)
         defer { path.removeLast() }
-        if requiresSecureCoding, !Self.supportsSecureCoding(type) {
+        if requiresSecureCoding, !traits.supportsSecureCoding {
             record(
                 .classNotAllowed,
                 "\(archivedName(of: type)) does not support secure coding (adopt SecureKeyedCoding) "
                     + "and the archiver requires it")
             return 0
         }
-        if let identifier {
+        if let instance {
             let uid = table.reserve()
-            identities[identifier] = uid
-            retainedObjects.append(object as AnyObject)
+            identities[ObjectIdentifier(instance)] = uid
+            retainedObjects.append(instance)
             let fields = encodeContents(of: object)
             let classUID = classUID(for: type, instance: object)
             table.fill(uid, with: .object(classUID: classUID, fields: fields))
@@ -402,6 +410,18 @@ extension KeyedArchiver {
         let fields = encodeContents(of: object)
         let classUID = classUID(for: type, instance: object)
         return table.fillDeduplicating(uid, with: .object(classUID: classUID, fields: fields))
+    }
+
+    /// What `reference(for:at:)` asks of every object's type, cached: each of these casts
+    /// of a metatype to a protocol existential costs a run-time conformance lookup.
+    func traits(of type: any KeyedCoding.Type) -> ArchivedTypeTraits {
+        let identifier = ObjectIdentifier(type)
+        if let known = typeTraits[identifier] { return known }
+        let traits = ArchivedTypeTraits(
+            isPlain: type is any ArchivePlainValue.Type, isClass: type is AnyObject.Type,
+            supportsSecureCoding: Self.supportsSecureCoding(type))
+        typeTraits[identifier] = traits
+        return traits
     }
 
     func encodeContents(of object: any KeyedCoding) -> [ArchiveField] {
@@ -445,9 +465,20 @@ extension KeyedArchiver {
         guard canEncode() else { return }
         var uids: [Int] = []
         uids.reserveCapacity(elements.underestimatedCount)
-        for (index, element) in elements.enumerated() {
+        // A counter, not `enumerated()`: in unspecialized code its tuples cost run-time
+        // metadata lookups for every element.
+        var index = 0
+        for element in elements {
             uids.append(reference(for: element, at: .index(index)))
+            index += 1
         }
         append(archiveEscapedKey(key), .references(uids))
     }
+}
+
+/// How the archiver treats a type; see ``KeyedArchiver/traits(of:)``.
+struct ArchivedTypeTraits {
+    let isPlain: Bool
+    let isClass: Bool
+    let supportsSecureCoding: Bool
 }

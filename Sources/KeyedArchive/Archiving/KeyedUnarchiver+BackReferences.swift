@@ -59,7 +59,7 @@ extension KeyedUnarchiver {
             guard let value = currentFields[archiveEscapedKey(key)] else { return }
             let uid = try referenceIndex(value)
             guard uid != 0 else { return }
-            if inProgress[uid] != nil {
+            if inProgressClassName(uid) != nil {
                 let entry = try object(at: uid)
                 guard case .dictionary(let fields) = entry else {
                     throw failure(

@@ -46,13 +46,14 @@ extension KeyedUnarchiver {
         let indices = try elementIndices()
         var elements: [E] = []
         elements.reserveCapacity(indices.count)
-        for (position, uid) in indices.enumerated() {
+        // An index loop and `decodeEntry` (not `enumerated()` and `decodeReference`): in
+        // unspecialized code their optionals and tuples cost run-time metadata lookups.
+        for position in indices.indices {
+            let uid = indices[position]
             path.append(.index(position))
             defer { path.removeLast() }
-            guard let element = try decodeReference(uid, as: E.self) else {
-                throw failure(.invalidArchive, "a collection element is nil")
-            }
-            elements.append(element)
+            guard uid != 0 else { throw failure(.invalidArchive, "a collection element is nil") }
+            elements.append(try decodeEntry(uid, as: E.self))
         }
         return elements
     }

@@ -65,7 +65,7 @@ extension KeyedUnarchiver {
         let description = try classDescription(of: fields, uid: uid)
         if let chosen = try resolve(description, allowed: allowed) {
             try checkSecureCoding(chosen, className: description.name)
-            if let className = inProgress[uid] { throw cycleFailure(className: className, uid: uid) }
+            if let className = inProgressClassName(uid) { throw cycleFailure(className: className, uid: uid) }
             if let cached = cached(uid, as: chosen) { return cached }
             return try instantiate(chosen, uid: uid, fields: fields, className: description.name)
         }
@@ -89,7 +89,7 @@ extension KeyedUnarchiver {
         _ standard: StandardClass, uid: Int, fields: PropertyListDictionary, className: String,
         allowed: [any KeyedCoding.Type]?
     ) throws -> Any {
-        if let className = inProgress[uid] { throw cycleFailure(className: className, uid: uid) }
+        if let className = inProgressClassName(uid) { throw cycleFailure(className: className, uid: uid) }
         switch standard {
         case .string:
             return try cachedOrInstantiate(String.self, uid: uid, fields: fields, className: className)
@@ -128,13 +128,15 @@ extension KeyedUnarchiver {
             throw failure(
                 .limitExceeded, "objects are nested deeper than the limit of \(options.maximumDepth)")
         }
-        inProgress[uid] = className
-        containers.append(DecodingContainer(fields: fields, uid: uid))
+        // `uid` is in range: it came from `referenceIndex`.
+        let flagged = inProgressFlags.indices.contains(uid)
+        if flagged { inProgressFlags[uid] = true }
+        containers.append(DecodingContainer(fields: fields, uid: uid, className: className))
         depth += 1
         defer {
             containers.removeLast()
             depth -= 1
-            inProgress[uid] = nil
+            if flagged { inProgressFlags[uid] = false }
         }
         return try body()
     }

@@ -73,10 +73,14 @@ public final class KeyedUnarchiver {
     var containers: [DecodingContainer]
     var path: [ArchiveKeyPathComponent] = []
     var depth = 0
-    /// Objects whose `init(coder:)` is running, with their class names.
-    var inProgress: [Int: String] = [:]
-    /// Decoded class instances, by object index: one instance per object.
-    var instances: [Int: AnyObject] = [:]
+    /// Whether each object's `init(coder:)` is running, by object index (its class name is
+    /// in `containers`). A flag per object, not a dictionary: it is set, cleared and
+    /// checked for every object decoded.
+    var inProgressFlags: [Bool]
+    /// Decoded class instances, by object index: one instance per object. Stored as `Any`
+    /// because converting a generic value to `AnyObject` goes through the bridging
+    /// runtime on every store.
+    var instances: [Int: Any] = [:]
     /// Decoded values, by object index and type: a value decodes once per type asked.
     var values: [DecodedValueKey: Any] = [:]
     /// Values decoded by the untyped methods (`[Any]`, `[String: Any]`, …), by object index.
@@ -134,7 +138,8 @@ public final class KeyedUnarchiver {
     init(source: any ArchiveObjectSource, options: KeyedUnarchivingOptions) throws {
         self.source = source
         self.options = options
-        self.containers = [DecodingContainer(fields: source.top, uid: 0)]
+        self.containers = [DecodingContainer(fields: source.top, uid: 0, className: "")]
+        self.inProgressFlags = [Bool](repeating: false, count: source.objectCount)
     }
 
     // MARK: - Inspecting
@@ -189,10 +194,28 @@ public final class KeyedUnarchiver {
     ///   object still being decoded, `invalidArchive` for malformed references, or
     ///   whatever the type's `init(coder:)` throws.
     public func decodeObject<T: KeyedCoding>(of type: T.Type, forKey key: String) throws -> T? {
-        try perform(.key(key)) {
-            guard let value = currentFields[archiveEscapedKey(key)] else { return nil }
-            return try decodeValue(value, as: T.self)
+        // The hottest entry point, so not written with `perform`: this generic code runs
+        // unspecialized in the caller's module, and passing `T?` through `perform`'s
+        // generic result made the runtime look up `Optional<T>` metadata on every call.
+        let isTopLevel = beginOperation(.key(key))
+        let value: PropertyList?
+        do {
+            value = try nonNilValue(forKey: archiveEscapedKey(key))
+        } catch let thrown {
+            throw endOperation(failing: thrown, isTopLevel: isTopLevel)
         }
+        guard let value else {
+            try endOperation(isTopLevel: isTopLevel)
+            return nil
+        }
+        let decoded: T
+        do {
+            decoded = try decodeNonNilValue(value, as: T.self)
+        } catch let thrown {
+            throw endOperation(failing: thrown, isTopLevel: isTopLevel)
+        }
+        try endOperation(isTopLevel: isTopLevel)
+        return decoded
     }
 
     /// Decodes the object under `key` as any of `types` (or a standard type), for keys
@@ -351,6 +374,7 @@ public final class KeyedUnarchiver {
 struct DecodingContainer {
     let fields: PropertyListDictionary
     let uid: Int
+    let className: String
     var unkeyedIndex = 0
 }
 
@@ -358,6 +382,11 @@ struct DecodingContainer {
 struct DecodedValueKey: Hashable {
     let uid: Int
     let type: ObjectIdentifier
+
+    // One combine instead of two: this key is hashed for every value decoded.
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(uid &* 0x9E37_79B9 ^ Int(bitPattern: type))
+    }
 }
 
 /// A class description resolved for a requested type.
@@ -395,37 +424,58 @@ extension KeyedUnarchiver {
     /// Errors are recorded (the first one wins). A top-level operation (one not called
     /// from an `init(coder:)`) throws the recorded error even if a nested
     /// `init(coder:)` swallowed it, and resets the state a failure may leave behind.
-    func perform<R>(_ component: ArchiveKeyPathComponent?, _ body: () throws -> R) throws -> R {
-        let isTopLevel = depth == 0
-        if isTopLevel { error = nil }
-        if let component { path.append(component) }
-        defer { if component != nil { path.removeLast() } }
+    func perform<R>(_ component: ArchiveKeyPathComponent, _ body: () throws -> R) throws -> R {
+        let isTopLevel = beginOperation(component)
         let result: R
         do {
             result = try body()
         } catch let thrown {
-            let failure =
-                (thrown as? KeyedArchiveError).map(located) ?? self.failure(.invalidArchive, "\(thrown)")
-            if error == nil { error = failure }
-            if isTopLevel {
-                resetAfterFailure()
-                throw error ?? failure
-            }
-            throw failure
+            throw endOperation(failing: thrown, isTopLevel: isTopLevel)
         }
+        try endOperation(isTopLevel: isTopLevel)
+        return result
+    }
+
+    /// Starts a public decoding operation under `component` of the key path (see
+    /// ``perform(_:_:)``); returns whether it is a top-level one.
+    func beginOperation(_ component: ArchiveKeyPathComponent) -> Bool {
+        let isTopLevel = depth == 0
+        if isTopLevel { error = nil }
+        path.append(component)
+        return isTopLevel
+    }
+
+    /// Ends an operation that returned: a top-level one throws the error a nested
+    /// `init(coder:)` recorded and swallowed.
+    func endOperation(isTopLevel: Bool) throws {
+        path.removeLast()
         if isTopLevel, let error {
             resetAfterFailure()
             throw error
         }
-        return result
+    }
+
+    /// Ends an operation that threw `thrown`: records it and returns the error to throw.
+    func endOperation(failing thrown: any Error, isTopLevel: Bool) -> any Error {
+        let failure =
+            (thrown as? KeyedArchiveError).map(located) ?? self.failure(.invalidArchive, "\(thrown)")
+        path.removeLast()
+        if error == nil { error = failure }
+        if isTopLevel {
+            resetAfterFailure()
+            return error ?? failure
+        }
+        return failure
     }
 
     /// Clears what a failed top-level decode may leave behind (every nested step also
     /// restores its own state as the error unwinds).
     func resetAfterFailure() {
+        for container in containers.dropFirst() where inProgressFlags.indices.contains(container.uid) {
+            inProgressFlags[container.uid] = false
+        }
         if containers.count > 1 { containers.removeSubrange(1...) }
         depth = 0
-        inProgress.removeAll()
         pendingAssignments.removeAll()
     }
 
@@ -495,11 +545,28 @@ extension KeyedUnarchiver {
 
     // MARK: Typed decoding
 
+    /// The value under `key` (escaped) in the current object, or `nil` when the key is
+    /// missing or holds the nil reference; a reference is checked to be in range.
+    func nonNilValue(forKey key: String) throws -> PropertyList? {
+        guard let value = currentFields[key] else { return nil }
+        if case .uid = value, try referenceIndex(value) == 0 { return nil }
+        return value
+    }
+
     /// Decodes a value found under a key (a reference, or a plain inline value) as a `T`.
     func decodeValue<T: KeyedCoding>(_ value: PropertyList, as type: T.Type) throws -> T? {
+        if case .uid = value, try referenceIndex(value) == 0 { return nil }
+        return try decodeNonNilValue(value, as: T.self)
+    }
+
+    /// Decodes a value that is not the nil reference as a `T`.
+    ///
+    /// The decoding functions below return `T`, not `T?`, and leave nil to their callers:
+    /// in unspecialized generic code every `T?` costs a run-time metadata lookup.
+    func decodeNonNilValue<T: KeyedCoding>(_ value: PropertyList, as type: T.Type) throws -> T {
         switch value {
         case .uid:
-            return try decodeReference(referenceIndex(value), as: T.self)
+            return try decodeEntry(referenceIndex(value), as: T.self)
         case .string, .integer, .real, .bool, .data:
             // Inline plain values, as NSMutableString's NS.string.
             return try decodePlain(value, as: T.self)
@@ -512,33 +579,42 @@ extension KeyedUnarchiver {
     /// Decodes `$objects[uid]` as a `T`; index 0 is nil.
     func decodeReference<T: KeyedCoding>(_ uid: Int, as type: T.Type) throws -> T? {
         guard uid != 0 else { return nil }
+        return try decodeEntry(uid, as: T.self)
+    }
+
+    /// Decodes `$objects[uid]`, which is not index 0 (nil), as a `T`.
+    func decodeEntry<T: KeyedCoding>(_ uid: Int, as type: T.Type) throws -> T {
         let entry = try object(at: uid)
         guard case .dictionary(let fields) = entry else {
             return try decodePlain(entry, as: T.self)
         }
         let description = try classDescription(of: fields, uid: uid)
         let chosen = try resolve(description, for: T.self)
-        if let className = inProgress[uid] {
+        if let className = inProgressClassName(uid) {
             throw cycleFailure(className: className, uid: uid)
         }
         if let instance = instances[uid] {
-            guard let typed = instance as? T else {
-                throw failure(
-                    .typeMismatch,
-                    "expected \(T.archivedClassName), found an instance of \(Swift.type(of: instance)) "
-                        + "(object #\(uid), \(description.name))")
-            }
-            return typed
+            return try cast(
+                instance, as: T.self,
+                "found an instance of \(Swift.type(of: instance)) (object #\(uid), \(description.name))")
         }
-        if let value = values[DecodedValueKey(uid: uid, type: ObjectIdentifier(chosen))] as? T {
-            return value
+        if let value = values[DecodedValueKey(uid: uid, type: ObjectIdentifier(chosen))], value is T {
+            return try cast(value, as: T.self, "found \(Swift.type(of: value))")
         }
         if ObjectIdentifier(chosen) == ObjectIdentifier(T.self) {
             return try instantiate(T.self, uid: uid, fields: fields, className: description.name)
         }
         let value = try instantiate(chosen, uid: uid, fields: fields, className: description.name)
+        return try cast(value, as: T.self, "found \(Swift.type(of: value))")
+    }
+
+    /// `value` as a `T`, or a `typeMismatch` saying what was `found`. Kept out of line:
+    /// the `T?` of a conditional cast costs a run-time metadata lookup in unspecialized
+    /// code, which `decodeEntry` then pays only when it casts.
+    @inline(never)
+    func cast<T: KeyedCoding>(_ value: Any, as type: T.Type, _ found: @autoclosure () -> String) throws -> T {
         guard let typed = value as? T else {
-            throw failure(.typeMismatch, "expected \(T.archivedClassName), found \(Swift.type(of: value))")
+            throw failure(.typeMismatch, "expected \(T.archivedClassName), \(found())")
         }
         return typed
     }
@@ -564,6 +640,13 @@ extension KeyedUnarchiver {
             throw failure(
                 .invalidArchive, "expected an object, found \(entry.typeName) in $objects")
         }
+    }
+
+    /// The class name of object `uid` if its `init(coder:)` is running, else `nil`.
+    @inline(__always)
+    func inProgressClassName(_ uid: Int) -> String? {
+        guard inProgressFlags.indices.contains(uid), inProgressFlags[uid] else { return nil }
+        return containers.last { $0.uid == uid }?.className ?? ""
     }
 
     func cycleFailure(className: String, uid: Int) -> KeyedArchiveError {
@@ -593,7 +676,7 @@ extension KeyedUnarchiver {
             throw failure(.invalidArchive, "\(U.self).init(coder:) failed for \(className): \(thrown)")
         }
         if U.self is AnyObject.Type {
-            instances[uid] = value as AnyObject
+            instances[uid] = value
         } else {
             values[DecodedValueKey(uid: uid, type: ObjectIdentifier(U.self))] = value
         }
