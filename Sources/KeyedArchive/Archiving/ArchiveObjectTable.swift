@@ -4,14 +4,15 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// A value stored under a key inside an archived object's dictionary (or `$top`).
+/// A value stored under a key inside an archived object's dictionary (or `$top`), as
+/// the Codable writer hands them to the archiver.
 ///
-/// Reals are kept as bit patterns so that de-duplication tells `0.0` from `-0.0`.
+/// Reals are kept as bit patterns so that `0.0` and `-0.0` stay distinct.
 enum ArchiveFieldValue: Hashable {
     /// A reference to `$objects[uid]`; 0 is nil.
     case reference(Int)
-    /// A conditional reference, resolved by ``ArchiveObjectTable/resolveConditionals(_:)``:
-    /// an index into the archiver's list of conditionally encoded objects.
+    /// A conditional reference: an index into the archiver's list of conditionally
+    /// encoded objects, resolved when encoding finishes.
     case conditional(Int)
     /// An inline integer.
     case integer(PropertyListInteger)
@@ -27,19 +28,17 @@ enum ArchiveFieldValue: Hashable {
     case references([Int])
 }
 
-/// One key-value pair of an archived object.
+/// One key-value pair of an archived object; the key is already `$`-escaped.
 struct ArchiveField: Hashable {
     var key: String
     var value: ArchiveFieldValue
 }
 
-/// One entry of `$objects` as the archiver builds it: a flat record that refers to
-/// other entries by index.
+/// A plain value or object to store in `$objects` by value (see
+/// ``ArchiveObjectTable/uniqueIndex(of:)``).
 enum ArchivedObjectRecord: Hashable {
     /// `$objects[0]`, the string `$null`.
     case null
-    /// A slot reserved for an object whose contents are being encoded.
-    case reserved
     /// A plain string.
     case string(String)
     /// A plain integer.
@@ -56,124 +55,273 @@ enum ArchivedObjectRecord: Hashable {
     case classDescription(name: String, classes: [String])
 }
 
-/// The archiver's flat object table (`$objects`), with value de-duplication.
+/// The archiver's object table, `$objects`, written straight into a binary
+/// property-list builder as objects are encoded: no intermediate records, no second
+/// pass. Binary output finishes the builder; XML and ``KeyedArchiver/encodedPropertyList``
+/// read that binary form back (one mechanism for every format).
+///
+/// - Every `$objects` entry is one builder object; its index in `$objects` is its UID.
+/// - Plain values (strings, numbers, data) are stored once per value: the builder
+///   de-duplicates scalars by their encoded bytes, and ``entryIndexByObject`` maps the
+///   builder object back to its entry.
+/// - Objects with identity (class instances) reserve their entry before their contents
+///   are encoded, as Apple's archiver numbers them; value objects (structs) are shared
+///   with an equal earlier object when nothing was stored after their reservation.
+/// - Object fields refer to builder objects: key strings and values (UIDs, inline
+///   numbers); a negative value `-1 - token` marks a conditional reference, patched by
+///   ``resolveConditionals(_:)``.
 struct ArchiveObjectTable {
-    private(set) var records: [ArchivedObjectRecord] = [.null]
-    /// Plain values and struct objects already stored, by value.
-    private var uniqueRecords: [ArchivedObjectRecord: Int] = [:]
+    var builder = BinaryPropertyListBuilder()
+    /// For each `$objects` entry, its object in ``builder``.
+    private(set) var entries: [Int] = []
+    /// For builder objects that are plain or shareable entries, the entry's index + 1
+    /// (0: none). Indexed by builder object, grown on demand.
+    private var entryIndexByObject: [Int] = []
     /// Class descriptions already stored, by class name.
     private var classDescriptions: [String: Int] = [:]
+    /// Object fields holding conditional references, to patch at the end.
+    private var pendingConditionals: [(object: Int, position: Int, token: Int)] = []
+    /// Reused buffers for an object's final keys and values.
+    private var scratchKeys: [Int] = []
+    private var scratchValues: [Int] = []
+    /// The builder objects of the strings `$class` and `$null`.
+    private let classKey: Int
+    private let nullString: Int
+
+    init() {
+        nullString = builder.addString("$null")
+        classKey = builder.addString("$class")
+        entries = [nullString]
+    }
 
     /// The number of entries, including `$null`.
-    var count: Int { records.count }
+    var count: Int { entries.count }
 
-    /// Returns the index of a plain value, storing it if it is new.
-    mutating func uniqueIndex(of record: ArchivedObjectRecord) -> Int {
-        if let existing = uniqueRecords[record] { return existing }
-        let index = records.count
-        records.append(record)
-        uniqueRecords[record] = index
-        return index
-    }
+    // MARK: Plain values
 
-    /// Reserves a slot for an object whose contents are about to be encoded.
-    mutating func reserve() -> Int {
-        records.append(.reserved)
-        return records.count - 1
-    }
-
-    /// Stores an object with identity (a class instance) in its reserved slot.
-    mutating func fill(_ index: Int, with record: ArchivedObjectRecord) {
-        guard records.indices.contains(index) else { return }
-        records[index] = record
-    }
-
-    /// Stores a value-type object in its reserved slot, or, when an equal object is
-    /// already stored, releases the slot and returns the existing index.
-    ///
-    /// An equal record can only refer to entries that existed before the slot was
-    /// reserved, so everything encoded after the slot was itself de-duplicated and the
-    /// slot is the last entry; it is released only in that case.
-    mutating func fillDeduplicating(_ index: Int, with record: ArchivedObjectRecord) -> Int {
-        if let existing = uniqueRecords[record], index == records.count - 1 {
-            records.removeLast()
-            return existing
+    /// Returns the entry for a plain value already added to ``builder``, creating it if needed.
+    mutating func plainEntry(_ object: Int) -> Int {
+        if object < entryIndexByObject.count {
+            let known = entryIndexByObject[object]
+            if known != 0 { return known - 1 }
+        } else {
+            growEntryIndex(to: object + 1)
         }
-        fill(index, with: record)
-        if uniqueRecords[record] == nil { uniqueRecords[record] = index }
+        let index = entries.count
+        entries.append(object)
+        entryIndexByObject[object] = index + 1
         return index
+    }
+
+    private mutating func growEntryIndex(to count: Int) {
+        let target = max(count, builder.objectCount)
+        guard target > entryIndexByObject.count else { return }
+        entryIndexByObject.append(contentsOf: repeatElement(0, count: target - entryIndexByObject.count))
+    }
+
+    /// The entry for a plain string.
+    @inline(__always)
+    mutating func uniqueString(_ text: String) -> Int {
+        plainEntry(builder.addString(text))
+    }
+
+    /// Returns the index of a plain value (or, for an object record, of an equal object),
+    /// storing it if it is new.
+    mutating func uniqueIndex(of record: ArchivedObjectRecord) -> Int {
+        switch record {
+        case .null: return 0
+        case .string(let value): return plainEntry(builder.addString(value))
+        case .integer(let value): return plainEntry(builder.addInteger(value))
+        case .real(let bits): return plainEntry(builder.addReal(Double(bitPattern: bits)))
+        case .bool(let value): return plainEntry(builder.addBool(value))
+        case .data(let value): return plainEntry(builder.addData(value))
+        case .object(let classUID, let fields):
+            let uid = reserve()
+            return fill(uid, classUID: classUID, fields: fields, shareable: true)
+        case .classDescription(let name, let classes): return classIndex(name: name, classes: classes)
+        }
+    }
+
+    // MARK: Objects
+
+    /// The builder object of a key string (already `$`-escaped).
+    @inline(__always)
+    mutating func keyObject(_ key: String) -> Int {
+        builder.addString(key)
+    }
+
+    /// The builder object of a field value; a conditional reference becomes `-1 - token`.
+    mutating func valueObject(_ value: ArchiveFieldValue) -> Int {
+        switch value {
+        case .reference(let uid): return builder.addUID(UInt64(uid))
+        case .conditional(let token): return -1 - token
+        case .integer(let value): return builder.addInteger(value)
+        case .real(let bits): return builder.addReal(Double(bitPattern: bits))
+        case .bool(let value): return builder.addBool(value)
+        case .data(let value): return builder.addData(value)
+        case .string(let value): return builder.addString(value)
+        case .references(let uids): return referenceArray(uids)
+        }
+    }
+
+    /// An inline array of UIDs; equal arrays are stored once.
+    mutating func referenceArray(_ uids: [Int]) -> Int {
+        var elements: [Int] = []
+        elements.reserveCapacity(uids.count)
+        for uid in uids { elements.append(builder.addUID(UInt64(uid))) }
+        return builder.addShareableArray(elements[...])
+    }
+
+    /// Reserves an entry for an object whose contents are about to be encoded.
+    mutating func reserve() -> Int {
+        entries.append(builder.reserveObject())
+        return entries.count - 1
+    }
+
+    /// Stores a reserved object's fields, given as ``ArchiveField`` values.
+    ///
+    /// - Returns: The object's index: `uid`, or for a shareable object an equal earlier one.
+    @discardableResult
+    mutating func fill(_ uid: Int, classUID: Int, fields: [ArchiveField], shareable: Bool = false) -> Int {
+        var keys: [Int] = []
+        var values: [Int] = []
+        keys.reserveCapacity(fields.count)
+        values.reserveCapacity(fields.count)
+        for field in fields {
+            keys.append(keyObject(field.key))
+            values.append(valueObject(field.value))
+        }
+        return setObject(uid, classUID: classUID, keys: keys[...], values: values[...], shareable: shareable)
+    }
+
+    /// Stores a reserved object: `$class`, then the fields (key and value objects; a key
+    /// given twice keeps its last value; negative values are conditional references).
+    ///
+    /// A shareable object (a struct, which has no identity) is released in favour of an
+    /// equal object stored earlier when its entry is still the last one, which is always
+    /// the case for an equal value: everything it refers to existed before it.
+    ///
+    /// - Returns: The object's index: `uid`, or an equal earlier one.
+    mutating func setObject(
+        _ uid: Int, classUID: Int, keys: ArraySlice<Int>, values: ArraySlice<Int>, shareable: Bool
+    ) -> Int {
+        guard entries.indices.contains(uid) else { return 0 }
+        scratchKeys.removeAll(keepingCapacity: true)
+        scratchValues.removeAll(keepingCapacity: true)
+        scratchKeys.append(classKey)
+        scratchValues.append(builder.addUID(UInt64(classUID)))
+        let unique = Self.hasUniqueKeys(keys)
+        var conditionalPositions: [(position: Int, token: Int)] = []
+        var position = keys.startIndex
+        while position < keys.endIndex {
+            let key = keys[position]
+            let value = values[position]
+            position += 1
+            if !unique, keys[position...].contains(key) { continue }
+            if value < 0 {
+                conditionalPositions.append((scratchValues.count, -1 - value))
+                scratchValues.append(builder.addUID(0))
+            } else {
+                scratchValues.append(value)
+            }
+            scratchKeys.append(key)
+        }
+        let object = entries[uid]
+        if shareable, conditionalPositions.isEmpty {
+            let stored =
+                (try? builder.setShareableDictionary(
+                    object, keys: scratchKeys[...], values: scratchValues[...],
+                    mayRelease: uid == entries.count - 1)) ?? object
+            if stored != object {
+                // An equal object exists; the builder released this one, which was last.
+                entries.removeLast()
+                if stored < entryIndexByObject.count, entryIndexByObject[stored] != 0 {
+                    return entryIndexByObject[stored] - 1
+                }
+                // Not reachable: every shareable object is indexed below. Keep the copy.
+                return appendCopy(keys: scratchKeys, values: scratchValues)
+            }
+            growEntryIndex(to: object + 1)
+            entryIndexByObject[object] = uid + 1
+            return uid
+        }
+        // Setting a reserved object with matching counts cannot fail.
+        try? builder.setDictionary(object, keys: scratchKeys, values: scratchValues)
+        for (position, token) in conditionalPositions {
+            pendingConditionals.append((object, position, token))
+        }
+        return uid
+    }
+
+    private mutating func appendCopy(keys: [Int], values: [Int]) -> Int {
+        let object = builder.reserveObject()
+        try? builder.setDictionary(object, keys: keys, values: values)
+        entries.append(object)
+        return entries.count - 1
+    }
+
+    static func hasUniqueKeys(_ keys: ArraySlice<Int>) -> Bool {
+        if keys.count < 2 { return true }
+        if keys.count <= 16 {
+            var first = keys.startIndex
+            while first < keys.endIndex {
+                let key = keys[first]
+                first += 1
+                if keys[first...].contains(key) { return false }
+            }
+            return true
+        }
+        return Set(keys).count == keys.count
     }
 
     /// Returns the index of the class description for `name`, storing it if needed.
     mutating func classIndex(name: String, classes: @autoclosure () -> [String]) -> Int {
         if let existing = classDescriptions[name] { return existing }
-        let index = records.count
-        records.append(.classDescription(name: name, classes: classes()))
+        let object = builder.reserveObject()
+        let index = entries.count
+        entries.append(object)
         classDescriptions[name] = index
+        let keys = [builder.addString("$classname"), builder.addString("$classes")]
+        let nameObject = builder.addString(name)
+        let chain = classes().map { builder.addString($0) }
+        let values = [nameObject, builder.addArray(chain)]
+        try? builder.setDictionary(object, keys: keys, values: values)
         return index
     }
 
     /// Replaces every conditional reference with the object's index, or 0 when the
     /// object was never encoded unconditionally.
-    mutating func resolveConditionals(_ resolve: (Int) -> Int) {
-        for index in records.indices {
-            guard case .object(let classUID, var fields) = records[index] else { continue }
-            var changed = false
-            for position in fields.indices {
-                if case .conditional(let token) = fields[position].value {
-                    fields[position].value = .reference(resolve(token))
-                    changed = true
-                }
-            }
-            if changed { records[index] = .object(classUID: classUID, fields: fields) }
+    mutating func resolveConditionals(_ resolve: (Int) -> Int) throws {
+        for pending in pendingConditionals {
+            let uid = builder.addUID(UInt64(resolve(pending.token)))
+            try builder.replaceValue(ofDictionary: pending.object, at: pending.position, with: uid)
         }
+        pendingConditionals.removeAll()
     }
 
-    /// The table as the `$objects` array of a property list.
-    func propertyListObjects() -> [PropertyList] {
-        var objects: [PropertyList] = []
-        objects.reserveCapacity(records.count)
-        for record in records {
-            switch record {
-            case .null, .reserved: objects.append(.string("$null"))
-            case .string(let value): objects.append(.string(value))
-            case .integer(let value): objects.append(.integer(value))
-            case .real(let bits): objects.append(.real(Double(bitPattern: bits)))
-            case .bool(let value): objects.append(.bool(value))
-            case .data(let value): objects.append(.data(value))
-            case .object(let classUID, let fields):
-                var dictionary = Self.dictionary(fields, capacity: fields.count + 1)
-                dictionary["$class"] = .uid(UInt64(classUID))
-                objects.append(.dictionary(dictionary))
-            case .classDescription(let name, let classes):
-                objects.append([
-                    "$classname": .string(name),
-                    "$classes": .array(classes.map { .string($0) }),
-                ])
-            }
-        }
-        return objects
-    }
+    // MARK: Output
 
-    /// Converts fields to a property-list dictionary; a repeated key keeps its last value.
-    static func dictionary(_ fields: [ArchiveField], capacity: Int) -> PropertyListDictionary {
-        var dictionary = PropertyListDictionary(minimumCapacity: capacity)
-        for field in fields {
-            dictionary[field.key] = propertyList(field.value)
+    /// Finishes the archive: `$top` from the given fields, the `$objects` array and the
+    /// root dictionary, as a binary property list. Call once.
+    mutating func finishBinary(topKeys: ArraySlice<Int>, topValues: ArraySlice<Int>) throws -> Data {
+        scratchKeys.removeAll(keepingCapacity: true)
+        scratchValues.removeAll(keepingCapacity: true)
+        let unique = Self.hasUniqueKeys(topKeys)
+        var position = topKeys.startIndex
+        while position < topKeys.endIndex {
+            let key = topKeys[position]
+            let value = topValues[position]
+            position += 1
+            if !unique, topKeys[position...].contains(key) { continue }
+            scratchKeys.append(key)
+            scratchValues.append(value)
         }
-        return dictionary
-    }
-
-    private static func propertyList(_ value: ArchiveFieldValue) -> PropertyList {
-        switch value {
-        case .reference(let uid): return .uid(UInt64(uid))
-        case .conditional: return .uid(0)
-        case .integer(let value): return .integer(value)
-        case .real(let bits): return .real(Double(bitPattern: bits))
-        case .bool(let value): return .bool(value)
-        case .data(let value): return .data(value)
-        case .string(let value): return .string(value)
-        case .references(let uids): return .array(uids.map { .uid(UInt64($0)) })
-        }
+        let top = try builder.addDictionary(keys: scratchKeys, values: scratchValues)
+        let objects = builder.addArray(entries)
+        let rootKeys = ["$archiver", "$objects", "$top", "$version"].map { builder.addString($0) }
+        let archiver = builder.addString("NSKeyedArchiver")
+        let version = builder.addInteger(PropertyListInteger(100_000))
+        let root = try builder.addDictionary(keys: rootKeys, values: [archiver, objects, top, version])
+        return try builder.finish(topObject: root)
     }
 }

@@ -10,7 +10,8 @@ extension KeyedArchiver {
     ///   - type: The type whose instances are renamed.
     public func setClassName(_ name: String?, for type: any KeyedCoding.Type) {
         classNames[ObjectIdentifier(type)] = name
-        classUIDsByType[ObjectIdentifier(type)] = nil
+        typeTraits[ObjectIdentifier(type)]?.classUID = nil
+        lastTraits = nil
     }
 
     /// The class name set for `type` on this archiver, if any.
@@ -51,11 +52,13 @@ extension KeyedArchiver {
 
     /// The index of the class description for `type`, stored the first time.
     func classUID(for type: any KeyedCoding.Type, instance: any KeyedCoding) -> Int {
-        let identifier = ObjectIdentifier(type)
-        if let uid = classUIDsByType[identifier] { return uid }
+        var traits = self.traits(of: type)
+        if let uid = traits.classUID { return uid }
         let name = archivedName(of: type)
         let uid = table.classIndex(name: name, classes: classChain(of: type, instance: instance, name: name))
-        classUIDsByType[identifier] = uid
+        traits.classUID = uid
+        typeTraits[ObjectIdentifier(type)] = traits
+        lastTraits = (ObjectIdentifier(type), traits)
         return uid
     }
 

@@ -58,24 +58,37 @@ public final class KeyedArchiver {
     /// errors reported by ``failWithError(_:)``.
     public private(set) var error: KeyedArchiveError?
 
-    var table = ArchiveObjectTable()
-    /// Objects being encoded, innermost last; element 0 is `$top`.
-    var containers: [ArchiveContainer] = [ArchiveContainer()]
+    // The engine's state. An archiver is used from one thread at a time and never calls
+    // out to other code while it modifies these, so the run-time exclusivity checks
+    // (a measurable share of the time per field) are left out.
+
+    /// `$objects`, written into a binary property-list builder as objects are encoded.
+    @exclusivity(unchecked) var table = ArchiveObjectTable()
+    /// The fields of the objects being encoded, innermost last, as builder objects: key
+    /// strings and values (a conditional reference is `-1 - token`).
+    @exclusivity(unchecked) var fieldKeys: [Int] = []
+    @exclusivity(unchecked) var fieldValues: [Int] = []
+    /// The objects being encoded, innermost last; element 0 is `$top`.
+    @exclusivity(unchecked) var frames: [ArchiveFrame] = [ArchiveFrame(start: 0)]
+    /// UID objects of the collection elements being encoded, innermost collection last.
+    @exclusivity(unchecked) var elementStack: [Int] = []
     /// The path to the object being encoded, for error messages.
-    var path: [ArchiveKeyPathComponent] = []
+    @exclusivity(unchecked) var path: [ArchiveKeyPathComponent] = []
     /// Class instances already stored, and strong references keeping their identifiers unique.
-    var identities: [ObjectIdentifier: Int] = [:]
-    var retainedObjects: [AnyObject] = []
+    @exclusivity(unchecked) var identities: [ObjectIdentifier: Int] = [:]
+    @exclusivity(unchecked) var retainedObjects: [AnyObject] = []
     /// Objects encoded only conditionally so far, by token.
     var conditionalObjects: [AnyObject] = []
     var conditionalTokens: [ObjectIdentifier: Int] = [:]
-    /// Class descriptions by Swift type.
-    var classUIDsByType: [ObjectIdentifier: Int] = [:]
     /// See ``traits(of:)``.
-    var typeTraits: [ObjectIdentifier: ArchivedTypeTraits] = [:]
+    @exclusivity(unchecked) var typeTraits: [ObjectIdentifier: ArchivedTypeTraits] = [:]
+    /// The type looked up last, which is usually the next one too (collections).
+    @exclusivity(unchecked) var lastTraits: (type: ObjectIdentifier, traits: ArchivedTypeTraits)?
     /// Names set with the instance ``setClassName(_:for:)-swift.method``.
     var classNames: [ObjectIdentifier: String] = [:]
     var isFinished = false
+    /// The finished archive in binary form, made once.
+    var archiveBytes: Data?
     var hasOutput = false
     var output = Data()
 
@@ -101,7 +114,7 @@ public final class KeyedArchiver {
     public func encode(_ object: (any KeyedCoding)?, forKey key: String) {
         guard canEncode() else { return }
         let uid = object.map { reference(for: $0, at: .key(key)) } ?? 0
-        append(archiveEscapedKey(key), .reference(uid))
+        append(key: key, value: table.builder.addUID(UInt64(uid)))
     }
 
     /// Encodes an object (or nil) under the next unkeyed key, `$0`, `$1`, … in the
@@ -112,7 +125,7 @@ public final class KeyedArchiver {
         guard canEncode() else { return }
         let key = nextUnkeyedKey()
         let uid = object.map { reference(for: $0, at: .key(key)) } ?? 0
-        append(key, .reference(uid))
+        appendField(table.keyObject(key), table.builder.addUID(UInt64(uid)))
     }
 
     /// Encodes a reference to `object` that is kept only if the object is also encoded
@@ -125,12 +138,12 @@ public final class KeyedArchiver {
     public func encodeConditionalObject(_ object: (any KeyedCoding & AnyObject)?, forKey key: String) {
         guard canEncode() else { return }
         guard let object else {
-            append(archiveEscapedKey(key), .reference(0))
+            append(key: key, value: table.builder.addUID(0))
             return
         }
         let identifier = ObjectIdentifier(object)
         if let uid = identities[identifier] {
-            append(archiveEscapedKey(key), .reference(uid))
+            append(key: key, value: table.builder.addUID(UInt64(uid)))
             return
         }
         let token: Int
@@ -141,7 +154,7 @@ public final class KeyedArchiver {
             conditionalObjects.append(object)
             conditionalTokens[identifier] = token
         }
-        append(archiveEscapedKey(key), .conditional(token))
+        append(key: key, value: -1 - token)
     }
 
     // MARK: - Inline scalars
@@ -153,7 +166,7 @@ public final class KeyedArchiver {
     ///   - key: The key in the current object.
     public func encode(_ value: Bool, forKey key: String) {
         guard canEncode() else { return }
-        append(archiveEscapedKey(key), .bool(value))
+        append(key: key, value: table.builder.addBool(value))
     }
 
     /// Encodes an integer inline under `key`.
@@ -163,7 +176,7 @@ public final class KeyedArchiver {
     ///   - key: The key in the current object.
     public func encode(_ value: Int, forKey key: String) {
         guard canEncode() else { return }
-        append(archiveEscapedKey(key), .integer(PropertyListInteger(Int64(value))))
+        append(key: key, value: table.builder.addInteger(PropertyListInteger(Int64(value))))
     }
 
     /// Encodes a 32-bit integer inline under `key`.
@@ -173,7 +186,7 @@ public final class KeyedArchiver {
     ///   - key: The key in the current object.
     public func encode(_ value: Int32, forKey key: String) {
         guard canEncode() else { return }
-        append(archiveEscapedKey(key), .integer(PropertyListInteger(Int64(value))))
+        append(key: key, value: table.builder.addInteger(PropertyListInteger(Int64(value))))
     }
 
     /// Encodes a 64-bit integer inline under `key`.
@@ -183,7 +196,7 @@ public final class KeyedArchiver {
     ///   - key: The key in the current object.
     public func encode(_ value: Int64, forKey key: String) {
         guard canEncode() else { return }
-        append(archiveEscapedKey(key), .integer(PropertyListInteger(value)))
+        append(key: key, value: table.builder.addInteger(PropertyListInteger(value)))
     }
 
     /// Encodes a single-precision number inline under `key`.
@@ -193,7 +206,7 @@ public final class KeyedArchiver {
     ///   - key: The key in the current object.
     public func encode(_ value: Float, forKey key: String) {
         guard canEncode() else { return }
-        append(archiveEscapedKey(key), .real(Double(value).bitPattern))
+        append(key: key, value: table.builder.addReal(Double(value)))
     }
 
     /// Encodes a double-precision number inline under `key`.
@@ -203,7 +216,7 @@ public final class KeyedArchiver {
     ///   - key: The key in the current object.
     public func encode(_ value: Double, forKey key: String) {
         guard canEncode() else { return }
-        append(archiveEscapedKey(key), .real(value.bitPattern))
+        append(key: key, value: table.builder.addReal(value))
     }
 
     /// Encodes bytes inline under `key` (a data value in the object's dictionary, not a
@@ -214,7 +227,7 @@ public final class KeyedArchiver {
     ///   - key: The key in the current object.
     public func encodeBytes(_ bytes: some Sequence<UInt8>, forKey key: String) {
         guard canEncode() else { return }
-        append(archiveEscapedKey(key), .data(Data(bytes)))
+        append(key: key, value: table.builder.addData(Array(bytes)))
     }
 
     // MARK: - Finishing
@@ -236,8 +249,11 @@ public final class KeyedArchiver {
         hasOutput = true
         do {
             switch outputFormat {
-            case .binary: output = try binaryArchiveData()
-            default: output = try makePropertyList().data(format: outputFormat)
+            case .binary: output = try finishedArchiveBytes()
+            case .xml: output = try finishedPropertyList().data(format: .xml)
+            case .openStep:
+                throw KeyedArchiveError(
+                    .unsupportedFormat, "keyed archives cannot be written as OpenStep text")
             }
         } catch let failure as KeyedArchiveError {
             failWithError(failure)
@@ -272,8 +288,15 @@ public final class KeyedArchiver {
     ///
     /// Reading it ends encoding as ``finishEncoding()`` does, without serializing.
     public var encodedPropertyList: PropertyList {
-        finishTable()
-        return makePropertyList()
+        guard finishTable() else { return [:] }
+        do {
+            return try finishedPropertyList()
+        } catch let failure as KeyedArchiveError {
+            failWithError(failure)
+        } catch {
+            record(.invalidValue, "\(error)")
+        }
+        return [:]
     }
 
     /// Archives `object` under ``rootObjectKey`` and returns the archive.
@@ -301,9 +324,9 @@ public final class KeyedArchiver {
     }
 }
 
-/// The fields of one object being encoded.
-struct ArchiveContainer {
-    var fields: [ArchiveField] = []
+/// One object being encoded: where its fields start in the archiver's field stack.
+struct ArchiveFrame {
+    var start: Int
     var unkeyedCount = 0
 }
 
@@ -316,7 +339,7 @@ extension KeyedArchiver {
     @discardableResult
     func finishTable() -> Bool {
         if isFinished { return true }
-        guard containers.count == 1 else {
+        guard frames.count == 1 else {
             record(.invalidValue, "encoding was finished while an object was being encoded")
             return false
         }
@@ -326,23 +349,17 @@ extension KeyedArchiver {
             guard conditionalObjects.indices.contains(token) else { return 0 }
             return identities[ObjectIdentifier(conditionalObjects[token])] ?? 0
         }
-        table.resolveConditionals(resolve)
-        for index in containers[0].fields.indices {
-            if case .conditional(let token) = containers[0].fields[index].value {
-                containers[0].fields[index].value = .reference(resolve(token))
-            }
+        do {
+            try table.resolveConditionals(resolve)
+        } catch let failure as KeyedArchiveError {
+            failWithError(failure)
+        } catch {
+            record(.invalidValue, "\(error)")
+        }
+        for index in fieldValues.indices where fieldValues[index] < 0 {
+            fieldValues[index] = table.builder.addUID(UInt64(resolve(-1 - fieldValues[index])))
         }
         return true
-    }
-
-    func makePropertyList() -> PropertyList {
-        let top = ArchiveObjectTable.dictionary(containers[0].fields, capacity: containers[0].fields.count)
-        return [
-            "$archiver": "NSKeyedArchiver",
-            "$version": 100000,
-            "$top": .dictionary(top),
-            "$objects": .array(table.propertyListObjects()),
-        ]
     }
 
     func canEncode() -> Bool {
@@ -353,14 +370,27 @@ extension KeyedArchiver {
         return true
     }
 
+    /// Appends a field to the object being encoded, given a key as the caller wrote it.
     @inline(__always)
+    func append(key: String, value: Int) {
+        appendField(table.keyObject(archiveEscapedKey(key)), value)
+    }
+
+    /// Appends a field to the object being encoded, given key and value objects.
+    @inline(__always)
+    func appendField(_ key: Int, _ value: Int) {
+        fieldKeys.append(key)
+        fieldValues.append(value)
+    }
+
+    /// Appends a field given as an ``ArchiveFieldValue``; the key is already escaped.
     func append(_ key: String, _ value: ArchiveFieldValue) {
-        containers[containers.count - 1].fields.append(ArchiveField(key: key, value: value))
+        appendField(table.keyObject(key), table.valueObject(value))
     }
 
     func nextUnkeyedKey() -> String {
-        let index = containers[containers.count - 1].unkeyedCount
-        containers[containers.count - 1].unkeyedCount = index + 1
+        let index = frames[frames.count - 1].unkeyedCount
+        frames[frames.count - 1].unkeyedCount = index + 1
         return "$\(index)"
     }
 
@@ -369,22 +399,31 @@ extension KeyedArchiver {
     }
 
     /// Stores `object` (or finds it already stored) and returns its index in `$objects`.
-    func reference(for object: any KeyedCoding, at component: ArchiveKeyPathComponent) -> Int {
+    ///
+    /// Generic so that an existential argument is opened once: the casts below are then
+    /// from a known type, which the runtime answers quickly, where casts from
+    /// `any KeyedCoding` go through its slow general path.
+    func reference<Object: KeyedCoding>(for object: Object, at component: ArchiveKeyPathComponent) -> Int {
+        // The dynamic type: an element of `[Shape]` may be a `Circle`.
         let type = type(of: object)
         let traits = self.traits(of: type)
-        // Strings are the most common plain value: a cast to the concrete type is much
-        // cheaper than one to the protocol existential.
-        if traits.isPlain, let text = object as? String {
-            return table.uniqueIndex(of: text.archivePlainRecord)
+        if traits.isPlain {
+            // Strings are the most common plain value. Even from a known type, `as?`
+            // goes through the general cast machinery; the type check makes the
+            // reinterpretation exact.
+            if Object.self == String.self {
+                return table.uniqueString(unsafeBitCast(object, to: String.self))
+            }
+            if let plain = object as? any ArchivePlainValue {
+                return table.uniqueIndex(of: plain.archivePlainRecord)
+            }
         }
-        if traits.isPlain, let plain = object as? any ArchivePlainValue {
-            return table.uniqueIndex(of: plain.archivePlainRecord)
-        }
-        let isClass = traits.isClass
-        // Converting to `AnyObject` goes through the bridging runtime: do it once.
         var instance: AnyObject?
-        if isClass {
-            let converted = object as AnyObject
+        if traits.isClass {
+            // The dynamic type is a class, so `Object` (a superclass of it) is one too,
+            // so its value is one object reference. `as AnyObject` would ask the
+            // bridging runtime, which first tries to unwrap an Optional.
+            let converted = unsafeBitCast(object, to: AnyObject.self)
             if let uid = identities[ObjectIdentifier(converted)] { return uid }
             instance = converted
         }
@@ -397,37 +436,40 @@ extension KeyedArchiver {
                     + "and the archiver requires it")
             return 0
         }
+        let uid = table.reserve()
         if let instance {
-            let uid = table.reserve()
             identities[ObjectIdentifier(instance)] = uid
             retainedObjects.append(instance)
-            let fields = encodeContents(of: object)
-            let classUID = classUID(for: type, instance: object)
-            table.fill(uid, with: .object(classUID: classUID, fields: fields))
-            return uid
         }
-        let uid = table.reserve()
-        let fields = encodeContents(of: object)
+        let start = fieldKeys.count
+        frames.append(ArchiveFrame(start: start))
+        object.encode(with: self)
+        frames.removeLast()
         let classUID = classUID(for: type, instance: object)
-        return table.fillDeduplicating(uid, with: .object(classUID: classUID, fields: fields))
+        let stored = table.setObject(
+            uid, classUID: classUID, keys: fieldKeys[start...], values: fieldValues[start...],
+            shareable: instance == nil)
+        fieldKeys.removeSubrange(start...)
+        fieldValues.removeSubrange(start...)
+        return stored
     }
 
     /// What `reference(for:at:)` asks of every object's type, cached: each of these casts
     /// of a metatype to a protocol existential costs a run-time conformance lookup.
     func traits(of type: any KeyedCoding.Type) -> ArchivedTypeTraits {
         let identifier = ObjectIdentifier(type)
-        if let known = typeTraits[identifier] { return known }
-        let traits = ArchivedTypeTraits(
-            isPlain: type is any ArchivePlainValue.Type, isClass: type is AnyObject.Type,
-            supportsSecureCoding: Self.supportsSecureCoding(type))
-        typeTraits[identifier] = traits
+        if let last = lastTraits, last.type == identifier { return last.traits }
+        let traits: ArchivedTypeTraits
+        if let known = typeTraits[identifier] {
+            traits = known
+        } else {
+            traits = ArchivedTypeTraits(
+                isPlain: type is any ArchivePlainValue.Type, isClass: type is AnyObject.Type,
+                supportsSecureCoding: Self.supportsSecureCoding(type))
+            typeTraits[identifier] = traits
+        }
+        lastTraits = (identifier, traits)
         return traits
-    }
-
-    func encodeContents(of object: any KeyedCoding) -> [ArchiveField] {
-        containers.append(ArchiveContainer())
-        object.encode(with: self)
-        return containers.removeLast().fields
     }
 
     static func supportsSecureCoding(_ type: any KeyedCoding.Type) -> Bool {
@@ -440,7 +482,7 @@ extension KeyedArchiver {
     /// Encodes a string inline (as `NSMutableString` stores `NS.string`).
     func encodeInlineString(_ value: String, forKey key: String) {
         guard canEncode() else { return }
-        append(archiveEscapedKey(key), .string(value))
+        append(key: key, value: table.builder.addString(value))
     }
 
     /// Encodes a plain value (string, number, data) inline, as the number types'
@@ -459,20 +501,43 @@ extension KeyedArchiver {
         append(archiveEscapedKey(key), value)
     }
 
+    /// Encodes the elements of an array as an inline array of references (`NS.objects`).
+    ///
+    /// Indexing, unlike iterating a generic sequence, needs no `Optional<Element>`
+    /// metadata, which unspecialized code would look up for every array.
+    func encodeElements<Element: KeyedCoding>(_ elements: [Element], forKey key: String) {
+        guard canEncode() else { return }
+        let start = elementStack.count
+        var index = 0
+        let count = elements.count
+        while index < count {
+            let uid = reference(for: elements[index], at: .index(index))
+            elementStack.append(table.builder.addUID(UInt64(uid)))
+            index += 1
+        }
+        let array = table.builder.addShareableArray(elementStack[start...])
+        elementStack.removeSubrange(start...)
+        append(key: key, value: array)
+    }
+
     /// Encodes the elements of a collection as an inline array of references
     /// (`NS.objects`, `NS.keys`).
     func encodeReferences<S: Sequence>(_ elements: S, forKey key: String) where S.Element: KeyedCoding {
         guard canEncode() else { return }
-        var uids: [Int] = []
-        uids.reserveCapacity(elements.underestimatedCount)
+        // The UID objects go on a stack shared by nested collections: an element's own
+        // collections push and pop theirs above these.
+        let start = elementStack.count
         // A counter, not `enumerated()`: in unspecialized code its tuples cost run-time
         // metadata lookups for every element.
         var index = 0
         for element in elements {
-            uids.append(reference(for: element, at: .index(index)))
+            let uid = reference(for: element, at: .index(index))
+            elementStack.append(table.builder.addUID(UInt64(uid)))
             index += 1
         }
-        append(archiveEscapedKey(key), .references(uids))
+        let array = table.builder.addShareableArray(elementStack[start...])
+        elementStack.removeSubrange(start...)
+        append(key: key, value: array)
     }
 }
 
@@ -481,4 +546,6 @@ struct ArchivedTypeTraits {
     let isPlain: Bool
     let isClass: Bool
     let supportsSecureCoding: Bool
+    /// The `$objects` index of the class description, once stored.
+    var classUID: Int?
 }

@@ -276,7 +276,7 @@ final class CodableArchiveWriter {
         if layout == .objects, let name {
             let fields = try objectFields(storage, codingPath: codingPath)
             let uid = archiver.table.reserve()
-            archiver.table.fill(uid, with: .object(classUID: classUID(named: name), fields: fields))
+            archiver.table.fill(uid, classUID: classUID(named: name), fields: fields)
             return uid
         }
         var keyUIDs: [Int] = []
@@ -290,13 +290,11 @@ final class CodableArchiveWriter {
         let uid = archiver.table.reserve()
         let className = layout == .propertyList ? "NSMutableDictionary" : "NSDictionary"
         archiver.table.fill(
-            uid,
-            with: .object(
-                classUID: classUID(named: className),
-                fields: [
-                    ArchiveField(key: "NS.keys", value: .references(keyUIDs)),
-                    ArchiveField(key: "NS.objects", value: .references(valueUIDs)),
-                ]))
+            uid, classUID: classUID(named: className),
+            fields: [
+                ArchiveField(key: "NS.keys", value: .references(keyUIDs)),
+                ArchiveField(key: "NS.objects", value: .references(valueUIDs)),
+            ])
         return uid
     }
 
@@ -309,10 +307,8 @@ final class CodableArchiveWriter {
         let uid = archiver.table.reserve()
         let className = layout == .propertyList ? "NSMutableArray" : "NSArray"
         archiver.table.fill(
-            uid,
-            with: .object(
-                classUID: classUID(named: className),
-                fields: [ArchiveField(key: "NS.objects", value: .references(uids))]))
+            uid, classUID: classUID(named: className),
+            fields: [ArchiveField(key: "NS.objects", value: .references(uids))])
         return uid
     }
 
@@ -367,14 +363,12 @@ final class CodableArchiveWriter {
     }
 
     func date(_ date: Date) -> CodableSlot {
-        let record = ArchivedObjectRecord.object(
-            classUID: classUID(named: "NSDate"),
+        let uid = archiver.table.reserve()
+        archiver.table.fill(
+            uid, classUID: classUID(named: "NSDate"),
             fields: [
                 ArchiveField(key: "NS.time", value: .real(date.timeIntervalSinceReferenceDate.bitPattern))
             ])
-        // Not de-duplicated: hashing an object record costs more than storing it.
-        let uid = archiver.table.reserve()
-        archiver.table.fill(uid, with: record)
         return .reference(uid)
     }
 

@@ -9,7 +9,7 @@ extension Array: KeyedCoding where Element: KeyedCoding {
     ///
     /// - Parameter coder: The archiver.
     public func encode(with coder: KeyedArchiver) {
-        coder.encodeReferences(self, forKey: "NS.objects")
+        coder.encodeElements(self, forKey: "NS.objects")
     }
 
     /// Reads the elements, each of which must be an `Element`.

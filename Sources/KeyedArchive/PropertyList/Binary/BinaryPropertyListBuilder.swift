@@ -38,7 +38,7 @@ struct BinaryPropertyListBuilder {
         var start: Int
         /// Scalars: encoded length; arrays: elements; dictionaries: pairs.
         var count: Int
-        /// Hash of a scalar's encoded bytes.
+        /// Hash of a scalar's encoded bytes, or of a shareable dictionary's references.
         var hash: Int
     }
 
@@ -50,6 +50,13 @@ struct BinaryPropertyListBuilder {
     /// Open-addressing table of scalar entries (entry index + 1; 0 is empty).
     private var slots: [Int] = []
     private var scalarCount = 0
+    /// Open-addressing table of shareable containers (entry index + 1; 0 is empty).
+    private var dictionarySlots: [Int] = []
+    private var shareableCount = 0
+    /// The objects of UIDs added so far, by UID value (object + 1; 0 is unknown).
+    private var uidObjects: [Int] = []
+    /// Seeds the hashes, so that colliding inputs cannot be prepared in advance.
+    private let hashSeed = ByteHash.randomSeed()
 
     /// Creates an empty builder.
     init() {}
@@ -61,38 +68,40 @@ struct BinaryPropertyListBuilder {
 
     /// Adds a Boolean, or returns the existing object for it.
     mutating func addBool(_ value: Bool) -> Int {
-        let start = scalarBytes.count
-        scalarBytes.append(value ? 0x09 : 0x08)
-        return intern(from: start)
+        var header = ScalarHeader()
+        header.append(value ? 0x09 : 0x08)
+        return intern(header)
     }
 
     /// Adds an integer in the smallest width plistlib and Cocoa use: 1, 2 or 4 bytes
     /// unsigned, 8 bytes signed for negatives and up to `Int64.max`, 16 bytes beyond.
     mutating func addInteger(_ value: PropertyListInteger) -> Int {
-        let start = scalarBytes.count
+        var header = ScalarHeader()
         if let unsigned = value.uint64Value, unsigned <= UInt64(Int64.max) {
             if unsigned < 1 << 8 {
-                scalarBytes.append(0x10)
-                appendBigEndian(unsigned, width: 1)
+                header.append(0x10)
+                header.appendBigEndian(unsigned, width: 1)
             } else if unsigned < 1 << 16 {
-                scalarBytes.append(0x11)
-                appendBigEndian(unsigned, width: 2)
+                header.append(0x11)
+                header.appendBigEndian(unsigned, width: 2)
             } else if unsigned < 1 << 32 {
-                scalarBytes.append(0x12)
-                appendBigEndian(unsigned, width: 4)
+                header.append(0x12)
+                header.appendBigEndian(unsigned, width: 4)
             } else {
-                scalarBytes.append(0x13)
-                appendBigEndian(unsigned, width: 8)
+                header.append(0x13)
+                header.appendBigEndian(unsigned, width: 8)
             }
         } else if let signed = value.int64Value {
-            scalarBytes.append(0x13)
-            appendBigEndian(UInt64(bitPattern: signed), width: 8)
+            header.append(0x13)
+            header.appendBigEndian(UInt64(bitPattern: signed), width: 8)
         } else {
-            scalarBytes.append(0x14)
-            appendBigEndian(UInt64(bitPattern: value.high), width: 8)
-            appendBigEndian(value.low, width: 8)
+            header.append(0x14)
+            header.appendBigEndian(UInt64(bitPattern: value.high), width: 8)
+            // The low half is the payload: the header holds at most 16 bytes.
+            let low = value.low.bigEndian
+            return withUnsafeBytes(of: low) { intern(header, payload: $0) }
         }
-        return intern(from: start)
+        return intern(header)
     }
 
     /// Adds an integer.
@@ -102,10 +111,10 @@ struct BinaryPropertyListBuilder {
 
     /// Adds a real, always as a 64-bit float (marker `0x23`).
     mutating func addReal(_ value: Double) -> Int {
-        let start = scalarBytes.count
-        scalarBytes.append(0x23)
-        appendBigEndian(value.bitPattern, width: 8)
-        return intern(from: start)
+        var header = ScalarHeader()
+        header.append(0x23)
+        header.appendBigEndian(value.bitPattern, width: 8)
+        return intern(header)
     }
 
     /// Adds a date.
@@ -116,58 +125,80 @@ struct BinaryPropertyListBuilder {
         guard seconds.isFinite else {
             throw KeyedArchiveError(.invalidValue, "a date of \(seconds) seconds cannot be written")
         }
-        let start = scalarBytes.count
-        scalarBytes.append(0x33)
-        appendBigEndian(seconds.bitPattern, width: 8)
-        return intern(from: start)
+        var header = ScalarHeader()
+        header.append(0x33)
+        header.appendBigEndian(seconds.bitPattern, width: 8)
+        return intern(header)
     }
 
     /// Adds bytes.
     mutating func addData<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Int {
-        let start = scalarBytes.count
-        appendHeader(0x40, count: bytes.count)
-        scalarBytes.append(contentsOf: bytes)
-        return intern(from: start)
+        var header = ScalarHeader()
+        header.appendCount(0x40, count: bytes.count)
+        if let object = bytes.withContiguousStorageIfAvailable({
+            intern(header, payload: UnsafeRawBufferPointer($0))
+        }) {
+            return object
+        }
+        let copy = Array(bytes)
+        return copy.withUnsafeBytes { intern(header, payload: $0) }
     }
 
     /// Adds a string: ASCII as marker `0x5n`, anything else as UTF-16BE (`0x6n`).
     mutating func addString(_ string: String) -> Int {
-        let start = scalarBytes.count
         var string = string
-        let isASCII = string.withUTF8 { utf8 in
-            guard BinaryPropertyListScanner.isASCII(utf8) else { return false }
-            appendHeader(0x50, count: utf8.count)
-            scalarBytes.append(contentsOf: utf8)
-            return true
+        let ascii: Int? = string.withUTF8 { utf8 in
+            guard BinaryPropertyListScanner.isASCII(utf8) else { return nil }
+            var header = ScalarHeader()
+            header.appendCount(0x50, count: utf8.count)
+            return intern(header, payload: UnsafeRawBufferPointer(utf8))
         }
-        if !isASCII {
-            let utf16 = string.utf16
-            appendHeader(0x60, count: utf16.count)
-            for unit in utf16 {
-                scalarBytes.append(UInt8(truncatingIfNeeded: unit >> 8))
-                scalarBytes.append(UInt8(truncatingIfNeeded: unit))
-            }
+        if let ascii { return ascii }
+        var units: [UInt8] = []
+        units.reserveCapacity(string.utf8.count * 2)
+        var count = 0
+        for unit in string.utf16 {
+            units.append(UInt8(truncatingIfNeeded: unit >> 8))
+            units.append(UInt8(truncatingIfNeeded: unit))
+            count += 1
         }
-        return intern(from: start)
+        var header = ScalarHeader()
+        header.appendCount(0x60, count: count)
+        return units.withUnsafeBytes { intern(header, payload: $0) }
     }
 
     /// Adds a UID in 1, 2, 4 or 8 bytes.
     mutating func addUID(_ value: UInt64) -> Int {
-        let start = scalarBytes.count
-        if value < 1 << 8 {
-            scalarBytes.append(0x80)
-            appendBigEndian(value, width: 1)
-        } else if value < 1 << 16 {
-            scalarBytes.append(0x81)
-            appendBigEndian(value, width: 2)
-        } else if value < 1 << 32 {
-            scalarBytes.append(0x83)
-            appendBigEndian(value, width: 4)
-        } else {
-            scalarBytes.append(0x87)
-            appendBigEndian(value, width: 8)
+        // Archives refer to UIDs 0..<n over and over: remember their objects directly.
+        if value < UInt64(uidObjects.count) {
+            let known = uidObjects[Int(value)]
+            if known != 0 { return known - 1 }
         }
-        return intern(from: start)
+        var header = ScalarHeader()
+        if value < 1 << 8 {
+            header.append(0x80)
+            header.appendBigEndian(value, width: 1)
+        } else if value < 1 << 16 {
+            header.append(0x81)
+            header.appendBigEndian(value, width: 2)
+        } else if value < 1 << 32 {
+            header.append(0x83)
+            header.appendBigEndian(value, width: 4)
+        } else {
+            header.append(0x87)
+            header.appendBigEndian(value, width: 8)
+        }
+        let object = intern(header)
+        if value < 1 << 26 {
+            let index = Int(value)
+            if index >= uidObjects.count {
+                uidObjects.append(
+                    contentsOf: repeatElement(
+                        0, count: max(index + 1, uidObjects.count * 2) - uidObjects.count))
+            }
+            uidObjects[index] = object + 1
+        }
+        return object
     }
 
     // MARK: Containers
@@ -221,6 +252,102 @@ struct BinaryPropertyListBuilder {
         let object = reserveObject()
         try setDictionary(object, keys: keys, values: values)
         return object
+    }
+
+    /// Makes a reserved object a dictionary that may stand for any equal dictionary: if
+    /// an equal one was set this way before, `mayRelease` is `true` and `object` is the
+    /// last object, `object` is released and the earlier one returned. Otherwise `object`
+    /// becomes the dictionary.
+    ///
+    /// The keyed archiver stores equal struct values once this way.
+    ///
+    /// - Returns: The object that holds the dictionary: `object` or an earlier equal one.
+    /// - Throws: `invalidValue` if `object` was not reserved, or the counts differ.
+    mutating func setShareableDictionary(
+        _ object: Int, keys: ArraySlice<Int>, values: ArraySlice<Int>, mayRelease: Bool = true
+    ) throws -> Int {
+        try checkReserved(object)
+        guard keys.count == values.count else {
+            throw KeyedArchiveError(
+                .invalidValue, "object \(object): \(keys.count) dictionary keys but \(values.count) values")
+        }
+        let hash = ByteHash.hash(keys, values, seed: hashSeed)
+        if (shareableCount + 1) * 2 > dictionarySlots.count { growDictionarySlots() }
+        let mask = dictionarySlots.count - 1
+        var slot = hash & mask
+        while dictionarySlots[slot] != 0 {
+            let candidate = dictionarySlots[slot] - 1
+            let entry = entries[candidate]
+            if entry.hash == hash, entry.kind == .dictionary, entry.count == keys.count,
+                references[entry.start..<entry.start + entry.count].elementsEqual(keys),
+                references[entry.start + entry.count..<entry.start + 2 * entry.count].elementsEqual(values)
+            {
+                guard mayRelease, object == entries.count - 1 else { break }
+                entries.removeLast()
+                return candidate
+            }
+            slot = (slot + 1) & mask
+        }
+        let isNew = dictionarySlots[slot] == 0
+        entries[object] = Entry(
+            kind: .dictionary, start: references.count, count: keys.count, hash: isNew ? hash : 0)
+        references.append(contentsOf: keys)
+        references.append(contentsOf: values)
+        if isNew {
+            dictionarySlots[slot] = object + 1
+            shareableCount += 1
+        }
+        return object
+    }
+
+    /// Adds an array that may stand for any equal array added this way: an equal one
+    /// added before is returned instead of a new object.
+    ///
+    /// The keyed archiver stores the reference arrays of equal collections once this way.
+    mutating func addShareableArray(_ elements: ArraySlice<Int>) -> Int {
+        let hash = ByteHash.hash(elements, [][...], seed: hashSeed)
+        if (shareableCount + 1) * 2 > dictionarySlots.count { growDictionarySlots() }
+        let mask = dictionarySlots.count - 1
+        var slot = hash & mask
+        while dictionarySlots[slot] != 0 {
+            let candidate = dictionarySlots[slot] - 1
+            let entry = entries[candidate]
+            if entry.hash == hash, entry.kind == .array, entry.count == elements.count,
+                references[entry.start..<entry.start + entry.count].elementsEqual(elements)
+            {
+                return candidate
+            }
+            slot = (slot + 1) & mask
+        }
+        entries.append(Entry(kind: .array, start: references.count, count: elements.count, hash: hash))
+        references.append(contentsOf: elements)
+        dictionarySlots[slot] = entries.count
+        shareableCount += 1
+        return entries.count - 1
+    }
+
+    /// Replaces the value at `position` (in the order the values were given) of a
+    /// dictionary that was set and is not shareable.
+    ///
+    /// - Throws: `invalidValue` if `object` is not such a dictionary or has no such position.
+    mutating func replaceValue(ofDictionary object: Int, at position: Int, with value: Int) throws {
+        guard entries.indices.contains(object), entries[object].kind == .dictionary,
+            entries[object].hash == 0, (0..<entries[object].count).contains(position)
+        else {
+            throw KeyedArchiveError(.invalidValue, "object \(object) has no replaceable value \(position)")
+        }
+        references[entries[object].start + entries[object].count + position] = value
+    }
+
+    private mutating func growDictionarySlots() {
+        let capacity = max(64, dictionarySlots.count * 2)
+        dictionarySlots = [Int](repeating: 0, count: capacity)
+        let mask = capacity - 1
+        for (index, entry) in entries.enumerated() where entry.kind != .scalar && entry.hash != 0 {
+            var slot = entry.hash & mask
+            while dictionarySlots[slot] != 0 { slot = (slot + 1) & mask }
+            dictionarySlots[slot] = index + 1
+        }
     }
 
     private func checkReserved(_ object: Int) throws {
@@ -338,25 +465,6 @@ struct BinaryPropertyListBuilder {
 
     // MARK: Encoding helpers
 
-    private mutating func appendBigEndian(_ value: UInt64, width: Int) {
-        var shift = (width - 1) * 8
-        while shift >= 0 {
-            scalarBytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
-            shift -= 8
-        }
-    }
-
-    private mutating func appendHeader(_ marker: UInt8, count: Int) {
-        if count < 15 {
-            scalarBytes.append(marker | UInt8(count))
-        } else {
-            scalarBytes.append(marker | 0x0F)
-            let width = Self.byteWidth(forCount: count)
-            scalarBytes.append(0x10 | Self.log2(width))
-            appendBigEndian(UInt64(count), width: width)
-        }
-    }
-
     fileprivate static func log2(_ width: Int) -> UInt8 {
         switch width {
         case 1: return 0
@@ -366,36 +474,45 @@ struct BinaryPropertyListBuilder {
         }
     }
 
-    /// Returns the existing object whose encoding equals the bytes from `start` to the end
-    /// of `scalarBytes` (dropping them), or records them as a new object.
-    private mutating func intern(from start: Int) -> Int {
-        let length = scalarBytes.count - start
-        let hash = scalarBytes.withUnsafeBytes { bytes in
-            var hasher = Hasher()
-            hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes[start...]))
-            return hasher.finalize()
-        }
+    /// Returns the existing scalar encoded as `header` followed by `payload`, or stores
+    /// it as a new object. Nothing is copied unless the scalar is new.
+    private mutating func intern(
+        _ header: ScalarHeader, payload: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)
+    ) -> Int {
+        let length = header.count + payload.count
+        let hash = ByteHash.hash(payload, seed: hashSeed ^ header.hashWord)
         if (scalarCount + 1) * 2 > slots.count { growSlots() }
         let mask = slots.count - 1
         var slot = hash & mask
         while slots[slot] != 0 {
             let candidate = slots[slot] - 1
             let entry = entries[candidate]
-            if entry.hash == hash, entry.count == length, equalScalars(entry.start, start, length) {
-                scalarBytes.removeLast(length)
+            if entry.hash == hash, entry.count == length,
+                storedScalar(at: entry.start, equals: header, payload)
+            {
                 return candidate
             }
             slot = (slot + 1) & mask
         }
+        let start = scalarBytes.count
+        header.append(to: &scalarBytes)
+        if payload.count > 0 { scalarBytes.append(contentsOf: payload) }
         entries.append(Entry(kind: .scalar, start: start, count: length, hash: hash))
         slots[slot] = entries.count
         scalarCount += 1
         return entries.count - 1
     }
 
-    private func equalScalars(_ first: Int, _ second: Int, _ length: Int) -> Bool {
-        scalarBytes.withUnsafeBufferPointer { bytes in
-            bytes[first..<first + length].elementsEqual(bytes[second..<second + length])
+    private func storedScalar(at start: Int, equals header: ScalarHeader, _ payload: UnsafeRawBufferPointer)
+        -> Bool
+    {
+        scalarBytes.withUnsafeBytes { bytes in
+            guard header.matches(UnsafeRawBufferPointer(rebasing: bytes[start..<start + header.count])) else {
+                return false
+            }
+            let payloadStart = start + header.count
+            return ByteHash.equal(
+                UnsafeRawBufferPointer(rebasing: bytes[payloadStart..<payloadStart + payload.count]), payload)
         }
     }
 
@@ -459,5 +576,69 @@ private struct Output {
             appendBigEndian(UInt64(0x10 | BinaryPropertyListBuilder.log2(width)), width: 1)
             appendBigEndian(UInt64(count), width: width)
         }
+    }
+}
+
+/// The leading bytes of an encoded scalar (marker, count or value), up to 16, kept in
+/// registers while the scalar is looked up.
+private struct ScalarHeader {
+    private var low: UInt64 = 0
+    private var high: UInt64 = 0
+    private(set) var count = 0
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        if count < 8 {
+            low |= UInt64(byte) << UInt64(count * 8)
+        } else {
+            high |= UInt64(byte) << UInt64((count - 8) * 8)
+        }
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func appendBigEndian(_ value: UInt64, width: Int) {
+        var shift = (width - 1) * 8
+        while shift >= 0 {
+            append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+            shift -= 8
+        }
+    }
+
+    /// Marker plus, from 15 on, an integer object holding the count.
+    @inline(__always)
+    mutating func appendCount(_ marker: UInt8, count: Int) {
+        if count < 15 {
+            append(marker | UInt8(count))
+        } else {
+            append(marker | 0x0F)
+            let width = BinaryPropertyListBuilder.byteWidth(forCount: count)
+            append(0x10 | BinaryPropertyListBuilder.log2(width))
+            appendBigEndian(UInt64(count), width: width)
+        }
+    }
+
+    /// Mixes the header into a hash seed.
+    var hashWord: UInt64 {
+        low ^ (high &* 0x9E37_79B9_7F4A_7C15) ^ (UInt64(count) << 59)
+    }
+
+    func append(to bytes: inout [UInt8]) {
+        for index in 0..<count {
+            bytes.append(byte(index))
+        }
+    }
+
+    @inline(__always)
+    private func byte(_ index: Int) -> UInt8 {
+        index < 8
+            ? UInt8(truncatingIfNeeded: low >> UInt64(index * 8))
+            : UInt8(truncatingIfNeeded: high >> UInt64((index - 8) * 8))
+    }
+
+    func matches(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count == count else { return false }
+        for index in 0..<count where bytes[index] != byte(index) { return false }
+        return true
     }
 }
