@@ -81,6 +81,8 @@ struct ArchiveObjectTable {
     private var classDescriptions: [String: Int] = [:]
     /// Object fields holding conditional references, to patch at the end.
     private var pendingConditionals: [(object: Int, position: Int, token: Int)] = []
+    /// Key strings seen so far and their builder objects.
+    private var keys = ArchiveKeyCache()
     /// Reused buffers for an object's final keys and values.
     private var scratchKeys: [Int] = []
     private var scratchValues: [Int] = []
@@ -145,9 +147,15 @@ struct ArchiveObjectTable {
     // MARK: Objects
 
     /// The builder object of a key string (already `$`-escaped).
+    ///
+    /// Objects repeat the same few keys; ``keys`` finds them without encoding the key
+    /// as the builder would.
     @inline(__always)
     mutating func keyObject(_ key: String) -> Int {
-        builder.addString(key)
+        if let object = keys.object(for: key) { return object }
+        let object = builder.addString(key)
+        keys.insert(key, object: object)
+        return object
     }
 
     /// The builder object of a field value; a conditional reference becomes `-1 - token`.
@@ -206,58 +214,66 @@ struct ArchiveObjectTable {
         _ uid: Int, classUID: Int, keys: ArraySlice<Int>, values: ArraySlice<Int>, shareable: Bool
     ) -> Int {
         guard entries.indices.contains(uid) else { return 0 }
+        let object = entries[uid]
+        let classValue = builder.addUID(UInt64(classUID))
+        let simple = Self.hasUniqueKeys(keys) && !values.contains { $0 < 0 }
+        if simple {
+            // The usual case: written straight into the builder.
+            let stored =
+                (try? builder.setObjectDictionary(
+                    object, leadingKey: classKey, leadingValue: classValue, keys: keys, values: values,
+                    shareable: shareable, mayRelease: uid == entries.count - 1)) ?? object
+            return entryIndex(afterStoring: object, as: stored, uid: uid, shareable: shareable)
+        }
+        // A repeated key keeps its last value; conditional references get a placeholder.
         scratchKeys.removeAll(keepingCapacity: true)
         scratchValues.removeAll(keepingCapacity: true)
-        scratchKeys.append(classKey)
-        scratchValues.append(builder.addUID(UInt64(classUID)))
-        let unique = Self.hasUniqueKeys(keys)
         var conditionalPositions: [(position: Int, token: Int)] = []
         var position = keys.startIndex
         while position < keys.endIndex {
             let key = keys[position]
             let value = values[position]
             position += 1
-            if !unique, keys[position...].contains(key) { continue }
+            if keys[position...].contains(key) { continue }
             if value < 0 {
-                conditionalPositions.append((scratchValues.count, -1 - value))
+                // Position 0 of the stored values is `$class`.
+                conditionalPositions.append((scratchValues.count + 1, -1 - value))
                 scratchValues.append(builder.addUID(0))
             } else {
                 scratchValues.append(value)
             }
             scratchKeys.append(key)
         }
-        let object = entries[uid]
-        if shareable, conditionalPositions.isEmpty {
-            let stored =
-                (try? builder.setShareableDictionary(
-                    object, keys: scratchKeys[...], values: scratchValues[...],
-                    mayRelease: uid == entries.count - 1)) ?? object
-            if stored != object {
-                // An equal object exists; the builder released this one, which was last.
-                entries.removeLast()
-                if stored < entryIndexByObject.count, entryIndexByObject[stored] != 0 {
-                    return entryIndexByObject[stored] - 1
-                }
-                // Not reachable: every shareable object is indexed below. Keep the copy.
-                return appendCopy(keys: scratchKeys, values: scratchValues)
-            }
-            growEntryIndex(to: object + 1)
-            entryIndexByObject[object] = uid + 1
-            return uid
-        }
-        // Setting a reserved object with matching counts cannot fail.
-        try? builder.setDictionary(object, keys: scratchKeys, values: scratchValues)
+        let shareableNow = shareable && conditionalPositions.isEmpty
+        let stored =
+            (try? builder.setObjectDictionary(
+                object, leadingKey: classKey, leadingValue: classValue, keys: scratchKeys[...],
+                values: scratchValues[...], shareable: shareableNow, mayRelease: uid == entries.count - 1))
+            ?? object
         for (position, token) in conditionalPositions {
             pendingConditionals.append((object, position, token))
         }
-        return uid
+        return entryIndex(afterStoring: object, as: stored, uid: uid, shareable: shareableNow)
     }
 
-    private mutating func appendCopy(keys: [Int], values: [Int]) -> Int {
-        let object = builder.reserveObject()
-        try? builder.setDictionary(object, keys: keys, values: values)
-        entries.append(object)
-        return entries.count - 1
+    /// The entry of an object the builder stored as `stored` (itself, or an equal
+    /// shareable object, in which case the reserved entry, the last one, is released).
+    private mutating func entryIndex(afterStoring object: Int, as stored: Int, uid: Int, shareable: Bool)
+        -> Int
+    {
+        guard shareable else { return uid }
+        if stored != object {
+            entries.removeLast()
+            if stored < entryIndexByObject.count, entryIndexByObject[stored] != 0 {
+                return entryIndexByObject[stored] - 1
+            }
+            // Not reachable: every shareable object is indexed below. Refer to it anew.
+            entries.append(stored)
+            return entries.count - 1
+        }
+        growEntryIndex(to: object + 1)
+        entryIndexByObject[object] = uid + 1
+        return uid
     }
 
     static func hasUniqueKeys(_ keys: ArraySlice<Int>) -> Bool {
@@ -323,5 +339,59 @@ struct ArchiveObjectTable {
         let version = builder.addInteger(PropertyListInteger(100_000))
         let root = try builder.addDictionary(keys: rootKeys, values: [archiver, objects, top, version])
         return try builder.finish(topObject: root)
+    }
+}
+
+/// Key strings and their builder objects: an open-addressing table hashed with
+/// ``ByteHash`` over the key's UTF-8, compared with `==` (which answers at once for the
+/// same string value, as a repeated key literal is).
+struct ArchiveKeyCache {
+    private var strings: [String] = []
+    private var objects: [Int] = []
+    private var count = 0
+    private let seed = ByteHash.randomSeed()
+
+    private func hash(_ key: String) -> Int? {
+        key.utf8.withContiguousStorageIfAvailable { ByteHash.hash(UnsafeRawBufferPointer($0), seed: seed) }
+    }
+
+    /// The object of `key`, or `nil`.
+    @inline(__always)
+    func object(for key: String) -> Int? {
+        guard !objects.isEmpty, let hash = hash(key) else { return nil }
+        let mask = objects.count - 1
+        var slot = hash & mask
+        while objects[slot] != 0 {
+            if strings[slot] == key { return objects[slot] - 1 }
+            slot = (slot + 1) & mask
+        }
+        return nil
+    }
+
+    /// Records the object of a key not in the table.
+    mutating func insert(_ key: String, object: Int) {
+        guard let hash = hash(key) else { return }
+        if (count + 1) * 2 > objects.count { grow() }
+        let mask = objects.count - 1
+        var slot = hash & mask
+        while objects[slot] != 0 {
+            if strings[slot] == key { return }
+            slot = (slot + 1) & mask
+        }
+        strings[slot] = key
+        objects[slot] = object + 1
+        count += 1
+    }
+
+    private mutating func grow() {
+        let oldStrings = strings
+        let oldObjects = objects
+        let capacity = max(32, objects.count * 2)
+        strings = [String](repeating: "", count: capacity)
+        objects = [Int](repeating: 0, count: capacity)
+        count = 0
+        for (key, object) in zip(oldStrings, oldObjects) where object != 0 {
+            insert(key, object: object - 1)
+        }
     }
 }

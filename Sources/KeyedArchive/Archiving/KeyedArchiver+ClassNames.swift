@@ -10,8 +10,9 @@ extension KeyedArchiver {
     ///   - type: The type whose instances are renamed.
     public func setClassName(_ name: String?, for type: any KeyedCoding.Type) {
         classNames[ObjectIdentifier(type)] = name
-        typeTraits[ObjectIdentifier(type)]?.classUID = nil
-        lastTraits = nil
+        if let position = typeCache.position(of: ObjectIdentifier(type)) {
+            typeCache[position].classUID = nil
+        }
     }
 
     /// The class name set for `type` on this archiver, if any.
@@ -52,13 +53,11 @@ extension KeyedArchiver {
 
     /// The index of the class description for `type`, stored the first time.
     func classUID(for type: any KeyedCoding.Type, instance: any KeyedCoding) -> Int {
-        var traits = self.traits(of: type)
-        if let uid = traits.classUID { return uid }
+        let position = traitsPosition(of: type)
+        if let uid = typeCache[position].classUID { return uid }
         let name = archivedName(of: type)
         let uid = table.classIndex(name: name, classes: classChain(of: type, instance: instance, name: name))
-        traits.classUID = uid
-        typeTraits[ObjectIdentifier(type)] = traits
-        lastTraits = (ObjectIdentifier(type), traits)
+        typeCache[position].classUID = uid
         return uid
     }
 

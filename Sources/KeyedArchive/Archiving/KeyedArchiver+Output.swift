@@ -11,7 +11,8 @@ extension KeyedArchiver {
     /// The archive as a binary property list, finished once (after ``finishTable()``).
     func finishedArchiveBytes() throws -> Data {
         if let archiveBytes { return archiveBytes }
-        let bytes = try table.finishBinary(topKeys: fieldKeys[...], topValues: fieldValues[...])
+        let bytes = try table.finishBinary(
+            topKeys: fieldKeys.suffix(from: 0), topValues: fieldValues.suffix(from: 0))
         archiveBytes = bytes
         return bytes
     }

@@ -66,24 +66,22 @@ public final class KeyedArchiver {
     @exclusivity(unchecked) var table = ArchiveObjectTable()
     /// The fields of the objects being encoded, innermost last, as builder objects: key
     /// strings and values (a conditional reference is `-1 - token`).
-    @exclusivity(unchecked) var fieldKeys: [Int] = []
-    @exclusivity(unchecked) var fieldValues: [Int] = []
+    @exclusivity(unchecked) var fieldKeys = ObjectNumberStack()
+    @exclusivity(unchecked) var fieldValues = ObjectNumberStack()
     /// The objects being encoded, innermost last; element 0 is `$top`.
     @exclusivity(unchecked) var frames: [ArchiveFrame] = [ArchiveFrame(start: 0)]
     /// UID objects of the collection elements being encoded, innermost collection last.
-    @exclusivity(unchecked) var elementStack: [Int] = []
+    @exclusivity(unchecked) var elementStack = ObjectNumberStack()
     /// The path to the object being encoded, for error messages.
     @exclusivity(unchecked) var path: [ArchiveKeyPathComponent] = []
     /// Class instances already stored, and strong references keeping their identifiers unique.
-    @exclusivity(unchecked) var identities: [ObjectIdentifier: Int] = [:]
+    @exclusivity(unchecked) var identities = ArchiveIdentityTable()
     @exclusivity(unchecked) var retainedObjects: [AnyObject] = []
     /// Objects encoded only conditionally so far, by token.
     var conditionalObjects: [AnyObject] = []
     var conditionalTokens: [ObjectIdentifier: Int] = [:]
     /// See ``traits(of:)``.
-    @exclusivity(unchecked) var typeTraits: [ObjectIdentifier: ArchivedTypeTraits] = [:]
-    /// The type looked up last, which is usually the next one too (collections).
-    @exclusivity(unchecked) var lastTraits: (type: ObjectIdentifier, traits: ArchivedTypeTraits)?
+    @exclusivity(unchecked) var typeCache = ArchiveTypeCache()
     /// Names set with the instance ``setClassName(_:for:)-swift.method``.
     var classNames: [ObjectIdentifier: String] = [:]
     var isFinished = false
@@ -142,7 +140,7 @@ public final class KeyedArchiver {
             return
         }
         let identifier = ObjectIdentifier(object)
-        if let uid = identities[identifier] {
+        if let uid = identities.uid(of: identifier) {
             append(key: key, value: table.builder.addUID(UInt64(uid)))
             return
         }
@@ -347,7 +345,7 @@ extension KeyedArchiver {
         guard !conditionalObjects.isEmpty else { return true }
         let resolve: (Int) -> Int = { [identities, conditionalObjects] token in
             guard conditionalObjects.indices.contains(token) else { return 0 }
-            return identities[ObjectIdentifier(conditionalObjects[token])] ?? 0
+            return identities.uid(of: ObjectIdentifier(conditionalObjects[token])) ?? 0
         }
         do {
             try table.resolveConditionals(resolve)
@@ -424,7 +422,7 @@ extension KeyedArchiver {
             // so its value is one object reference. `as AnyObject` would ask the
             // bridging runtime, which first tries to unwrap an Optional.
             let converted = unsafeBitCast(object, to: AnyObject.self)
-            if let uid = identities[ObjectIdentifier(converted)] { return uid }
+            if let uid = identities.uid(of: ObjectIdentifier(converted)) { return uid }
             instance = converted
         }
         path.append(component)
@@ -438,7 +436,7 @@ extension KeyedArchiver {
         }
         let uid = table.reserve()
         if let instance {
-            identities[ObjectIdentifier(instance)] = uid
+            identities.insert(uid, for: ObjectIdentifier(instance))
             retainedObjects.append(instance)
         }
         let start = fieldKeys.count
@@ -447,29 +445,28 @@ extension KeyedArchiver {
         frames.removeLast()
         let classUID = classUID(for: type, instance: object)
         let stored = table.setObject(
-            uid, classUID: classUID, keys: fieldKeys[start...], values: fieldValues[start...],
+            uid, classUID: classUID, keys: fieldKeys.suffix(from: start),
+            values: fieldValues.suffix(from: start),
             shareable: instance == nil)
-        fieldKeys.removeSubrange(start...)
-        fieldValues.removeSubrange(start...)
+        fieldKeys.removeSuffix(from: start)
+        fieldValues.removeSuffix(from: start)
         return stored
     }
 
     /// What `reference(for:at:)` asks of every object's type, cached: each of these casts
     /// of a metatype to a protocol existential costs a run-time conformance lookup.
     func traits(of type: any KeyedCoding.Type) -> ArchivedTypeTraits {
+        typeCache[traitsPosition(of: type)]
+    }
+
+    /// Where ``typeCache`` keeps the traits of `type`, computing them the first time.
+    func traitsPosition(of type: any KeyedCoding.Type) -> Int {
         let identifier = ObjectIdentifier(type)
-        if let last = lastTraits, last.type == identifier { return last.traits }
-        let traits: ArchivedTypeTraits
-        if let known = typeTraits[identifier] {
-            traits = known
-        } else {
-            traits = ArchivedTypeTraits(
-                isPlain: type is any ArchivePlainValue.Type, isClass: type is AnyObject.Type,
-                supportsSecureCoding: Self.supportsSecureCoding(type))
-            typeTraits[identifier] = traits
-        }
-        lastTraits = (identifier, traits)
-        return traits
+        if let position = typeCache.position(of: identifier) { return position }
+        let traits = ArchivedTypeTraits(
+            isPlain: type is any ArchivePlainValue.Type, isClass: type is AnyObject.Type,
+            supportsSecureCoding: Self.supportsSecureCoding(type))
+        return typeCache.insert(traits, for: identifier)
     }
 
     static func supportsSecureCoding(_ type: any KeyedCoding.Type) -> Bool {
@@ -515,8 +512,8 @@ extension KeyedArchiver {
             elementStack.append(table.builder.addUID(UInt64(uid)))
             index += 1
         }
-        let array = table.builder.addShareableArray(elementStack[start...])
-        elementStack.removeSubrange(start...)
+        let array = table.builder.addShareableArray(elementStack.suffix(from: start))
+        elementStack.removeSuffix(from: start)
         append(key: key, value: array)
     }
 
@@ -535,8 +532,8 @@ extension KeyedArchiver {
             elementStack.append(table.builder.addUID(UInt64(uid)))
             index += 1
         }
-        let array = table.builder.addShareableArray(elementStack[start...])
-        elementStack.removeSubrange(start...)
+        let array = table.builder.addShareableArray(elementStack.suffix(from: start))
+        elementStack.removeSuffix(from: start)
         append(key: key, value: array)
     }
 }

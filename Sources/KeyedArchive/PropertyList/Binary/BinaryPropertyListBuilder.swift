@@ -188,16 +188,15 @@ struct BinaryPropertyListBuilder {
             header.append(0x87)
             header.appendBigEndian(value, width: 8)
         }
-        let object = intern(header)
-        if value < 1 << 26 {
-            let index = Int(value)
-            if index >= uidObjects.count {
-                uidObjects.append(
-                    contentsOf: repeatElement(
-                        0, count: max(index + 1, uidObjects.count * 2) - uidObjects.count))
-            }
-            uidObjects[index] = object + 1
+        guard value < 1 << 26 else { return intern(header) }
+        // Small UIDs are found through `uidObjects` alone, never through the hash table.
+        let object = appendScalar(header)
+        let index = Int(value)
+        if index >= uidObjects.count {
+            uidObjects.append(
+                contentsOf: repeatElement(0, count: max(index + 1, uidObjects.count * 2) - uidObjects.count))
         }
+        uidObjects[index] = object + 1
         return object
     }
 
@@ -293,6 +292,61 @@ struct BinaryPropertyListBuilder {
             kind: .dictionary, start: references.count, count: keys.count, hash: isNew ? hash : 0)
         references.append(contentsOf: keys)
         references.append(contentsOf: values)
+        if isNew {
+            dictionarySlots[slot] = object + 1
+            shareableCount += 1
+        }
+        return object
+    }
+
+    /// Makes a reserved object an archived object's dictionary: one leading pair (the
+    /// archiver's `$class`) followed by `keys` and `values`, written straight into the
+    /// reference table. A `shareable` dictionary stands for any equal one set this way:
+    /// when one exists, `mayRelease` is `true` and `object` is the last object, `object`
+    /// is released and the earlier one returned.
+    ///
+    /// - Returns: The object that holds the dictionary.
+    /// - Throws: `invalidValue` if `object` was not reserved, or the counts differ.
+    mutating func setObjectDictionary(
+        _ object: Int, leadingKey: Int, leadingValue: Int, keys: ArraySlice<Int>, values: ArraySlice<Int>,
+        shareable: Bool, mayRelease: Bool
+    ) throws -> Int {
+        try checkReserved(object)
+        guard keys.count == values.count else {
+            throw KeyedArchiveError(
+                .invalidValue, "object \(object): \(keys.count) dictionary keys but \(values.count) values")
+        }
+        let start = references.count
+        let count = keys.count + 1
+        references.append(leadingKey)
+        references.append(contentsOf: keys)
+        references.append(leadingValue)
+        references.append(contentsOf: values)
+        guard shareable else {
+            entries[object] = Entry(kind: .dictionary, start: start, count: count, hash: 0)
+            return object
+        }
+        let hash = ByteHash.hash(
+            references[start..<start + count], references[start + count..<start + 2 * count], seed: hashSeed)
+        if (shareableCount + 1) * 2 > dictionarySlots.count { growDictionarySlots() }
+        let mask = dictionarySlots.count - 1
+        var slot = hash & mask
+        while dictionarySlots[slot] != 0 {
+            let candidate = dictionarySlots[slot] - 1
+            let entry = entries[candidate]
+            if entry.hash == hash, entry.kind == .dictionary, entry.count == count,
+                references[entry.start..<entry.start + 2 * count].elementsEqual(
+                    references[start..<start + 2 * count])
+            {
+                guard mayRelease, object == entries.count - 1 else { break }
+                references.removeLast(2 * count)
+                entries.removeLast()
+                return candidate
+            }
+            slot = (slot + 1) & mask
+        }
+        let isNew = dictionarySlots[slot] == 0
+        entries[object] = Entry(kind: .dictionary, start: start, count: count, hash: isNew ? hash : 0)
         if isNew {
             dictionarySlots[slot] = object + 1
             shareableCount += 1
@@ -417,16 +471,16 @@ struct BinaryPropertyListBuilder {
                         case .array, .dictionary:
                             output.appendHeader(entry.kind == .array ? 0xA0 : 0xD0, count: entry.count)
                             let length = entry.kind == .array ? entry.count : 2 * entry.count
-                            for reference in references[entry.start..<entry.start + length] {
-                                output.appendBigEndian(UInt64(reference), width: referenceSize)
-                            }
+                            output.appendReferences(
+                                UnsafeBufferPointer(rebasing: references[entry.start..<entry.start + length]),
+                                width: referenceSize)
                         case .reserved:
                             break
                         }
                     }
                 }
             }
-            for offset in offsets { output.appendBigEndian(UInt64(offset), width: offsetSize) }
+            offsets.withUnsafeBufferPointer { output.appendReferences($0, width: offsetSize) }
             output.appendBigEndian(0, width: 6)  // 5 unused bytes and the sort version
             output.appendBigEndian(UInt64(offsetSize), width: 1)
             output.appendBigEndian(UInt64(referenceSize), width: 1)
@@ -503,14 +557,22 @@ struct BinaryPropertyListBuilder {
         return entries.count - 1
     }
 
+    /// Stores a scalar without looking it up (the caller de-duplicates it).
+    private mutating func appendScalar(_ header: ScalarHeader) -> Int {
+        let start = scalarBytes.count
+        header.append(to: &scalarBytes)
+        entries.append(Entry(kind: .scalar, start: start, count: header.count, hash: 0))
+        return entries.count - 1
+    }
+
     private func storedScalar(at start: Int, equals header: ScalarHeader, _ payload: UnsafeRawBufferPointer)
         -> Bool
     {
         scalarBytes.withUnsafeBytes { bytes in
-            guard header.matches(UnsafeRawBufferPointer(rebasing: bytes[start..<start + header.count])) else {
-                return false
-            }
             let payloadStart = start + header.count
+            guard start >= 0, payloadStart + payload.count <= bytes.count,
+                header.matches(UnsafeRawBufferPointer(rebasing: bytes[start..<payloadStart]))
+            else { return false }
             return ByteHash.equal(
                 UnsafeRawBufferPointer(rebasing: bytes[payloadStart..<payloadStart + payload.count]), payload)
         }
@@ -520,7 +582,7 @@ struct BinaryPropertyListBuilder {
         let capacity = max(64, slots.count * 2)
         slots = [Int](repeating: 0, count: capacity)
         let mask = capacity - 1
-        for (index, entry) in entries.enumerated() where entry.kind == .scalar {
+        for (index, entry) in entries.enumerated() where entry.kind == .scalar && entry.hash != 0 {
             var slot = entry.hash & mask
             while slots[slot] != 0 { slot = (slot + 1) & mask }
             slots[slot] = index + 1
@@ -551,6 +613,38 @@ private struct Output {
         UnsafeMutableRawBufferPointer(rebasing: buffer[position..<position + bytes.count])
             .copyMemory(from: UnsafeRawBufferPointer(bytes))
         position += bytes.count
+    }
+
+    /// Appends big-endian integers of `width` bytes (1, 2, 4 or 8), checking the room once.
+    mutating func appendReferences(_ values: UnsafeBufferPointer<Int>, width: Int) {
+        let length = values.count * width
+        guard length <= buffer.count - position, let base = buffer.baseAddress else {
+            overflowed = overflowed || length > 0
+            return
+        }
+        let start = base + position
+        switch width {
+        case 1:
+            for (index, value) in values.enumerated() {
+                start.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: index, as: UInt8.self)
+            }
+        case 2:
+            for (index, value) in values.enumerated() {
+                start.storeBytes(
+                    of: UInt16(truncatingIfNeeded: value).bigEndian, toByteOffset: index * 2, as: UInt16.self)
+            }
+        case 4:
+            for (index, value) in values.enumerated() {
+                start.storeBytes(
+                    of: UInt32(truncatingIfNeeded: value).bigEndian, toByteOffset: index * 4, as: UInt32.self)
+            }
+        default:
+            for (index, value) in values.enumerated() {
+                start.storeBytes(
+                    of: UInt64(truncatingIfNeeded: value).bigEndian, toByteOffset: index * 8, as: UInt64.self)
+            }
+        }
+        position += length
     }
 
     @inline(__always)
@@ -624,8 +718,8 @@ private struct ScalarHeader {
     }
 
     func append(to bytes: inout [UInt8]) {
-        for index in 0..<count {
-            bytes.append(byte(index))
+        withUnsafeBytes(of: (low.littleEndian, high.littleEndian)) { words in
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: words[0..<count]))
         }
     }
 
@@ -638,7 +732,8 @@ private struct ScalarHeader {
 
     func matches(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard bytes.count == count else { return false }
-        for index in 0..<count where bytes[index] != byte(index) { return false }
-        return true
+        return withUnsafeBytes(of: (low.littleEndian, high.littleEndian)) { words in
+            ByteHash.equal(UnsafeRawBufferPointer(rebasing: words[0..<count]), bytes)
+        }
     }
 }
