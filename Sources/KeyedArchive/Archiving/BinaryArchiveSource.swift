@@ -182,7 +182,20 @@ final class BinaryArchiveSource: ArchiveObjectSource {
     func value(forKey key: String, in fields: BinaryPropertyListObject) throws -> PropertyList? {
         try withScanner { scanner in
             guard let position = try position(ofKey: key, in: fields, scanner: scanner) else { return nil }
-            let object = try scanner.object(scanner.reference(fields, at: fields.count + position))
+            let reference = try scanner.reference(fields, at: fields.count + position)
+            // References and reals are most values of an object: read them without
+            // decoding a general object record.
+            let offset = try scanner.offset(of: reference)
+            let marker = scanner.byte(offset)
+            if marker & 0xF8 == 0x80 {
+                let width = Int(marker & 0x07) + 1
+                if width <= scanner.objectsEnd - offset - 1 {
+                    return .uid(scanner.unsigned(offset + 1, width: width))
+                }
+            } else if marker == 0x23, 8 <= scanner.objectsEnd - offset - 1 {
+                return .real(Double(bitPattern: scanner.unsigned(offset + 1, width: 8)))
+            }
+            let object = try scanner.object(reference)
             return object.kind.isContainer
                 ? try materialize(object, scanner: scanner) : try scanner.scalar(object)
         }

@@ -132,14 +132,13 @@ extension KeyedUnarchiver {
                 .limitExceeded, "objects are nested deeper than the limit of \(options.maximumDepth)")
         }
         // `uid` is in range: it came from `referenceIndex`.
-        let flagged = inProgressFlags.indices.contains(uid)
-        if flagged { inProgressFlags[uid] = true }
+        inProgressFlags.insert(uid)
         containers.append(DecodingContainer(fields: fields, uid: uid, className: className))
         depth += 1
         defer {
             containers.removeLast()
             depth -= 1
-            if flagged { inProgressFlags[uid] = false }
+            inProgressFlags.remove(uid)
         }
         return try body()
     }

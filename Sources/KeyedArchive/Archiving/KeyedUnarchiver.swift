@@ -83,16 +83,19 @@ public final class KeyedUnarchiver {
     @exclusivity(unchecked) var containers: [DecodingContainer]
     @exclusivity(unchecked) var path: [ArchiveKeyPathComponent] = []
     @exclusivity(unchecked) var depth = 0
-    /// Whether each object's `init(coder:)` is running, by object index (its class name is
-    /// in `containers`). A flag per object, not a dictionary: it is set, cleared and
-    /// checked for every object decoded.
-    @exclusivity(unchecked) var inProgressFlags: [Bool]
+    /// Whether each object's `init(coder:)` is running, a bit per object index (its class
+    /// name is in `containers`). A bit set, not a dictionary: it is set, cleared and
+    /// checked for every object decoded; and one bit per object keeps opening a large
+    /// archive cheap.
+    @exclusivity(unchecked) var inProgressFlags: InProgressSet
     /// What each object decoded to the first time, by object index: its class instance
     /// (one per object), or the value decoded as one type.
     @exclusivity(unchecked) var decoded = IndexTable<DecodedObject>()
     /// Values decoded from an object as further types (a value decodes once per type
     /// asked), by object index and type; rare.
     @exclusivity(unchecked) var values: [DecodedValueKey: Any] = [:]
+    /// Strings read from a binary archive, by object index (see ``binaryString(_:)``).
+    @exclusivity(unchecked) var strings = IndexTable<String>()
     /// Values decoded by the untyped methods (`[Any]`, `[String: Any]`, …), by object index.
     @exclusivity(unchecked) var decodedUntyped: [Int: Any] = [:]
     /// Assignments waiting for an object in progress to finish, by object index.
@@ -151,7 +154,7 @@ public final class KeyedUnarchiver {
         self.binary = source as? BinaryArchiveSource
         self.options = options
         self.containers = [DecodingContainer(fields: .parsed(source.top), uid: 0, className: "")]
-        self.inProgressFlags = [Bool](repeating: false, count: source.objectCount)
+        self.inProgressFlags = InProgressSet(objectCount: source.objectCount)
     }
 
     // MARK: - Inspecting
@@ -407,6 +410,36 @@ struct DecodedValueKey: Hashable {
     }
 }
 
+/// A set of object indices below the object count, as bits.
+struct InProgressSet {
+    private var words: [UInt64]
+
+    init(objectCount: Int) {
+        words = [UInt64](repeating: 0, count: (max(0, objectCount) + 63) >> 6)
+    }
+
+    @inline(__always)
+    func contains(_ index: Int) -> Bool {
+        let word = index >> 6
+        guard index >= 0, word < words.count else { return false }
+        return words[word] & (1 << UInt64(index & 63)) != 0
+    }
+
+    @inline(__always)
+    mutating func insert(_ index: Int) {
+        let word = index >> 6
+        guard index >= 0, word < words.count else { return }
+        words[word] |= 1 << UInt64(index & 63)
+    }
+
+    @inline(__always)
+    mutating func remove(_ index: Int) {
+        let word = index >> 6
+        guard index >= 0, word < words.count else { return }
+        words[word] &= ~(1 << UInt64(index & 63))
+    }
+}
+
 /// What an object decoded to first: a class instance (kept whatever type is asked
 /// next), or a value of one type.
 struct DecodedObject {
@@ -561,9 +594,7 @@ extension KeyedUnarchiver {
     /// Clears what a failed top-level decode may leave behind (every nested step also
     /// restores its own state as the error unwinds).
     func resetAfterFailure() {
-        for container in containers.dropFirst() where inProgressFlags.indices.contains(container.uid) {
-            inProgressFlags[container.uid] = false
-        }
+        for container in containers.dropFirst() { inProgressFlags.remove(container.uid) }
         if containers.count > 1 { containers.removeSubrange(1...) }
         depth = 0
         pendingAssignments.removeAll()
@@ -702,6 +733,14 @@ extension KeyedUnarchiver {
 
     /// Decodes `$objects[uid]`, which is not index 0 (nil), as a `T`.
     func decodeEntry<T: KeyedCoding>(_ uid: Int, as type: T.Type) throws -> T {
+        // Strings are the most common entries: read them straight from a binary archive,
+        // without a property-list value, a protocol lookup or a dynamic cast.
+        if ObjectIdentifier(T.self) == ObjectIdentifier(String.self), binary != nil,
+            let text = try binaryString(uid)
+        {
+            // `T` is `String`, so this reinterprets a value as its own type.
+            return unsafeBitCast(text, to: T.self)
+        }
         let fields: ArchiveFields
         switch try entry(at: uid) {
         case .object(let objectFields):
@@ -722,7 +761,8 @@ extension KeyedUnarchiver {
                     "found an instance of \(Swift.type(of: known.value)) (object #\(uid), \(resolved.description.name))"
                 )
             }
-            if known.type == chosenID, known.value is T {
+            if known.type == chosenID {
+                // One dynamic cast (this path runs for every repeated reference to a value).
                 return try cast(known.value, as: T.self, "found \(Swift.type(of: known.value))")
             }
             if let value = values[DecodedValueKey(uid: uid, type: chosenID)], value is T {
@@ -735,6 +775,25 @@ extension KeyedUnarchiver {
         }
         let value = try instantiate(chosen, uid: uid, fields: fields, className: className)
         return try cast(value, as: T.self, "found \(Swift.type(of: value))")
+    }
+
+    /// `$objects[uid]` of a binary archive when it is a string, or `nil` for any other
+    /// entry (left to the general path). Strings longer than the 15 bytes Swift stores
+    /// inline are kept, so an archive that references one many times shares its storage.
+    func binaryString(_ uid: Int) throws -> String? {
+        guard let binary else { return nil }
+        if let known = strings[uid] { return known }
+        do {
+            return try binary.withScanner { scanner -> String? in
+                let object = try binary.entryObject(uid, scanner: scanner)
+                guard object.kind == .asciiString || object.kind == .utf16String else { return nil }
+                let text = try scanner.string(object)
+                if object.count > 15 || object.kind == .utf16String { strings[uid] = text }
+                return text
+            }
+        } catch let error as KeyedArchiveError {
+            throw inputFailure(error, reading: uid)
+        }
     }
 
     /// Decodes the plain `$objects[uid]` as a `T`. Long strings and data are kept, so an
@@ -796,7 +855,7 @@ extension KeyedUnarchiver {
     /// The class name of object `uid` if its `init(coder:)` is running, else `nil`.
     @inline(__always)
     func inProgressClassName(_ uid: Int) -> String? {
-        guard inProgressFlags.indices.contains(uid), inProgressFlags[uid] else { return nil }
+        guard inProgressFlags.contains(uid) else { return nil }
         return containers.last { $0.uid == uid }?.className ?? ""
     }
 
