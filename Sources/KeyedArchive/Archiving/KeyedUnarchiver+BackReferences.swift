@@ -56,14 +56,14 @@ extension KeyedUnarchiver {
         of type: T.Type, forKey key: String, then assign: @escaping (T) -> Void
     ) throws {
         try perform(.key(key)) {
-            guard let value = currentFields[archiveEscapedKey(key)] else { return }
+            guard let value = try fieldValue(forKey: archiveEscapedKey(key)) else { return }
             let uid = try referenceIndex(value)
             guard uid != 0 else { return }
             if inProgressClassName(uid) != nil {
-                let entry = try object(at: uid)
-                guard case .dictionary(let fields) = entry else {
+                guard case .object(let fields) = try entry(at: uid) else {
                     throw failure(
-                        .typeMismatch, "expected \(T.archivedClassName), found \(entry.archivedKindName)")
+                        .typeMismatch,
+                        "expected \(T.archivedClassName), found \(try object(at: uid).archivedKindName)")
                 }
                 _ = try resolve(classDescription(of: fields, uid: uid), for: T.self)
                 let location = ArchiveKeyPath.render(path)

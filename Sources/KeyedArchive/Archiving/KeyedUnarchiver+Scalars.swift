@@ -101,6 +101,16 @@ extension KeyedUnarchiver {
 
     // MARK: Engine
 
+    /// Decodes a double-precision number stored under `key`, or `nil` when the key is
+    /// missing; a nil reference gives 0, as with ``decodeDouble(forKey:)``.
+    func decodeDoubleIfPresent(forKey key: String) throws -> Double? {
+        try perform(.key(key)) {
+            guard let value = try fieldValue(forKey: archiveEscapedKey(key)) else { return nil }
+            guard let scalar = try scalar(value, expected: "a number") else { return 0 }
+            return try locating { try ArchiveScalar.double(scalar) }
+        }
+    }
+
     func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, forKey key: String) throws -> T {
         try perform(.key(key)) {
             guard let value = try scalar(forKey: key, expected: "an integer") else { return 0 }
@@ -111,16 +121,23 @@ extension KeyedUnarchiver {
     /// The inline value under `key`, following a reference to a plain object; `nil` when
     /// the key is missing or holds nil.
     func scalar(forKey key: String, expected: String) throws -> PropertyList? {
-        guard let value = currentFields[archiveEscapedKey(key)] else { return nil }
+        guard let value = try fieldValue(forKey: archiveEscapedKey(key)) else { return nil }
+        return try scalar(value, expected: expected)
+    }
+
+    /// A value found under a key, following a reference to a plain object; `nil` for the
+    /// nil reference.
+    func scalar(_ value: PropertyList, expected: String) throws -> PropertyList? {
         guard case .uid = value else { return value }
         let uid = try referenceIndex(value)
         guard uid != 0 else { return nil }
-        let entry = try object(at: uid)
-        if case .dictionary(let fields) = entry {
+        switch try entry(at: uid) {
+        case .object(let fields):
             let found = (try? classDescription(of: fields, uid: uid).name) ?? "an object"
             throw failure(.typeMismatch, "expected \(expected), found \(found)")
+        case .plain(let value):
+            return value
         }
-        return entry
     }
 
     /// Runs `body`, adding the current key path to an error it throws.

@@ -60,8 +60,11 @@ extension KeyedUnarchiver {
     /// standard value; index 0 is nil.
     func decodeUntypedReference(_ uid: Int, allowed: [any KeyedCoding.Type]?) throws -> Any? {
         guard uid != 0 else { return nil }
-        let entry = try object(at: uid)
-        guard case .dictionary(let fields) = entry else { return try plainValue(entry) }
+        let fields: ArchiveFields
+        switch try entry(at: uid) {
+        case .object(let objectFields): fields = objectFields
+        case .plain(let value): return try plainValue(value)
+        }
         let description = try classDescription(of: fields, uid: uid)
         if let chosen = try resolve(description, allowed: allowed) {
             try checkSecureCoding(chosen, className: description.name)
@@ -86,7 +89,7 @@ extension KeyedUnarchiver {
     }
 
     func decodeStandard(
-        _ standard: StandardClass, uid: Int, fields: PropertyListDictionary, className: String,
+        _ standard: StandardClass, uid: Int, fields: ArchiveFields, className: String,
         allowed: [any KeyedCoding.Type]?
     ) throws -> Any {
         if let className = inProgressClassName(uid) { throw cycleFailure(className: className, uid: uid) }
@@ -113,7 +116,7 @@ extension KeyedUnarchiver {
     }
 
     func cachedOrInstantiate<U: KeyedCoding>(
-        _ type: U.Type, uid: Int, fields: PropertyListDictionary, className: String
+        _ type: U.Type, uid: Int, fields: ArchiveFields, className: String
     ) throws -> U {
         if let cached = cached(uid, as: U.self) as? U { return cached }
         return try instantiate(U.self, uid: uid, fields: fields, className: className)
@@ -122,21 +125,20 @@ extension KeyedUnarchiver {
     /// Runs `body` with `$objects[uid]` as the current object, marked in progress, and
     /// restores the state whether `body` returns or throws.
     func withObject<R>(
-        uid: Int, fields: PropertyListDictionary, className: String, _ body: () throws -> R
+        uid: Int, fields: ArchiveFields, className: String, _ body: () throws -> R
     ) throws -> R {
         guard depth < options.maximumDepth else {
             throw failure(
                 .limitExceeded, "objects are nested deeper than the limit of \(options.maximumDepth)")
         }
         // `uid` is in range: it came from `referenceIndex`.
-        let flagged = inProgressFlags.indices.contains(uid)
-        if flagged { inProgressFlags[uid] = true }
+        inProgressFlags.insert(uid)
         containers.append(DecodingContainer(fields: fields, uid: uid, className: className))
         depth += 1
         defer {
             containers.removeLast()
             depth -= 1
-            if flagged { inProgressFlags[uid] = false }
+            inProgressFlags.remove(uid)
         }
         return try body()
     }
@@ -222,7 +224,8 @@ extension KeyedUnarchiver {
     /// layouts: `NS.objects` (arrays, sets), `NS.object.0`… (ordered sets), or
     /// `NS.count` with `NS.object0`… (counted sets).
     func elementIndices() throws -> [Int] {
-        let fields = currentFields
+        if let indices = try binaryElementIndices() { return indices }
+        let fields = try currentDictionary()
         if let objects = fields["NS.objects"] {
             return try references(objects, key: "NS.objects")
         }
@@ -250,7 +253,7 @@ extension KeyedUnarchiver {
     /// The key and value references of the current dictionary object, checked to have
     /// the same count before either is decoded.
     func entryIndices() throws -> (keys: [Int], values: [Int]) {
-        let fields = currentFields
+        let fields = try currentDictionary()
         if fields["NS.keys"] != nil || fields["NS.objects"] != nil {
             let keys = try references(fields["NS.keys"] ?? .array([]), key: "NS.keys")
             let values = try references(fields["NS.objects"] ?? .array([]), key: "NS.objects")
@@ -271,6 +274,35 @@ extension KeyedUnarchiver {
             values.append(try referenceIndex(value))
         }
         return (keys, values)
+    }
+
+    /// The usual layout read straight from a binary archive: `NS.objects` as an array of
+    /// in-range references. `nil` for anything else, which the general path reads (and
+    /// reports errors for).
+    private func binaryElementIndices() throws -> [Int]? {
+        guard let binary, case .binary(let fields) = containers[containers.count - 1].fields else {
+            return nil
+        }
+        let objectCount = binary.objectCount
+        do {
+            guard let objects = try binary.valueObject(forKey: "NS.objects", in: fields),
+                objects.kind == .array || objects.kind == .set
+            else { return nil }
+            return try binary.withScanner { scanner -> [Int]? in
+                var indices: [Int] = []
+                indices.reserveCapacity(objects.count)  // bounded by the bytes that remain
+                for position in 0..<objects.count {
+                    let element = try scanner.object(scanner.reference(objects, at: position))
+                    guard element.kind == .uid else { return nil }
+                    let raw = scanner.unsigned(element.payload, width: element.count)
+                    guard raw < UInt64(objectCount) else { return nil }
+                    indices.append(Int(raw))
+                }
+                return indices
+            }
+        } catch let error as KeyedArchiveError {
+            throw inputFailure(error, reading: containers[containers.count - 1].uid)
+        }
     }
 
     private func references(_ value: PropertyList, key: String) throws -> [Int] {

@@ -56,7 +56,7 @@ public final class KeyedUnarchiver {
     /// Whether decoding checks classes against the allowed set and refuses types that do
     /// not support secure coding. Default `true`.
     public var requiresSecureCoding: Bool = true {
-        didSet { resolutions.removeAll() }
+        didSet { forgetResolutions() }
     }
 
     /// The limits and choices in force; change them before decoding.
@@ -66,42 +66,55 @@ public final class KeyedUnarchiver {
     ///
     /// Errors are recorded even when an `init(coder:)` catches them, and the top-level
     /// decode then throws this error.
-    public internal(set) var error: KeyedArchiveError?
+    @exclusivity(unchecked) public internal(set) var error: KeyedArchiveError?
 
     let source: any ArchiveObjectSource
+    /// The same source when it reads a binary archive in place, for the paths that read
+    /// fields without building property-list values.
+    let binary: BinaryArchiveSource?
+
+    // The state below is read and written for every object and key decoded. An
+    // unarchiver is not thread-safe, and no access to these properties spans a call
+    // that could reach them again (user code runs between accesses, never inside one),
+    // so the dynamic exclusivity checks Swift adds to class properties would only cost
+    // time: in the profile they were the largest single item.
+
     /// Objects being decoded, innermost last; element 0 is `$top`.
-    var containers: [DecodingContainer]
-    var path: [ArchiveKeyPathComponent] = []
-    var depth = 0
-    /// Whether each object's `init(coder:)` is running, by object index (its class name is
-    /// in `containers`). A flag per object, not a dictionary: it is set, cleared and
-    /// checked for every object decoded.
-    var inProgressFlags: [Bool]
-    /// Decoded class instances, by object index: one instance per object. Stored as `Any`
-    /// because converting a generic value to `AnyObject` goes through the bridging
-    /// runtime on every store.
-    var instances: [Int: Any] = [:]
-    /// Decoded values, by object index and type: a value decodes once per type asked.
-    var values: [DecodedValueKey: Any] = [:]
+    @exclusivity(unchecked) var containers: [DecodingContainer]
+    @exclusivity(unchecked) var path: [ArchiveKeyPathComponent] = []
+    @exclusivity(unchecked) var depth = 0
+    /// Whether each object's `init(coder:)` is running, a bit per object index (its class
+    /// name is in `containers`). A bit set, not a dictionary: it is set, cleared and
+    /// checked for every object decoded; and one bit per object keeps opening a large
+    /// archive cheap.
+    @exclusivity(unchecked) var inProgressFlags: InProgressSet
+    /// What each object decoded to the first time, by object index: its class instance
+    /// (one per object), or the value decoded as one type.
+    @exclusivity(unchecked) var decoded = IndexTable<DecodedObject>()
+    /// Values decoded from an object as further types (a value decodes once per type
+    /// asked), by object index and type; rare.
+    @exclusivity(unchecked) var values: [DecodedValueKey: Any] = [:]
+    /// Strings read from a binary archive, by object index (see ``binaryString(_:)``).
+    @exclusivity(unchecked) var strings = IndexTable<String>()
     /// Values decoded by the untyped methods (`[Any]`, `[String: Any]`, …), by object index.
-    var decodedUntyped: [Int: Any] = [:]
+    @exclusivity(unchecked) var decodedUntyped: [Int: Any] = [:]
     /// Assignments waiting for an object in progress to finish, by object index.
-    var pendingAssignments: [Int: [(Any) -> Void]] = [:]
-    /// Class descriptions by their object index.
-    var classDescriptions: [Int: ClassDescription] = [:]
+    @exclusivity(unchecked) var pendingAssignments: [Int: [(Any) -> Void]] = [:]
+    /// Class descriptions by their object index, with the type last resolved for them.
+    @exclusivity(unchecked) var classes = IndexTable<ResolvedClass>()
     /// Types set with ``setClass(_:forClassName:)-swift.method``.
     var classMap: [String: any KeyedCoding.Type] = [:]
-    /// Resolved types by class description and requested type.
-    var resolutions: [ResolutionKey: any KeyedCoding.Type] = [:]
+    /// Resolved types by class description and requested type, beyond the one kept in `classes`.
+    @exclusivity(unchecked) var resolutions: [ResolutionKey: any KeyedCoding.Type] = [:]
     /// The whole archive as a graph, built the first time an unknown class decodes generically.
     var genericGraph: ArchivedObjectGraph?
 
     /// Opens a keyed archive in binary or XML property-list form.
     ///
-    /// A binary archive is read lazily: opening it reads only its header and the list of
-    /// objects, and each decode materializes just the objects it reaches, so decoding one
-    /// key of a large archive does not parse the whole file. An XML archive is parsed
-    /// when opened.
+    /// A binary archive is read lazily and in place, without copying it: opening it reads
+    /// only its header, trailer and `$top`, and each decode reads just the objects it
+    /// reaches, so decoding one key of a large archive does not parse the whole file. An
+    /// XML archive is parsed when opened.
     ///
     /// - Parameters:
     ///   - data: The archive.
@@ -114,8 +127,9 @@ public final class KeyedUnarchiver {
         forReadingFrom data: Data, options: KeyedUnarchivingOptions = KeyedUnarchivingOptions()
     ) throws {
         if PropertyListFormat.detect(data) == .binary {
-            // Binary archives are read lazily, one $objects entry at a time.
-            try self.init(source: BinaryArchiveSource(data: data, options: options), options: options)
+            // Binary archives are read lazily and in place, one $objects entry at a time.
+            let binary = try BinaryArchiveSource(data: data, options: options)
+            try self.init(source: binary, options: options)
         } else {
             let root = try PropertyList(from: data, options: options.propertyListOptions)
             try self.init(source: PropertyListArchiveSource(root, options: options), options: options)
@@ -137,9 +151,10 @@ public final class KeyedUnarchiver {
 
     init(source: any ArchiveObjectSource, options: KeyedUnarchivingOptions) throws {
         self.source = source
+        self.binary = source as? BinaryArchiveSource
         self.options = options
-        self.containers = [DecodingContainer(fields: source.top, uid: 0, className: "")]
-        self.inProgressFlags = [Bool](repeating: false, count: source.objectCount)
+        self.containers = [DecodingContainer(fields: .parsed(source.top), uid: 0, className: "")]
+        self.inProgressFlags = InProgressSet(objectCount: source.objectCount)
     }
 
     // MARK: - Inspecting
@@ -149,7 +164,12 @@ public final class KeyedUnarchiver {
     /// - Parameter key: The key, as passed when encoding.
     /// - Returns: `true` if the key is present, even if it holds nil.
     public func containsValue(forKey key: String) -> Bool {
-        currentFields[archiveEscapedKey(key)] != nil
+        do {
+            return try withInput { try fieldValue(forKey: archiveEscapedKey(key)) != nil }
+        } catch {
+            // A damaged entry: report the key present, so that decoding it throws the error.
+            return true
+        }
     }
 
     /// The archived class name of the object under `key`, without decoding it: useful to
@@ -161,12 +181,13 @@ public final class KeyedUnarchiver {
     /// - Throws: ``KeyedArchiveError`` when the reference or class description is invalid.
     public func archivedClassName(forKey key: String) throws -> String? {
         try perform(.key(key)) {
-            guard let value = currentFields[archiveEscapedKey(key)] else { return nil }
+            guard let value = try fieldValue(forKey: archiveEscapedKey(key)) else { return nil }
             guard case .uid = value else { return value.archivedKindName }
             let uid = try referenceIndex(value)
             guard uid != 0 else { return nil }
-            let entry = try object(at: uid)
-            guard case .dictionary(let fields) = entry else { return entry.archivedKindName }
+            guard case .object(let fields) = try entry(at: uid) else {
+                return try object(at: uid).archivedKindName
+            }
             return try classDescription(of: fields, uid: uid).name
         }
     }
@@ -200,7 +221,7 @@ public final class KeyedUnarchiver {
         let isTopLevel = beginOperation(.key(key))
         let value: PropertyList?
         do {
-            value = try nonNilValue(forKey: archiveEscapedKey(key))
+            value = try withInput { try nonNilValue(forKey: archiveEscapedKey(key)) }
         } catch let thrown {
             throw endOperation(failing: thrown, isTopLevel: isTopLevel)
         }
@@ -210,7 +231,7 @@ public final class KeyedUnarchiver {
         }
         let decoded: T
         do {
-            decoded = try decodeNonNilValue(value, as: T.self)
+            decoded = try withInput { try decodeNonNilValue(value, as: T.self) }
         } catch let thrown {
             throw endOperation(failing: thrown, isTopLevel: isTopLevel)
         }
@@ -235,7 +256,7 @@ public final class KeyedUnarchiver {
     ///   decoded generically).
     public func decodeObject(of types: [any KeyedCoding.Type], forKey key: String) throws -> Any? {
         try perform(.key(key)) {
-            guard let value = currentFields[archiveEscapedKey(key)] else { return nil }
+            guard let value = try fieldValue(forKey: archiveEscapedKey(key)) else { return nil }
             return try decodeUntypedValue(value, allowed: types)
         }
     }
@@ -255,7 +276,7 @@ public final class KeyedUnarchiver {
     public func decodeObject(forKey key: String) throws -> Any? {
         try perform(.key(key)) {
             try refuseUntypedDecodeIfSecure()
-            guard let value = currentFields[archiveEscapedKey(key)] else { return nil }
+            guard let value = try fieldValue(forKey: archiveEscapedKey(key)) else { return nil }
             return try decodeUntypedValue(value, allowed: nil)
         }
     }
@@ -269,7 +290,7 @@ public final class KeyedUnarchiver {
     public func decodeObject<T: KeyedCoding>(of type: T.Type) throws -> T? {
         let key = nextUnkeyedKey()
         return try perform(.key(key)) {
-            guard let value = currentFields[key] else { return nil }
+            guard let value = try fieldValue(forKey: key) else { return nil }
             return try decodeValue(value, as: T.self)
         }
     }
@@ -283,7 +304,7 @@ public final class KeyedUnarchiver {
         let key = nextUnkeyedKey()
         return try perform(.key(key)) {
             try refuseUntypedDecodeIfSecure()
-            guard let value = currentFields[key] else { return nil }
+            guard let value = try fieldValue(forKey: key) else { return nil }
             return try decodeUntypedValue(value, allowed: nil)
         }
     }
@@ -302,7 +323,7 @@ public final class KeyedUnarchiver {
     ///   - name: The archived class name.
     public func setClass(_ type: (any KeyedCoding.Type)?, forClassName name: String) {
         classMap[name] = type
-        resolutions.removeAll()
+        forgetResolutions()
     }
 
     /// The type set for `name` on this unarchiver, if any.
@@ -370,9 +391,9 @@ public final class KeyedUnarchiver {
     }
 }
 
-/// The object being decoded: its dictionary and its position among unkeyed values.
+/// The object being decoded: its fields and its position among unkeyed values.
 struct DecodingContainer {
-    let fields: PropertyListDictionary
+    let fields: ArchiveFields
     let uid: Int
     let className: String
     var unkeyedIndex = 0
@@ -389,6 +410,60 @@ struct DecodedValueKey: Hashable {
     }
 }
 
+/// A set of object indices below the object count, as bits.
+struct InProgressSet {
+    private var words: [UInt64]
+
+    init(objectCount: Int) {
+        words = [UInt64](repeating: 0, count: (max(0, objectCount) + 63) >> 6)
+    }
+
+    @inline(__always)
+    func contains(_ index: Int) -> Bool {
+        let word = index >> 6
+        guard index >= 0, word < words.count else { return false }
+        return words[word] & (1 << UInt64(index & 63)) != 0
+    }
+
+    @inline(__always)
+    mutating func insert(_ index: Int) {
+        let word = index >> 6
+        guard index >= 0, word < words.count else { return }
+        words[word] |= 1 << UInt64(index & 63)
+    }
+
+    @inline(__always)
+    mutating func remove(_ index: Int) {
+        let word = index >> 6
+        guard index >= 0, word < words.count else { return }
+        words[word] &= ~(1 << UInt64(index & 63))
+    }
+}
+
+/// What an object decoded to first: a class instance (kept whatever type is asked
+/// next), or a value of one type.
+struct DecodedObject {
+    let type: ObjectIdentifier
+    let isInstance: Bool
+    let value: Any
+}
+
+/// A class description, with the type last resolved for it and the type that asked.
+struct ResolvedClass {
+    let description: ClassDescription
+    var requested: ObjectIdentifier?
+    var chosen: (any KeyedCoding.Type)?
+
+    init(
+        description: ClassDescription, requested: ObjectIdentifier? = nil,
+        chosen: (any KeyedCoding.Type)? = nil
+    ) {
+        self.description = description
+        self.requested = requested
+        self.chosen = chosen
+    }
+}
+
 /// A class description resolved for a requested type.
 struct ResolutionKey: Hashable {
     let classUID: Int
@@ -398,7 +473,55 @@ struct ResolutionKey: Hashable {
 // MARK: - Engine
 
 extension KeyedUnarchiver {
-    var currentFields: PropertyListDictionary { containers[containers.count - 1].fields }
+    /// The value under `key` (escaped) in the current object (or `$top`), or `nil` when
+    /// the key is missing.
+    @inline(__always)
+    func fieldValue(forKey key: String) throws -> PropertyList? {
+        try fieldValue(forKey: key, in: containers[containers.count - 1].fields)
+    }
+
+    /// The value under `key` (escaped) in `fields`, or `nil` when the key is missing.
+    func fieldValue(forKey key: String, in fields: ArchiveFields) throws -> PropertyList? {
+        switch fields {
+        case .parsed(let dictionary):
+            return dictionary[key]
+        case .binary(let object):
+            guard let binary else { return nil }
+            do {
+                return try binary.value(forKey: key, in: object)
+            } catch let error as KeyedArchiveError {
+                throw inputFailure(error, reading: containers[containers.count - 1].uid)
+            }
+        }
+    }
+
+    /// The current object's fields as a property-list dictionary (built, for a binary
+    /// archive), for the paths that need them all.
+    func currentDictionary() throws -> PropertyListDictionary {
+        let container = containers[containers.count - 1]
+        switch container.fields {
+        case .parsed(let dictionary): return dictionary
+        case .binary:
+            guard case .dictionary(let dictionary) = try object(at: container.uid) else {
+                return PropertyListDictionary()
+            }
+            return dictionary
+        }
+    }
+
+    /// Runs one operation with the input's bytes at hand (see
+    /// ``BinaryArchiveSource/withInput(_:)``); nested operations reuse them.
+    @inline(__always)
+    func withInput<R>(_ body: () throws -> R) throws -> R {
+        guard let binary else { return try body() }
+        return try binary.withInput(body)
+    }
+
+    /// Drops the types resolved for class descriptions, after the rules changed.
+    func forgetResolutions() {
+        resolutions.removeAll()
+        classes.removeAll()
+    }
 
     func nextUnkeyedKey() -> String {
         let index = containers[containers.count - 1].unkeyedIndex
@@ -428,7 +551,7 @@ extension KeyedUnarchiver {
         let isTopLevel = beginOperation(component)
         let result: R
         do {
-            result = try body()
+            result = try withInput(body)
         } catch let thrown {
             throw endOperation(failing: thrown, isTopLevel: isTopLevel)
         }
@@ -471,9 +594,7 @@ extension KeyedUnarchiver {
     /// Clears what a failed top-level decode may leave behind (every nested step also
     /// restores its own state as the error unwinds).
     func resetAfterFailure() {
-        for container in containers.dropFirst() where inProgressFlags.indices.contains(container.uid) {
-            inProgressFlags[container.uid] = false
-        }
+        for container in containers.dropFirst() { inProgressFlags.remove(container.uid) }
         if containers.count > 1 { containers.removeSubrange(1...) }
         depth = 0
         pendingAssignments.removeAll()
@@ -508,22 +629,44 @@ extension KeyedUnarchiver {
         return uid
     }
 
+    /// `$objects[uid]` as a property-list value (built, for a binary archive).
     func object(at uid: Int) throws -> PropertyList {
         do {
             return try source.object(at: uid)
-        } catch var error as KeyedArchiveError {
-            // A damaged binary entry keeps its byte offset; the message says which object
-            // the decode was reaching for.
-            if error.location != nil {
-                error.message += " (reading $objects[\(uid)] for \(ArchiveKeyPath.render(path)))"
-            }
-            throw located(error)
+        } catch let error as KeyedArchiveError {
+            throw inputFailure(error, reading: uid)
         }
     }
 
-    /// The class description an object dictionary's `$class` refers to.
-    func classDescription(of fields: PropertyListDictionary, uid: Int) throws -> ClassDescription {
-        guard let reference = fields["$class"] else {
+    /// `$objects[uid]` as an entry: an object's fields (read in place from a binary
+    /// archive) or a plain value.
+    @inline(__always)
+    func entry(at uid: Int) throws -> ArchiveEntry {
+        guard let binary else {
+            let value = try object(at: uid)
+            guard case .dictionary(let fields) = value else { return .plain(value) }
+            return .object(.parsed(fields))
+        }
+        do {
+            return try binary.entry(at: uid)
+        } catch let error as KeyedArchiveError {
+            throw inputFailure(error, reading: uid)
+        }
+    }
+
+    /// An error of the input: a damaged binary entry keeps its byte offset, and the
+    /// message says which object the decode was reaching for; otherwise it gets the key path.
+    func inputFailure(_ error: KeyedArchiveError, reading uid: Int) -> KeyedArchiveError {
+        guard error.location != nil else { return located(error) }
+        var error = error
+        error.message += " (reading $objects[\(uid)] for \(ArchiveKeyPath.render(path)))"
+        return error
+    }
+
+    /// The class description an object's `$class` refers to, with the type last resolved
+    /// for it.
+    func resolvedClass(of fields: ArchiveFields, uid: Int) throws -> ResolvedClass {
+        guard let reference = try fieldValue(forKey: "$class", in: fields) else {
             throw failure(.invalidArchive, "$objects[\(uid)] is a dictionary without $class")
         }
         guard case .uid = reference else {
@@ -532,15 +675,21 @@ extension KeyedUnarchiver {
                 "$class of $objects[\(uid)] is \(reference.archivedKindName), not a reference")
         }
         let classUID = try referenceIndex(reference)
-        if let known = classDescriptions[classUID] { return known }
+        if let known = classes[classUID] { return known }
         let description: ClassDescription
         do {
             description = try ClassDescription(parsing: object(at: classUID), uid: classUID)
         } catch let error as KeyedArchiveError {
             throw located(error)
         }
-        classDescriptions[classUID] = description
-        return description
+        let resolved = ResolvedClass(description: description)
+        classes[classUID] = resolved
+        return resolved
+    }
+
+    /// The class description an object's `$class` refers to.
+    func classDescription(of fields: ArchiveFields, uid: Int) throws -> ClassDescription {
+        try resolvedClass(of: fields, uid: uid).description
     }
 
     // MARK: Typed decoding
@@ -548,7 +697,7 @@ extension KeyedUnarchiver {
     /// The value under `key` (escaped) in the current object, or `nil` when the key is
     /// missing or holds the nil reference; a reference is checked to be in range.
     func nonNilValue(forKey key: String) throws -> PropertyList? {
-        guard let value = currentFields[key] else { return nil }
+        guard let value = try fieldValue(forKey: key) else { return nil }
         if case .uid = value, try referenceIndex(value) == 0 { return nil }
         return value
     }
@@ -584,28 +733,89 @@ extension KeyedUnarchiver {
 
     /// Decodes `$objects[uid]`, which is not index 0 (nil), as a `T`.
     func decodeEntry<T: KeyedCoding>(_ uid: Int, as type: T.Type) throws -> T {
-        let entry = try object(at: uid)
-        guard case .dictionary(let fields) = entry else {
-            return try decodePlain(entry, as: T.self)
+        // Strings are the most common entries: read them straight from a binary archive,
+        // without a property-list value, a protocol lookup or a dynamic cast.
+        if ObjectIdentifier(T.self) == ObjectIdentifier(String.self), binary != nil,
+            let text = try binaryString(uid)
+        {
+            // `T` is `String`, so this reinterprets a value as its own type.
+            return unsafeBitCast(text, to: T.self)
         }
-        let description = try classDescription(of: fields, uid: uid)
-        let chosen = try resolve(description, for: T.self)
+        let fields: ArchiveFields
+        switch try entry(at: uid) {
+        case .object(let objectFields):
+            fields = objectFields
+        case .plain(let value):
+            return try decodePlainEntry(value, uid: uid, as: T.self)
+        }
+        let resolved = try resolvedClass(of: fields, uid: uid)
+        let chosen = try resolve(resolved, for: T.self)
         if let className = inProgressClassName(uid) {
             throw cycleFailure(className: className, uid: uid)
         }
-        if let instance = instances[uid] {
-            return try cast(
-                instance, as: T.self,
-                "found an instance of \(Swift.type(of: instance)) (object #\(uid), \(description.name))")
+        let chosenID = ObjectIdentifier(chosen)
+        if let known = decoded[uid] {
+            if known.isInstance {
+                return try cast(
+                    known.value, as: T.self,
+                    "found an instance of \(Swift.type(of: known.value)) (object #\(uid), \(resolved.description.name))"
+                )
+            }
+            if known.type == chosenID {
+                // One dynamic cast (this path runs for every repeated reference to a value).
+                return try cast(known.value, as: T.self, "found \(Swift.type(of: known.value))")
+            }
+            if let value = values[DecodedValueKey(uid: uid, type: chosenID)], value is T {
+                return try cast(value, as: T.self, "found \(Swift.type(of: value))")
+            }
         }
-        if let value = values[DecodedValueKey(uid: uid, type: ObjectIdentifier(chosen))], value is T {
-            return try cast(value, as: T.self, "found \(Swift.type(of: value))")
+        let className = resolved.description.name
+        if chosenID == ObjectIdentifier(T.self) {
+            return try instantiate(T.self, uid: uid, fields: fields, className: className)
         }
-        if ObjectIdentifier(chosen) == ObjectIdentifier(T.self) {
-            return try instantiate(T.self, uid: uid, fields: fields, className: description.name)
-        }
-        let value = try instantiate(chosen, uid: uid, fields: fields, className: description.name)
+        let value = try instantiate(chosen, uid: uid, fields: fields, className: className)
         return try cast(value, as: T.self, "found \(Swift.type(of: value))")
+    }
+
+    /// `$objects[uid]` of a binary archive when it is a string, or `nil` for any other
+    /// entry (left to the general path). Strings longer than the 15 bytes Swift stores
+    /// inline are kept, so an archive that references one many times shares its storage.
+    func binaryString(_ uid: Int) throws -> String? {
+        guard let binary else { return nil }
+        if let known = strings[uid] { return known }
+        do {
+            return try binary.withScanner { scanner -> String? in
+                let object = try binary.entryObject(uid, scanner: scanner)
+                guard object.kind == .asciiString || object.kind == .utf16String else { return nil }
+                let text = try scanner.string(object)
+                if object.count > 15 || object.kind == .utf16String { strings[uid] = text }
+                return text
+            }
+        } catch let error as KeyedArchiveError {
+            throw inputFailure(error, reading: uid)
+        }
+    }
+
+    /// Decodes the plain `$objects[uid]` as a `T`. Long strings and data are kept, so an
+    /// archive that references one many times shares its storage instead of copying it
+    /// each time.
+    func decodePlainEntry<T: KeyedCoding>(_ value: PropertyList, uid: Int, as type: T.Type) throws -> T {
+        let isLarge: Bool
+        switch value {
+        case .string(let text): isLarge = text.utf8.count > 15
+        case .data(let bytes): isLarge = bytes.count > 15
+        default: isLarge = false
+        }
+        guard isLarge, binary != nil else { return try decodePlain(value, as: T.self) }
+        let typeID = ObjectIdentifier(T.self)
+        if let known = decoded[uid], known.type == typeID, known.value is T {
+            return try cast(known.value, as: T.self, "found \(Swift.type(of: known.value))")
+        }
+        let result = try decodePlain(value, as: T.self)
+        if decoded[uid] == nil {
+            decoded[uid] = DecodedObject(type: typeID, isInstance: false, value: result)
+        }
+        return result
     }
 
     /// `value` as a `T`, or a `typeMismatch` saying what was `found`. Kept out of line:
@@ -645,7 +855,7 @@ extension KeyedUnarchiver {
     /// The class name of object `uid` if its `init(coder:)` is running, else `nil`.
     @inline(__always)
     func inProgressClassName(_ uid: Int) -> String? {
-        guard inProgressFlags.indices.contains(uid), inProgressFlags[uid] else { return nil }
+        guard inProgressFlags.contains(uid) else { return nil }
         return containers.last { $0.uid == uid }?.className ?? ""
     }
 
@@ -658,14 +868,15 @@ extension KeyedUnarchiver {
 
     /// The class instance decoded from `$objects[uid]`, or the value decoded from it as `type`.
     func cached(_ uid: Int, as type: any KeyedCoding.Type) -> Any? {
-        if let instance = instances[uid] { return instance }
+        guard let known = decoded[uid] else { return nil }
+        if known.isInstance || known.type == ObjectIdentifier(type) { return known.value }
         return values[DecodedValueKey(uid: uid, type: ObjectIdentifier(type))]
     }
 
     /// Runs `U.init(coder:)` on `$objects[uid]`, marking it in progress meanwhile, then
     /// caches the result and runs back-reference assignments waiting for it.
     func instantiate<U: KeyedCoding>(
-        _ type: U.Type, uid: Int, fields: PropertyListDictionary, className: String
+        _ type: U.Type, uid: Int, fields: ArchiveFields, className: String
     ) throws -> U {
         let value: U
         do {
@@ -675,12 +886,19 @@ extension KeyedUnarchiver {
             if let archiveError = thrown as? KeyedArchiveError { throw located(archiveError) }
             throw failure(.invalidArchive, "\(U.self).init(coder:) failed for \(className): \(thrown)")
         }
+        let typeID = ObjectIdentifier(U.self)
         if U.self is AnyObject.Type {
-            instances[uid] = value
+            // The instance takes the slot; a value decoded from the object before moves aside.
+            if let earlier = decoded[uid], !earlier.isInstance {
+                values[DecodedValueKey(uid: uid, type: earlier.type)] = earlier.value
+            }
+            decoded[uid] = DecodedObject(type: typeID, isInstance: true, value: value)
+        } else if decoded[uid] == nil {
+            decoded[uid] = DecodedObject(type: typeID, isInstance: false, value: value)
         } else {
-            values[DecodedValueKey(uid: uid, type: ObjectIdentifier(U.self))] = value
+            values[DecodedValueKey(uid: uid, type: typeID)] = value
         }
-        if let waiting = pendingAssignments.removeValue(forKey: uid) {
+        if !pendingAssignments.isEmpty, let waiting = pendingAssignments.removeValue(forKey: uid) {
             for assign in waiting { assign(value) }
         }
         return value
@@ -703,18 +921,39 @@ extension KeyedUnarchiver {
         return names
     }
 
+    /// The type to construct for `resolved` when a `T` is requested, checked against the
+    /// allowed set and secure coding before anything is constructed.
+    @inline(__always)
+    func resolve<T: KeyedCoding>(_ resolved: ResolvedClass, for type: T.Type) throws -> any KeyedCoding.Type {
+        if let chosen = resolved.chosen, resolved.requested == ObjectIdentifier(T.self) { return chosen }
+        return try resolve(resolved.description, for: T.self)
+    }
+
     /// The type to construct for `description` when a `T` is requested, checked
     /// against the allowed set and secure coding before anything is constructed.
     func resolve<T: KeyedCoding>(_ description: ClassDescription, for type: T.Type) throws
         -> any KeyedCoding.Type
     {
-        let key = ResolutionKey(classUID: description.uid, requested: ObjectIdentifier(T.self))
-        if let known = resolutions[key] { return known }
-        guard let chosen = try resolve(description, allowed: [T.self]) else {
-            throw unmatched(description, allowed: [T.self])
+        let requested = ObjectIdentifier(T.self)
+        if let known = classes[description.uid], let chosen = known.chosen, known.requested == requested {
+            return chosen
         }
-        try checkSecureCoding(chosen, className: description.name)
-        resolutions[key] = chosen
+        let key = ResolutionKey(classUID: description.uid, requested: requested)
+        let chosen: any KeyedCoding.Type
+        if let known = resolutions[key] {
+            chosen = known
+        } else {
+            guard let found = try resolve(description, allowed: [T.self]) else {
+                throw unmatched(description, allowed: [T.self])
+            }
+            try checkSecureCoding(found, className: description.name)
+            resolutions[key] = found
+            chosen = found
+        }
+        // Remember it with the description: the next object of this class usually asks
+        // for the same type.
+        classes[description.uid] = ResolvedClass(
+            description: description, requested: requested, chosen: chosen)
         return chosen
     }
 

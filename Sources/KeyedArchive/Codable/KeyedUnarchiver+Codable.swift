@@ -29,7 +29,8 @@ extension KeyedUnarchiver {
     ///   or `limitExceeded` for hostile graphs; or whatever the type's `init(from:)` throws.
     public func decodeDecodable<T: Decodable>(_ type: T.Type, forKey key: String) throws -> T? {
         let location = ArchiveKeyPath.render(path + [.key(key)])
-        guard let value = currentFields[archiveEscapedKey(key)], value != .uid(0) else { return nil }
+        guard let value = try withInput({ try fieldValue(forKey: archiveEscapedKey(key)) }), value != .uid(0)
+        else { return nil }
         let reader = CodableArchiveReader(
             source: source, layout: .propertyList, pathPrefix: location, maximumDepth: options.maximumDepth)
         do {

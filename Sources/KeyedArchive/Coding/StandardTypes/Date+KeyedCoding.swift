@@ -23,10 +23,11 @@ extension Date: SecureKeyedCoding {
     /// - Throws: ``KeyedArchiveError`` with code `invalidArchive` when `NS.time` is
     ///   missing, or `typeMismatch` when it is not a number.
     public init(coder: KeyedUnarchiver) throws {
-        guard coder.containsValue(forKey: "NS.time") else {
+        // One look-up, not `containsValue` then `decodeDouble`: every date goes through here.
+        guard let seconds = try coder.decodeDoubleIfPresent(forKey: "NS.time") else {
             throw coder.missingField("NS.time", of: "NSDate")
         }
-        self.init(timeIntervalSinceReferenceDate: try coder.decodeDouble(forKey: "NS.time"))
+        self.init(timeIntervalSinceReferenceDate: seconds)
     }
 }
 

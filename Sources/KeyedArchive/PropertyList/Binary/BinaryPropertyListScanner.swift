@@ -776,20 +776,38 @@ extension BinaryPropertyListScanner {
     }
 }
 
-/// A set of object indices as a bit set sized by the object count (which the file length
-/// bounds): the objects already referenced while materializing.
+/// A set of object indices: the objects already referenced while materializing.
+///
+/// Small walks (a class description, an object's inline array) keep a short list, so
+/// materializing a few objects of a large file costs nothing per object of the file;
+/// past that, a bit set sized by the object count (which the file length bounds) makes
+/// each check O(1).
 struct ObjectSet {
-    private var bits: [UInt64]
+    private var bits: [UInt64] = []
+    private var few: [Int] = []
+    private let objectCount: Int
+    private static let linearLimit = 32
 
     init(objectCount: Int) {
-        bits = [UInt64](repeating: 0, count: (max(0, objectCount) + 63) >> 6)
+        self.objectCount = max(0, objectCount)
     }
 
     /// Inserts `object` (an index below the object count) and returns whether it was there.
     @inline(__always)
     mutating func insertReportingPresence(_ object: Int) -> Bool {
+        if bits.isEmpty {
+            if few.contains(object) { return true }
+            if few.count < Self.linearLimit {
+                few.append(object)
+                return false
+            }
+            bits = [UInt64](repeating: 0, count: (objectCount + 63) >> 6)
+            for member in few where member >= 0 && member < objectCount {
+                bits[member >> 6] |= 1 << UInt64(member & 63)
+            }
+        }
         let word = object >> 6
-        guard word >= 0, word < bits.count else { return false }
+        guard object >= 0, word < bits.count else { return false }
         let mask: UInt64 = 1 << UInt64(object & 63)
         let present = bits[word] & mask != 0
         bits[word] |= mask

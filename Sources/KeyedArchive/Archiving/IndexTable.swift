@@ -1,0 +1,86 @@
+/// A hash table from object indices (non-negative integers) to values, for the
+/// unarchiver's per-object caches, which are consulted for every object decoded.
+///
+/// `Dictionary` hashes an `Int` with SipHash; here a lookup is a multiply, a shift and
+/// usually one comparison (open addressing, linear probing). Values are stored densely
+/// in insertion order, so growing the table rehashes integers only.
+///
+/// Memory grows with the entries stored (at most half the slots are used), not with the
+/// archive's object count, so decoding a few objects of a large archive stays cheap.
+struct IndexTable<Value> {
+    /// For each slot, the position in `entries` plus one, or 0 for an empty slot.
+    private var slots: [Int32] = []
+    private var keys: [Int] = []
+    private var entries: [Value] = []
+    /// log2 of the slot count (0 when nothing is allocated).
+    private var bits = 0
+
+    init() {}
+
+    var count: Int { entries.count }
+
+    @inline(__always)
+    private func home(_ key: Int) -> Int {
+        Int(
+            truncatingIfNeeded: (UInt64(truncatingIfNeeded: key) &* 0x9E37_79B9_7F4A_7C15)
+                >> UInt64(64 - bits))
+    }
+
+    /// The position in `entries` of `key`'s value, or `nil`.
+    @inline(__always)
+    private func position(of key: Int) -> Int? {
+        guard !entries.isEmpty else { return nil }
+        let mask = slots.count - 1
+        var slot = home(key)
+        while true {
+            let stored = Int(slots[slot])
+            if stored == 0 { return nil }
+            if keys[stored - 1] == key { return stored - 1 }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// The value for `key`; setting `nil` is not supported (and ignored): the callers
+    /// only add and replace.
+    subscript(key: Int) -> Value? {
+        @inline(__always) get {
+            guard let position = position(of: key) else { return nil }
+            return entries[position]
+        }
+        set {
+            guard let newValue else { return }
+            if let position = position(of: key) {
+                entries[position] = newValue
+                return
+            }
+            // Positions are stored as Int32: beyond that many entries, stop caching
+            // (callers then decode again, which is correct, only slower).
+            guard entries.count < Int(Int32.max) - 1 else { return }
+            if (entries.count + 1) * 2 > slots.count { grow() }
+            keys.append(key)
+            entries.append(newValue)
+            insertSlot(for: key, position: entries.count - 1)
+        }
+    }
+
+    mutating func removeAll() {
+        slots = []
+        keys = []
+        entries = []
+        bits = 0
+    }
+
+    @inline(__always)
+    private mutating func insertSlot(for key: Int, position: Int) {
+        let mask = slots.count - 1
+        var slot = home(key)
+        while slots[slot] != 0 { slot = (slot + 1) & mask }
+        slots[slot] = Int32(truncatingIfNeeded: position + 1)
+    }
+
+    private mutating func grow() {
+        bits = max(4, bits + 1)
+        slots = [Int32](repeating: 0, count: 1 << bits)
+        for position in keys.indices { insertSlot(for: keys[position], position: position) }
+    }
+}
