@@ -92,7 +92,7 @@ extension KeyedUnarchiver {
             source: source, layout: .objects, pathPrefix: ArchiveKeyPath.render(path),
             maximumDepth: max(0, options.maximumDepth - path.count))
         do {
-            return try reader.decodeValue(T.self, from: .dictionary(currentFields), codingPath: [])
+            return try reader.decodeValue(T.self, from: .dictionary(currentFields), parent: nil, key: nil)
         } catch let failure as DecodingError {
             if let underlying = failure.archiveError { throw underlying }
             throw failure
