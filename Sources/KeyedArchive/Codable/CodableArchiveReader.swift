@@ -230,9 +230,34 @@ final class CodableArchiveReader {
     /// The entries of a keyed container: an object's own fields (objects layout, or
     /// ``ArchivedCodable``), whose keys are escaped and include `$class`, or an
     /// `NSDictionary`'s entries (a repeated key keeps its first position and last value).
-    struct KeyedSource {
-        var entries: PropertyListDictionary
-        var isObjectFields: Bool
+    ///
+    /// Lookups try the entry after the last one found first: `init(from:)` usually asks
+    /// for the keys in the order `encode(to:)` wrote them, so most lookups cost one string
+    /// comparison instead of a search.
+    final class KeyedSource {
+        let entries: PropertyListDictionary
+        let isObjectFields: Bool
+        private var cursor = 0
+
+        init(entries: PropertyListDictionary, isObjectFields: Bool) {
+            self.entries = entries
+            self.isObjectFields = isObjectFields
+        }
+
+        func value(forKey name: String) -> PropertyList? {
+            let key = isObjectFields ? archiveEscapedKey(name) : name
+            let keys = entries.keys
+            if cursor < keys.count, keys[cursor] == key {
+                let position = cursor
+                cursor += 1
+                return entries.values[position]
+            }
+            // Large dictionaries are searched by hash: no quadratic lookups.
+            guard keys.count <= 16 else { return entries[key] }
+            guard let position = keys.firstIndex(of: key) else { return nil }
+            cursor = position + 1
+            return entries.values[position]
+        }
     }
 
     func keyedSource(_ value: PropertyList, parent: CodablePath?, key: (any CodingKey)?) throws -> KeyedSource
@@ -563,7 +588,7 @@ struct CodableKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
 
     @inline(__always)
     func lookup(_ name: String) -> PropertyList? {
-        source.entries[source.isObjectFields ? archiveEscapedKey(name) : name]
+        source.value(forKey: name)
     }
 
     func contains(_ key: Key) -> Bool { lookup(key.stringValue) != nil }

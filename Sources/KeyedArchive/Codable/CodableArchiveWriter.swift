@@ -133,6 +133,8 @@ final class CodableArchiveWriter {
     private var lastDictionaryKeys: [String] = []
     private var lastDictionaryKeyUIDs: [Int] = []
     private var depth = 0
+    /// The entry count of the last keyed container, to reserve for the next.
+    private(set) var keyedCapacity = 0
 
     /// What the writer needs to know about a type, worked out once.
     struct TypeInfo {
@@ -275,6 +277,7 @@ final class CodableArchiveWriter {
         case .single:
             return node.slots.first ?? .null
         case .keyed:
+            keyedCapacity = node.fields.count
             if layout == .objects, let classUID = node.classUID {
                 return .reference(storeObject(classUID: classUID, fields: objectFields(node)))
             }
@@ -559,6 +562,8 @@ final class CodableEncodingNode: CodablePath, Encoder {
             kind = .keyed
             slots = []
             deferred = []
+            // Values of one type have the same keys: size the entries like the last ones.
+            fields.reserveCapacity(writer.keyedCapacity)
         }
         return KeyedEncodingContainer(CodableKeyedEncodingContainer<Key>(node: self))
     }
