@@ -235,34 +235,59 @@ final class CodableArchiveReader {
     /// for the keys in the order `encode(to:)` wrote them, so most lookups cost one string
     /// comparison instead of a search.
     final class KeyedSource {
-        let entries: PropertyListDictionary
+        /// The keys, each once, as archived (escaped for object fields).
+        let keys: [String]
+        let values: [PropertyList]
         let isObjectFields: Bool
         private var cursor = 0
+        /// Key → position, built on the first miss of a large container.
+        private var positions: [String: Int]?
 
-        init(entries: PropertyListDictionary, isObjectFields: Bool) {
-            self.entries = entries
+        init(keys: [String], values: [PropertyList], isObjectFields: Bool) {
+            self.keys = keys
+            self.values = values
             self.isObjectFields = isObjectFields
+        }
+
+        convenience init(fields: PropertyListDictionary) {
+            self.init(keys: fields.keys, values: fields.values, isObjectFields: true)
         }
 
         func value(forKey name: String) -> PropertyList? {
             let key = isObjectFields ? archiveEscapedKey(name) : name
-            let keys = entries.keys
             if cursor < keys.count, keys[cursor] == key {
                 let position = cursor
                 cursor += 1
-                return entries.values[position]
+                return values[position]
             }
-            // Large dictionaries are searched by hash: no quadratic lookups.
-            guard keys.count <= 16 else { return entries[key] }
-            guard let position = keys.firstIndex(of: key) else { return nil }
+            let found: Int?
+            if keys.count <= 16 {
+                found = keys.firstIndex(of: key)
+            } else {
+                // Large containers are searched by hash: no quadratic lookups.
+                if positions == nil {
+                    var made: [String: Int] = [:]
+                    made.reserveCapacity(keys.count)
+                    for (position, key) in keys.enumerated() where made[key] == nil { made[key] = position }
+                    positions = made
+                }
+                found = positions?[key]
+            }
+            guard let position = found, position < values.count else { return nil }
             cursor = position + 1
-            return entries.values[position]
+            return values[position]
         }
     }
 
+    /// The `NS.keys` of the last dictionary read, its keys (each once) and, when a key
+    /// repeats, the position of each key's value: dictionaries of one type share them.
+    private var lastKeyReferences: [PropertyList] = []
+    private var lastKeys: [String] = []
+    private var lastValuePositions: [Int]?
+
     func keyedSource(_ value: PropertyList, parent: CodablePath?, key: (any CodingKey)?) throws -> KeyedSource
     {
-        if case .dictionary(let fields) = value { return KeyedSource(entries: fields, isObjectFields: true) }
+        if case .dictionary(let fields) = value { return KeyedSource(fields: fields) }
         let fields = try objectFields(value, parent: parent, key: key, expected: "a keyed container")
         switch try classKind(of: fields, parent: parent, key: key) {
         case .dictionary:
@@ -273,18 +298,13 @@ final class CodableArchiveReader {
                     parent, key, .invalidArchive,
                     "NS.keys has \(keys.count) entries but NS.objects has \(values.count)")
             }
-            var entries = PropertyListDictionary(minimumCapacity: keys.count)
-            for (entryKey, element) in zip(keys, values) {
-                guard
-                    case .string(let text) = try scalar(
-                        entryKey, parent: parent, key: key, expected: String.self)
-                else {
-                    throw DecodingError.typeMismatch(
-                        String.self, context(parent, key, .typeMismatch, "a dictionary key is not a string"))
-                }
-                entries[text] = element
+            if keys != lastKeyReferences {
+                try readDictionaryKeys(keys, parent: parent, key: key)
             }
-            return KeyedSource(entries: entries, isObjectFields: false)
+            guard let positions = lastValuePositions else {
+                return KeyedSource(keys: lastKeys, values: values, isObjectFields: false)
+            }
+            return KeyedSource(keys: lastKeys, values: positions.map { values[$0] }, isObjectFields: false)
         case .collection:
             let name = try className(of: fields, parent: parent, key: key)
             throw DecodingError.typeMismatch(
@@ -297,8 +317,41 @@ final class CodableArchiveReader {
                     [String: Any].self,
                     context(parent, key, .typeMismatch, "expected NSDictionary, found \(name)"))
             }
-            return KeyedSource(entries: fields, isObjectFields: true)
+            return KeyedSource(fields: fields)
         }
+    }
+
+    /// Resolves an `NSDictionary`'s keys into `lastKeys`: a repeated key keeps its first
+    /// position and its last value.
+    private func readDictionaryKeys(_ references: [PropertyList], parent: CodablePath?, key: (any CodingKey)?)
+        throws
+    {
+        var keys: [String] = []
+        keys.reserveCapacity(references.count)
+        var positions: [Int] = []
+        positions.reserveCapacity(references.count)
+        var seen: [String: Int] = [:]
+        var repeats = false
+        for (offset, reference) in references.enumerated() {
+            guard
+                case .string(let text) = try scalar(
+                    reference, parent: parent, key: key, expected: String.self)
+            else {
+                throw DecodingError.typeMismatch(
+                    String.self, context(parent, key, .typeMismatch, "a dictionary key is not a string"))
+            }
+            if let first = seen[text] {
+                positions[first] = offset
+                repeats = true
+            } else {
+                seen[text] = keys.count
+                keys.append(text)
+                positions.append(offset)
+            }
+        }
+        lastKeyReferences = references
+        lastKeys = keys
+        lastValuePositions = repeats ? positions : nil
     }
 
     func unkeyedElements(_ value: PropertyList, parent: CodablePath?, key: (any CodingKey)?) throws
@@ -579,11 +632,11 @@ struct CodableKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
 
     var allKeys: [Key] {
         if source.isObjectFields {
-            return source.entries.keys.compactMap { key in
+            return source.keys.compactMap { key in
                 key == "$class" ? nil : Key(stringValue: archiveUnescapedKey(key))
             }
         }
-        return source.entries.keys.compactMap { Key(stringValue: $0) }
+        return source.keys.compactMap { Key(stringValue: $0) }
     }
 
     @inline(__always)
