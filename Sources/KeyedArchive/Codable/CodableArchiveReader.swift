@@ -11,6 +11,10 @@ import Foundation
 /// limited relative to the size of `$objects` (so shared sub-trees cannot make decoding
 /// exponential), and an object that refers back to itself while it is decoded fails with
 /// `unresolvableCycle`.
+///
+/// As in ``CodableArchiveWriter``, coding paths are links built into the decoder nodes and
+/// turned into `[CodingKey]` only for errors; the common primitives are found by comparing
+/// metatypes; what a class UID means (dictionary, array, date, …) is worked out once.
 final class CodableArchiveReader {
     let source: any ArchiveObjectSource
     let layout: CodableArchiveLayout
@@ -21,9 +25,27 @@ final class CodableArchiveReader {
     private var instances: [Int: AnyObject] = [:]
     private var inProgress: Set<Int> = []
     private var activeUIDs: [Int] = []
-    private var classNames: [Int: String] = [:]
     private var depth = 0
     private var budget: Int
+
+    /// What an archived class means to the bridge.
+    enum ClassKind {
+        case dictionary
+        case collection
+        case date
+        case mutableString
+        case mutableData
+        case null
+        case other
+    }
+    private var classKinds: [Int: ClassKind] = [:]
+    private var lastClassUID = -1
+    private var lastClassKind = ClassKind.other
+
+    /// Per-type facts (primitive, class), worked out once.
+    private var typeFacts: [ObjectIdentifier: (isPrimitive: Bool, isClass: Bool)] = [:]
+    private var lastType: ObjectIdentifier?
+    private var lastTypeFacts = (isPrimitive: false, isClass: false)
 
     init(
         source: any ArchiveObjectSource, layout: CodableArchiveLayout, pathPrefix: String,
@@ -40,32 +62,43 @@ final class CodableArchiveReader {
 
     // MARK: Values
 
-    func decodeValue<T: Decodable>(_ type: T.Type, from value: PropertyList, codingPath: [any CodingKey])
-        throws
-        -> T
-    {
-        if let primitive = T.self as? any CodableArchiveDecodablePrimitive.Type,
-            let typed = try primitive.decodeArchived(reader: self, value, codingPath: codingPath) as? T
-        {
-            return typed
+    func decodeValue<T: Decodable>(
+        _ type: T.Type, from value: PropertyList, parent: CodablePath?, key: (any CodingKey)?
+    ) throws -> T {
+        // The common primitives by metatype comparison: no conformance lookup.
+        if T.self == Date.self {
+            return try exactly(primitive(Date.self, value, parent: parent, key: key), parent, key)
+        }
+        if T.self == String.self {
+            return try exactly(primitive(String.self, value, parent: parent, key: key), parent, key)
+        }
+        if T.self == Int.self {
+            return try exactly(primitive(Int.self, value, parent: parent, key: key), parent, key)
+        }
+        if T.self == Double.self {
+            return try exactly(primitive(Double.self, value, parent: parent, key: key), parent, key)
+        }
+        let facts = typeFacts(T.self)
+        if facts.isPrimitive, let primitive = T.self as? any CodableArchiveDecodablePrimitive.Type {
+            return try exactly(
+                primitive.decodeArchived(reader: self, value, parent: parent, key: key), parent, key)
         }
         var uid: Int?
         if case .uid(let raw) = value {
             guard let index = Int(exactly: raw), index < source.objectCount else {
-                throw corrupt(codingPath, .invalidArchive, "object reference \(raw) is out of range")
+                throw corrupt(parent, key, .invalidArchive, "object reference \(raw) is out of range")
             }
             uid = index
             if index == 0 {
                 throw DecodingError.valueNotFound(
-                    T.self,
-                    context(codingPath, .typeMismatch, "expected \(T.self), found nil"))
+                    T.self, context(parent, key, .typeMismatch, "expected \(T.self), found nil"))
             }
-            if let instance = instances[index] {
+            if !instances.isEmpty, let instance = instances[index] {
                 guard let typed = instance as? T else {
                     throw DecodingError.typeMismatch(
                         T.self,
                         context(
-                            codingPath, .typeMismatch,
+                            parent, key, .typeMismatch,
                             "expected \(T.self), found an instance of \(Swift.type(of: instance)) (object #\(index))"
                         ))
                 }
@@ -73,17 +106,17 @@ final class CodableArchiveReader {
             }
             if inProgress.contains(index), activeUIDs.last != index {
                 throw corrupt(
-                    codingPath, .unresolvableCycle,
+                    parent, key, .unresolvableCycle,
                     "object #\(index) refers back to itself while it is being decoded; a Decodable value "
                         + "cannot be shared before its init(from:) returns")
             }
         }
         guard depth < maximumDepth else {
-            throw corrupt(codingPath, .limitExceeded, "nesting is deeper than the limit of \(maximumDepth)")
+            throw corrupt(parent, key, .limitExceeded, "nesting is deeper than the limit of \(maximumDepth)")
         }
         guard budget > 0 else {
             throw corrupt(
-                codingPath, .limitExceeded,
+                parent, key, .limitExceeded,
                 "decoding reached more values than the archive's size justifies (shared sub-trees)")
         }
         budget -= 1
@@ -102,197 +135,355 @@ final class CodableArchiveReader {
                 activeUIDs.removeLast()
             }
         }
-        let decoded = try T(from: CodableDecodingNode(reader: self, value: value, codingPath: codingPath))
-        if let uid, layout == .objects, T.self is AnyObject.Type {
+        let decoded = try T(from: CodableDecodingNode(reader: self, value: value, parent: parent, key: key))
+        if let uid, facts.isClass {
             instances[uid] = decoded as AnyObject
         }
         return decoded
     }
 
+    /// `value` as `T`, which it is whenever this is called.
+    @inline(__always)
+    private func exactly<T, U>(_ value: U, _ parent: CodablePath?, _ key: (any CodingKey)?) throws -> T {
+        guard let typed = value as? T else {
+            throw DecodingError.typeMismatch(
+                T.self, context(parent, key, .typeMismatch, "expected \(T.self), found \(U.self)"))
+        }
+        return typed
+    }
+
+    private func typeFacts<T>(_ type: T.Type) -> (isPrimitive: Bool, isClass: Bool) {
+        let identifier = ObjectIdentifier(type)
+        if identifier == lastType { return lastTypeFacts }
+        let facts: (isPrimitive: Bool, isClass: Bool)
+        if let known = typeFacts[identifier] {
+            facts = known
+        } else {
+            facts = (
+                type is any CodableArchiveDecodablePrimitive.Type,
+                layout == .objects && type is AnyObject.Type
+            )
+            typeFacts[identifier] = facts
+        }
+        lastType = identifier
+        lastTypeFacts = facts
+        return facts
+    }
+
     /// The plain value a reference points to (or an inline value), `NSDate` as a date.
-    func scalar(_ value: PropertyList, codingPath: [any CodingKey], expected: Any.Type) throws -> PropertyList
+    func scalar(_ value: PropertyList, parent: CodablePath?, key: (any CodingKey)?, expected: Any.Type) throws
+        -> PropertyList
     {
         guard case .uid(let raw) = value else { return value }
         guard let index = Int(exactly: raw), index < source.objectCount else {
-            throw corrupt(codingPath, .invalidArchive, "object reference \(raw) is out of range")
+            throw corrupt(parent, key, .invalidArchive, "object reference \(raw) is out of range")
         }
         if index == 0 {
             throw DecodingError.valueNotFound(
-                expected, context(codingPath, .typeMismatch, "expected \(expected), found nil"))
+                expected, context(parent, key, .typeMismatch, "expected \(expected), found nil"))
         }
-        let entry = try object(at: index, codingPath: codingPath)
+        let entry = try object(at: index, parent: parent, key: key)
         guard case .dictionary(let fields) = entry else { return entry }
-        let name = try className(of: fields, codingPath: codingPath)
-        if name == "NSDate", let time = fields["NS.time"] {
-            return .date(Date(timeIntervalSinceReferenceDate: try seconds(time, codingPath)))
+        switch try classKind(of: fields, parent: parent, key: key) {
+        case .date:
+            if let time = fields["NS.time"] {
+                return .date(Date(timeIntervalSinceReferenceDate: try seconds(time, parent, key)))
+            }
+        case .mutableString:
+            if let text = fields["NS.string"] { return text }
+        case .mutableData:
+            if let bytes = fields["NS.data"] { return bytes }
+        default:
+            break
         }
-        if name == "NSMutableString", let text = fields["NS.string"] { return text }
-        if name == "NSMutableData", let bytes = fields["NS.data"] { return bytes }
+        let name = try className(of: fields, parent: parent, key: key)
         throw DecodingError.typeMismatch(
-            expected, context(codingPath, .typeMismatch, "expected \(expected), found \(name)"))
+            expected, context(parent, key, .typeMismatch, "expected \(expected), found \(name)"))
     }
 
-    private func seconds(_ value: PropertyList, _ codingPath: [any CodingKey]) throws -> Double {
+    private func seconds(_ value: PropertyList, _ parent: CodablePath?, _ key: (any CodingKey)?) throws
+        -> Double
+    {
         do {
             return try ArchiveScalar.double(value)
         } catch let error as KeyedArchiveError {
-            throw corrupt(codingPath, error.code, "NS.time: \(error.message)")
+            throw corrupt(parent, key, error.code, "NS.time: \(error.message)")
         }
     }
 
-    func isNil(_ value: PropertyList, codingPath: [any CodingKey]) throws -> Bool {
+    func isNil(_ value: PropertyList, parent: CodablePath?, key: (any CodingKey)?) throws -> Bool {
         guard case .uid(let raw) = value else { return false }
         guard raw != 0 else { return true }
         guard let index = Int(exactly: raw), index < source.objectCount else {
-            throw corrupt(codingPath, .invalidArchive, "object reference \(raw) is out of range")
+            throw corrupt(parent, key, .invalidArchive, "object reference \(raw) is out of range")
         }
-        let entry = try object(at: index, codingPath: codingPath)
+        let entry = try object(at: index, parent: parent, key: key)
         switch entry {
         case .string(let text): return layout == .propertyList && text == "$null"
-        case .dictionary(let fields): return try className(of: fields, codingPath: codingPath) == "NSNull"
+        case .dictionary(let fields): return try classKind(of: fields, parent: parent, key: key) == .null
         default: return false
         }
     }
 
     // MARK: Containers
 
-    enum KeyedSource {
-        /// An object's own fields (objects layout, or ``ArchivedCodable``).
-        case fields(PropertyListDictionary)
-        /// An `NSDictionary`'s entries.
-        case entries([String: PropertyList], order: [String])
+    /// The entries of a keyed container: an object's own fields (objects layout, or
+    /// ``ArchivedCodable``), whose keys are escaped and include `$class`, or an
+    /// `NSDictionary`'s entries (a repeated key keeps its first position and last value).
+    ///
+    /// Lookups try the entry after the last one found first: `init(from:)` usually asks
+    /// for the keys in the order `encode(to:)` wrote them, so most lookups cost one string
+    /// comparison instead of a search.
+    final class KeyedSource {
+        /// The keys, each once, as archived (escaped for object fields).
+        let keys: [String]
+        let values: [PropertyList]
+        let isObjectFields: Bool
+        private var cursor = 0
+        /// Key → position, built on the first miss of a large container.
+        private var positions: [String: Int]?
+
+        init(keys: [String], values: [PropertyList], isObjectFields: Bool) {
+            self.keys = keys
+            self.values = values
+            self.isObjectFields = isObjectFields
+        }
+
+        convenience init(fields: PropertyListDictionary) {
+            self.init(keys: fields.keys, values: fields.values, isObjectFields: true)
+        }
+
+        func value(forKey name: String) -> PropertyList? {
+            let key = isObjectFields ? archiveEscapedKey(name) : name
+            if cursor < keys.count, keys[cursor] == key {
+                let position = cursor
+                cursor += 1
+                return values[position]
+            }
+            let found: Int?
+            if keys.count <= 16 {
+                found = keys.firstIndex(of: key)
+            } else {
+                // Large containers are searched by hash: no quadratic lookups.
+                if positions == nil {
+                    var made: [String: Int] = [:]
+                    made.reserveCapacity(keys.count)
+                    for (position, key) in keys.enumerated() where made[key] == nil { made[key] = position }
+                    positions = made
+                }
+                found = positions?[key]
+            }
+            guard let position = found, position < values.count else { return nil }
+            cursor = position + 1
+            return values[position]
+        }
     }
 
-    func keyedSource(_ value: PropertyList, codingPath: [any CodingKey]) throws -> KeyedSource {
-        if case .dictionary(let fields) = value { return .fields(fields) }
-        let fields = try objectFields(value, codingPath: codingPath, expected: "a keyed container")
-        let name = try className(of: fields, codingPath: codingPath)
-        switch name {
-        case "NSDictionary", "NSMutableDictionary":
-            let keys = try references(fields["NS.keys"], name: "NS.keys", codingPath: codingPath)
-            let values = try references(fields["NS.objects"], name: "NS.objects", codingPath: codingPath)
+    /// The `NS.keys` of the last dictionary read, its keys (each once) and, when a key
+    /// repeats, the position of each key's value: dictionaries of one type share them.
+    private var lastKeyReferences: [PropertyList] = []
+    private var lastKeys: [String] = []
+    private var lastValuePositions: [Int]?
+
+    func keyedSource(_ value: PropertyList, parent: CodablePath?, key: (any CodingKey)?) throws -> KeyedSource
+    {
+        if case .dictionary(let fields) = value { return KeyedSource(fields: fields) }
+        let fields = try objectFields(value, parent: parent, key: key, expected: "a keyed container")
+        switch try classKind(of: fields, parent: parent, key: key) {
+        case .dictionary:
+            let keys = try references(fields["NS.keys"], name: "NS.keys", parent: parent, key: key)
+            let values = try references(fields["NS.objects"], name: "NS.objects", parent: parent, key: key)
             guard keys.count == values.count else {
                 throw corrupt(
-                    codingPath, .invalidArchive,
+                    parent, key, .invalidArchive,
                     "NS.keys has \(keys.count) entries but NS.objects has \(values.count)")
             }
-            var entries: [String: PropertyList] = [:]
-            entries.reserveCapacity(keys.count)
-            var order: [String] = []
-            order.reserveCapacity(keys.count)
-            for (key, element) in zip(keys, values) {
-                guard case .string(let text) = try scalar(key, codingPath: codingPath, expected: String.self)
-                else {
-                    throw DecodingError.typeMismatch(
-                        String.self, context(codingPath, .typeMismatch, "a dictionary key is not a string"))
-                }
-                if entries.updateValue(element, forKey: text) == nil { order.append(text) }
+            if keys != lastKeyReferences {
+                try readDictionaryKeys(keys, parent: parent, key: key)
             }
-            return .entries(entries, order: order)
-        case "NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSOrderedSet", "NSMutableOrderedSet":
+            guard let positions = lastValuePositions else {
+                return KeyedSource(keys: lastKeys, values: values, isObjectFields: false)
+            }
+            return KeyedSource(keys: lastKeys, values: positions.map { values[$0] }, isObjectFields: false)
+        case .collection:
+            let name = try className(of: fields, parent: parent, key: key)
             throw DecodingError.typeMismatch(
                 [String: Any].self,
-                context(codingPath, .typeMismatch, "expected a keyed container, found \(name)"))
+                context(parent, key, .typeMismatch, "expected a keyed container, found \(name)"))
         default:
             guard layout == .objects else {
+                let name = try className(of: fields, parent: parent, key: key)
                 throw DecodingError.typeMismatch(
                     [String: Any].self,
-                    context(codingPath, .typeMismatch, "expected NSDictionary, found \(name)"))
+                    context(parent, key, .typeMismatch, "expected NSDictionary, found \(name)"))
             }
-            return .fields(fields)
+            return KeyedSource(fields: fields)
         }
     }
 
-    func unkeyedElements(_ value: PropertyList, codingPath: [any CodingKey]) throws -> [PropertyList] {
-        if case .dictionary(let fields) = value {
-            return try references(fields["NS.objects"], name: "NS.objects", codingPath: codingPath)
-        }
-        let fields = try objectFields(value, codingPath: codingPath, expected: "an unkeyed container")
-        let name = try className(of: fields, codingPath: codingPath)
-        switch name {
-        case "NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSOrderedSet", "NSMutableOrderedSet":
-            return try references(fields["NS.objects"], name: "NS.objects", codingPath: codingPath)
-        default:
-            throw DecodingError.typeMismatch(
-                [Any].self, context(codingPath, .typeMismatch, "expected NSArray, found \(name)"))
-        }
-    }
-
-    private func objectFields(_ value: PropertyList, codingPath: [any CodingKey], expected: String) throws
-        -> PropertyListDictionary
+    /// Resolves an `NSDictionary`'s keys into `lastKeys`: a repeated key keeps its first
+    /// position and its last value.
+    private func readDictionaryKeys(_ references: [PropertyList], parent: CodablePath?, key: (any CodingKey)?)
+        throws
     {
+        var keys: [String] = []
+        keys.reserveCapacity(references.count)
+        var positions: [Int] = []
+        positions.reserveCapacity(references.count)
+        var seen: [String: Int] = [:]
+        var repeats = false
+        for (offset, reference) in references.enumerated() {
+            guard
+                case .string(let text) = try scalar(
+                    reference, parent: parent, key: key, expected: String.self)
+            else {
+                throw DecodingError.typeMismatch(
+                    String.self, context(parent, key, .typeMismatch, "a dictionary key is not a string"))
+            }
+            if let first = seen[text] {
+                positions[first] = offset
+                repeats = true
+            } else {
+                seen[text] = keys.count
+                keys.append(text)
+                positions.append(offset)
+            }
+        }
+        lastKeyReferences = references
+        lastKeys = keys
+        lastValuePositions = repeats ? positions : nil
+    }
+
+    func unkeyedElements(_ value: PropertyList, parent: CodablePath?, key: (any CodingKey)?) throws
+        -> [PropertyList]
+    {
+        if case .dictionary(let fields) = value {
+            return try references(fields["NS.objects"], name: "NS.objects", parent: parent, key: key)
+        }
+        let fields = try objectFields(value, parent: parent, key: key, expected: "an unkeyed container")
+        guard try classKind(of: fields, parent: parent, key: key) == .collection else {
+            let name = try className(of: fields, parent: parent, key: key)
+            throw DecodingError.typeMismatch(
+                [Any].self, context(parent, key, .typeMismatch, "expected NSArray, found \(name)"))
+        }
+        return try references(fields["NS.objects"], name: "NS.objects", parent: parent, key: key)
+    }
+
+    private func objectFields(
+        _ value: PropertyList, parent: CodablePath?, key: (any CodingKey)?, expected: String
+    ) throws -> PropertyListDictionary {
         guard case .uid(let raw) = value else {
             throw DecodingError.typeMismatch(
                 [String: Any].self,
-                context(codingPath, .typeMismatch, "expected \(expected), found \(value.archivedKindName)"))
+                context(parent, key, .typeMismatch, "expected \(expected), found \(value.archivedKindName)"))
         }
         guard let index = Int(exactly: raw), index < source.objectCount else {
-            throw corrupt(codingPath, .invalidArchive, "object reference \(raw) is out of range")
+            throw corrupt(parent, key, .invalidArchive, "object reference \(raw) is out of range")
         }
         guard index != 0 else {
             throw DecodingError.valueNotFound(
-                [String: Any].self, context(codingPath, .typeMismatch, "expected \(expected), found nil"))
+                [String: Any].self, context(parent, key, .typeMismatch, "expected \(expected), found nil"))
         }
-        let entry = try object(at: index, codingPath: codingPath)
+        let entry = try object(at: index, parent: parent, key: key)
         guard case .dictionary(let fields) = entry else {
             throw DecodingError.typeMismatch(
                 [String: Any].self,
-                context(codingPath, .typeMismatch, "expected \(expected), found \(entry.archivedKindName)"))
+                context(parent, key, .typeMismatch, "expected \(expected), found \(entry.archivedKindName)"))
         }
         return fields
     }
 
-    private func references(_ value: PropertyList?, name: String, codingPath: [any CodingKey]) throws
-        -> [PropertyList]
-    {
+    private func references(
+        _ value: PropertyList?, name: String, parent: CodablePath?, key: (any CodingKey)?
+    ) throws -> [PropertyList] {
         guard let value else { return [] }
         guard case .array(let elements) = value else {
-            throw corrupt(codingPath, .invalidArchive, "\(name) is \(value.archivedKindName), not an array")
+            throw corrupt(parent, key, .invalidArchive, "\(name) is \(value.archivedKindName), not an array")
         }
         return elements
     }
 
-    func object(at index: Int, codingPath: [any CodingKey]) throws -> PropertyList {
+    func object(at index: Int, parent: CodablePath?, key: (any CodingKey)?) throws -> PropertyList {
         do {
             return try source.object(at: index)
         } catch let error as KeyedArchiveError {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
-                    codingPath: codingPath, debugDescription: error.description, underlyingError: error))
+                    codingPath: CodablePath.keys(parent, appending: key), debugDescription: error.description,
+                    underlyingError: error))
         }
     }
 
-    func className(of fields: PropertyListDictionary, codingPath: [any CodingKey]) throws -> String {
+    /// The `$class` UID of an object's fields.
+    private func classUID(of fields: PropertyListDictionary, parent: CodablePath?, key: (any CodingKey)?)
+        throws
+        -> Int
+    {
         guard case .uid(let raw)? = fields["$class"], let index = Int(exactly: raw), index > 0,
             index < source.objectCount
         else {
-            throw corrupt(codingPath, .invalidArchive, "an object without a valid $class reference")
+            throw corrupt(parent, key, .invalidArchive, "an object without a valid $class reference")
         }
-        if let name = classNames[index] { return name }
+        return index
+    }
+
+    /// What the object's class means to the bridge, worked out once per class UID.
+    func classKind(of fields: PropertyListDictionary, parent: CodablePath?, key: (any CodingKey)?) throws
+        -> ClassKind
+    {
+        let index = try classUID(of: fields, parent: parent, key: key)
+        if index == lastClassUID { return lastClassKind }
+        let kind: ClassKind
+        if let known = classKinds[index] {
+            kind = known
+        } else {
+            switch try className(at: index, parent: parent, key: key) {
+            case "NSDictionary", "NSMutableDictionary": kind = .dictionary
+            case "NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSOrderedSet", "NSMutableOrderedSet":
+                kind = .collection
+            case "NSDate": kind = .date
+            case "NSMutableString": kind = .mutableString
+            case "NSMutableData": kind = .mutableData
+            case "NSNull": kind = .null
+            default: kind = .other
+            }
+            classKinds[index] = kind
+        }
+        lastClassUID = index
+        lastClassKind = kind
+        return kind
+    }
+
+    func className(of fields: PropertyListDictionary, parent: CodablePath?, key: (any CodingKey)?) throws
+        -> String
+    {
+        try className(at: classUID(of: fields, parent: parent, key: key), parent: parent, key: key)
+    }
+
+    private func className(at index: Int, parent: CodablePath?, key: (any CodingKey)?) throws -> String {
         do {
-            let name = try ClassDescription(parsing: source.object(at: index), uid: index).name
-            classNames[index] = name
-            return name
+            return try ClassDescription(parsing: source.object(at: index), uid: index).name
         } catch let error as KeyedArchiveError {
-            throw corrupt(codingPath, error.code, error.message)
+            throw corrupt(parent, key, error.code, error.message)
         }
     }
 
     // MARK: Errors
 
-    func context(_ codingPath: [any CodingKey], _ code: KeyedArchiveError.Code, _ message: String)
-        -> DecodingError.Context
-    {
+    func context(
+        _ parent: CodablePath?, _ key: (any CodingKey)?, _ code: KeyedArchiveError.Code, _ message: String
+    ) -> DecodingError.Context {
+        let codingPath = CodablePath.keys(parent, appending: key)
         let location = CodableKeyPath.render(codingPath, prefix: pathPrefix)
         return DecodingError.Context(
             codingPath: codingPath, debugDescription: "\(location): \(message)",
             underlyingError: KeyedArchiveError(code, message, at: .keyPath(location)))
     }
 
-    func corrupt(_ codingPath: [any CodingKey], _ code: KeyedArchiveError.Code, _ message: String)
-        -> DecodingError
-    {
-        DecodingError.dataCorrupted(context(codingPath, code, message))
+    func corrupt(
+        _ parent: CodablePath?, _ key: (any CodingKey)?, _ code: KeyedArchiveError.Code, _ message: String
+    ) -> DecodingError {
+        DecodingError.dataCorrupted(context(parent, key, code, message))
     }
 }
 
@@ -303,9 +494,9 @@ protocol CodableArchiveDecodablePrimitive {
 
 extension CodableArchiveDecodablePrimitive {
     static func decodeArchived(
-        reader: CodableArchiveReader, _ value: PropertyList, codingPath: [any CodingKey]
+        reader: CodableArchiveReader, _ value: PropertyList, parent: CodablePath?, key: (any CodingKey)?
     ) throws -> Self {
-        try reader.primitive(Self.self, value, codingPath: codingPath)
+        try reader.primitive(Self.self, value, parent: parent, key: key)
     }
 }
 
@@ -377,12 +568,13 @@ extension UInt64: CodableArchiveDecodablePrimitive {
 extension CodableArchiveReader {
     /// Reads a primitive, turning a conversion failure into a `DecodingError`.
     func primitive<T: CodableArchiveDecodablePrimitive>(
-        _ type: T.Type, _ value: PropertyList, codingPath: [any CodingKey]
+        _ type: T.Type, _ value: PropertyList, parent: CodablePath?, key: (any CodingKey)?
     ) throws -> T {
-        let plain = try scalar(value, codingPath: codingPath, expected: T.self)
+        let plain = try scalar(value, parent: parent, key: key, expected: T.self)
         do {
             return try T(archiveValue: plain)
         } catch let error as KeyedArchiveError {
+            let codingPath = CodablePath.keys(parent, appending: key)
             let location = CodableKeyPath.render(codingPath, prefix: pathPrefix)
             var located = error
             located.location = .keyPath(location)
@@ -397,193 +589,190 @@ extension CodableArchiveReader {
 
 // MARK: - Decoder
 
-struct CodableDecodingNode: Decoder {
+/// One value being decoded; also the link of its coding path.
+final class CodableDecodingNode: CodablePath, Decoder {
     let reader: CodableArchiveReader
     let value: PropertyList
-    let codingPath: [any CodingKey]
 
+    init(reader: CodableArchiveReader, value: PropertyList, parent: CodablePath?, key: (any CodingKey)?) {
+        self.reader = reader
+        self.value = value
+        super.init(parent: parent, key: key)
+    }
+
+    var codingPath: [any CodingKey] { CodablePath.keys(self) }
     var userInfo: [CodingUserInfoKey: Any] { reader.userInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         KeyedDecodingContainer(
             CodableKeyedDecodingContainer<Key>(
-                reader: reader, source: try reader.keyedSource(value, codingPath: codingPath),
-                codingPath: codingPath))
+                reader: reader, source: try reader.keyedSource(value, parent: parent, key: key), path: self))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         CodableUnkeyedDecodingContainer(
-            reader: reader, elements: try reader.unkeyedElements(value, codingPath: codingPath),
-            codingPath: codingPath)
+            reader: reader, elements: try reader.unkeyedElements(value, parent: parent, key: key), path: self)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
         if case .dictionary(let fields) = value, let single = fields["NS.value"] {
-            return CodableSingleValueDecodingContainer(reader: reader, value: single, codingPath: codingPath)
+            return CodableSingleValueDecodingContainer(reader: reader, value: single, path: self)
         }
-        return CodableSingleValueDecodingContainer(reader: reader, value: value, codingPath: codingPath)
+        return CodableSingleValueDecodingContainer(reader: reader, value: value, path: self)
     }
 }
 
 struct CodableKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let reader: CodableArchiveReader
     let source: CodableArchiveReader.KeyedSource
-    let codingPath: [any CodingKey]
+    /// This container's path (the node's, or a link made for a nested container).
+    let path: CodablePath
+
+    var codingPath: [any CodingKey] { CodablePath.keys(path) }
 
     var allKeys: [Key] {
-        switch source {
-        case .fields(let fields):
-            return fields.keys.compactMap { key in
+        if source.isObjectFields {
+            return source.keys.compactMap { key in
                 key == "$class" ? nil : Key(stringValue: archiveUnescapedKey(key))
             }
-        case .entries(_, let order):
-            return order.compactMap { Key(stringValue: $0) }
         }
+        return source.keys.compactMap { Key(stringValue: $0) }
     }
 
-    func lookup(_ key: Key) -> PropertyList? {
-        switch source {
-        case .fields(let fields): return fields[archiveEscapedKey(key.stringValue)]
-        case .entries(let entries, _): return entries[key.stringValue]
-        }
+    @inline(__always)
+    func lookup(_ name: String) -> PropertyList? {
+        source.value(forKey: name)
     }
 
-    func contains(_ key: Key) -> Bool { lookup(key) != nil }
+    func contains(_ key: Key) -> Bool { lookup(key.stringValue) != nil }
 
     private func required(_ key: Key) throws -> PropertyList {
-        guard let value = lookup(key) else {
+        guard let value = lookup(key.stringValue) else {
             throw DecodingError.keyNotFound(
-                key,
-                reader.context(codingPath + [key], .invalidArchive, "no value for key \"\(key.stringValue)\"")
-            )
+                key, reader.context(path, key, .invalidArchive, "no value for key \"\(key.stringValue)\""))
         }
         return value
     }
 
-    func decodeNil(forKey key: Key) throws -> Bool {
-        guard let value = lookup(key) else { return true }
-        return try reader.isNil(value, codingPath: codingPath + [key])
+    private func primitive<T: CodableArchiveDecodablePrimitive>(_ type: T.Type, _ key: Key) throws -> T {
+        try reader.primitive(T.self, required(key), parent: path, key: key)
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try reader.primitive(Bool.self, required(key), codingPath: codingPath + [key])
+    /// `nil` for a missing key or a nil value, else the primitive.
+    private func primitiveIfPresent<T: CodableArchiveDecodablePrimitive>(_ type: T.Type, _ key: Key) throws
+        -> T?
+    {
+        guard let value = lookup(key.stringValue), try !reader.isNil(value, parent: path, key: key) else {
+            return nil
+        }
+        return try reader.primitive(T.self, value, parent: path, key: key)
     }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try reader.primitive(String.self, required(key), codingPath: codingPath + [key])
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        guard let value = lookup(key.stringValue) else { return true }
+        return try reader.isNil(value, parent: path, key: key)
     }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try reader.primitive(Double.self, required(key), codingPath: codingPath + [key])
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try primitive(Bool.self, key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try primitive(String.self, key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try primitive(Double.self, key) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try primitive(Float.self, key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try primitive(Int.self, key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try primitive(Int8.self, key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try primitive(Int16.self, key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try primitive(Int32.self, key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try primitive(Int64.self, key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try primitive(UInt.self, key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try primitive(UInt8.self, key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try primitive(UInt16.self, key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try primitive(UInt32.self, key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try primitive(UInt64.self, key) }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        try primitiveIfPresent(Bool.self, key)
     }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        try reader.primitive(Float.self, required(key), codingPath: codingPath + [key])
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        try primitiveIfPresent(String.self, key)
     }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        try reader.primitive(Int.self, required(key), codingPath: codingPath + [key])
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        try primitiveIfPresent(Double.self, key)
     }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
-        try reader.primitive(Int8.self, required(key), codingPath: codingPath + [key])
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        try primitiveIfPresent(Int.self, key)
     }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
-        try reader.primitive(Int16.self, required(key), codingPath: codingPath + [key])
-    }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
-        try reader.primitive(Int32.self, required(key), codingPath: codingPath + [key])
-    }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        try reader.primitive(Int64.self, required(key), codingPath: codingPath + [key])
-    }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
-        try reader.primitive(UInt.self, required(key), codingPath: codingPath + [key])
-    }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
-        try reader.primitive(UInt8.self, required(key), codingPath: codingPath + [key])
-    }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
-        try reader.primitive(UInt16.self, required(key), codingPath: codingPath + [key])
-    }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
-        try reader.primitive(UInt32.self, required(key), codingPath: codingPath + [key])
-    }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
-        try reader.primitive(UInt64.self, required(key), codingPath: codingPath + [key])
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        try primitiveIfPresent(Int64.self, key)
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try reader.decodeValue(T.self, from: required(key), codingPath: codingPath + [key])
+        try reader.decodeValue(T.self, from: required(key), parent: path, key: key)
     }
 
     func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type, forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
-        let path = codingPath + [key]
+        let source = try reader.keyedSource(required(key), parent: path, key: key)
         return KeyedDecodingContainer(
             CodableKeyedDecodingContainer<NestedKey>(
-                reader: reader, source: try reader.keyedSource(required(key), codingPath: path),
-                codingPath: path))
+                reader: reader, source: source, path: CodablePath(parent: path, key: key)))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        let path = codingPath + [key]
+        let elements = try reader.unkeyedElements(required(key), parent: path, key: key)
         return CodableUnkeyedDecodingContainer(
-            reader: reader, elements: try reader.unkeyedElements(required(key), codingPath: path),
-            codingPath: path)
+            reader: reader, elements: elements, path: CodablePath(parent: path, key: key))
     }
 
     func superDecoder() throws -> any Decoder {
         let key = CodableArchiveKey.superKey
-        let value = lookup(key.stringValue) ?? .uid(0)
-        return CodableDecodingNode(reader: reader, value: value, codingPath: codingPath + [key])
+        return CodableDecodingNode(
+            reader: reader, value: lookup(key.stringValue) ?? .uid(0), parent: path, key: key)
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        CodableDecodingNode(reader: reader, value: lookup(key) ?? .uid(0), codingPath: codingPath + [key])
-    }
-
-    private func lookup(_ name: String) -> PropertyList? {
-        switch source {
-        case .fields(let fields): return fields[archiveEscapedKey(name)]
-        case .entries(let entries, _): return entries[name]
-        }
+        CodableDecodingNode(reader: reader, value: lookup(key.stringValue) ?? .uid(0), parent: path, key: key)
     }
 }
 
 struct CodableUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     let reader: CodableArchiveReader
     let elements: [PropertyList]
-    let codingPath: [any CodingKey]
+    let path: CodablePath
     var currentIndex = 0
 
-    init(reader: CodableArchiveReader, elements: [PropertyList], codingPath: [any CodingKey]) {
+    init(reader: CodableArchiveReader, elements: [PropertyList], path: CodablePath) {
         self.reader = reader
         self.elements = elements
-        self.codingPath = codingPath
+        self.path = path
     }
 
+    var codingPath: [any CodingKey] { CodablePath.keys(path) }
     var count: Int? { elements.count }
     var isAtEnd: Bool { currentIndex >= elements.count }
 
-    private var currentPath: [any CodingKey] { codingPath + [CodableArchiveKey(intValue: currentIndex)] }
+    private var currentKey: CodableArchiveKey { .index(currentIndex) }
 
     private mutating func next(_ type: Any.Type) throws -> PropertyList {
         guard currentIndex < elements.count else {
             throw DecodingError.valueNotFound(
-                type, reader.context(currentPath, .invalidArchive, "unkeyed container is at its end"))
+                type, reader.context(path, currentKey, .invalidArchive, "unkeyed container is at its end"))
         }
         defer { currentIndex += 1 }
         return elements[currentIndex]
     }
 
     private mutating func primitive<T: CodableArchiveDecodablePrimitive>(_ type: T.Type) throws -> T {
-        let path = currentPath
-        return try reader.primitive(T.self, next(T.self), codingPath: path)
+        let key = currentKey
+        return try reader.primitive(T.self, next(T.self), parent: path, key: key)
     }
 
     mutating func decodeNil() throws -> Bool {
         guard currentIndex < elements.count else {
             throw DecodingError.valueNotFound(
-                Any?.self, reader.context(currentPath, .invalidArchive, "unkeyed container is at its end"))
+                Any?.self,
+                reader.context(path, currentKey, .invalidArchive, "unkeyed container is at its end"))
         }
-        if try reader.isNil(elements[currentIndex], codingPath: currentPath) {
+        if try reader.isNil(elements[currentIndex], parent: path, key: currentKey) {
             currentIndex += 1
             return true
         }
@@ -606,84 +795,65 @@ struct CodableUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try primitive(UInt64.self) }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        let path = currentPath
-        return try reader.decodeValue(T.self, from: next(T.self), codingPath: path)
+        let key = currentKey
+        return try reader.decodeValue(T.self, from: next(T.self), parent: path, key: key)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
         -> KeyedDecodingContainer<NestedKey>
     {
-        let path = currentPath
+        let key = currentKey
         let value = try next([String: Any].self)
         return KeyedDecodingContainer(
             CodableKeyedDecodingContainer<NestedKey>(
-                reader: reader, source: try reader.keyedSource(value, codingPath: path), codingPath: path))
+                reader: reader, source: try reader.keyedSource(value, parent: path, key: key),
+                path: CodablePath(parent: path, key: key)))
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        let path = currentPath
+        let key = currentKey
         let value = try next([Any].self)
         return CodableUnkeyedDecodingContainer(
-            reader: reader, elements: try reader.unkeyedElements(value, codingPath: path), codingPath: path)
+            reader: reader, elements: try reader.unkeyedElements(value, parent: path, key: key),
+            path: CodablePath(parent: path, key: key))
     }
 
     mutating func superDecoder() throws -> any Decoder {
-        let path = currentPath
-        return CodableDecodingNode(reader: reader, value: try next(Any.self), codingPath: path)
+        let key = currentKey
+        return CodableDecodingNode(reader: reader, value: try next(Any.self), parent: path, key: key)
     }
 }
 
 struct CodableSingleValueDecodingContainer: SingleValueDecodingContainer {
     let reader: CodableArchiveReader
     let value: PropertyList
-    let codingPath: [any CodingKey]
+    let path: CodablePath
 
-    func decodeNil() -> Bool { (try? reader.isNil(value, codingPath: codingPath)) ?? false }
+    var codingPath: [any CodingKey] { CodablePath.keys(path) }
 
-    func decode(_ type: Bool.Type) throws -> Bool {
-        try reader.primitive(Bool.self, value, codingPath: codingPath)
+    func decodeNil() -> Bool { (try? reader.isNil(value, parent: path, key: nil)) ?? false }
+
+    private func primitive<T: CodableArchiveDecodablePrimitive>(_ type: T.Type) throws -> T {
+        try reader.primitive(T.self, value, parent: path, key: nil)
     }
-    func decode(_ type: String.Type) throws -> String {
-        try reader.primitive(String.self, value, codingPath: codingPath)
-    }
-    func decode(_ type: Double.Type) throws -> Double {
-        try reader.primitive(Double.self, value, codingPath: codingPath)
-    }
-    func decode(_ type: Float.Type) throws -> Float {
-        try reader.primitive(Float.self, value, codingPath: codingPath)
-    }
-    func decode(_ type: Int.Type) throws -> Int {
-        try reader.primitive(Int.self, value, codingPath: codingPath)
-    }
-    func decode(_ type: Int8.Type) throws -> Int8 {
-        try reader.primitive(Int8.self, value, codingPath: codingPath)
-    }
-    func decode(_ type: Int16.Type) throws -> Int16 {
-        try reader.primitive(Int16.self, value, codingPath: codingPath)
-    }
-    func decode(_ type: Int32.Type) throws -> Int32 {
-        try reader.primitive(Int32.self, value, codingPath: codingPath)
-    }
-    func decode(_ type: Int64.Type) throws -> Int64 {
-        try reader.primitive(Int64.self, value, codingPath: codingPath)
-    }
-    func decode(_ type: UInt.Type) throws -> UInt {
-        try reader.primitive(UInt.self, value, codingPath: codingPath)
-    }
-    func decode(_ type: UInt8.Type) throws -> UInt8 {
-        try reader.primitive(UInt8.self, value, codingPath: codingPath)
-    }
-    func decode(_ type: UInt16.Type) throws -> UInt16 {
-        try reader.primitive(UInt16.self, value, codingPath: codingPath)
-    }
-    func decode(_ type: UInt32.Type) throws -> UInt32 {
-        try reader.primitive(UInt32.self, value, codingPath: codingPath)
-    }
-    func decode(_ type: UInt64.Type) throws -> UInt64 {
-        try reader.primitive(UInt64.self, value, codingPath: codingPath)
-    }
+
+    func decode(_ type: Bool.Type) throws -> Bool { try primitive(Bool.self) }
+    func decode(_ type: String.Type) throws -> String { try primitive(String.self) }
+    func decode(_ type: Double.Type) throws -> Double { try primitive(Double.self) }
+    func decode(_ type: Float.Type) throws -> Float { try primitive(Float.self) }
+    func decode(_ type: Int.Type) throws -> Int { try primitive(Int.self) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try primitive(Int8.self) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try primitive(Int16.self) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try primitive(Int32.self) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try primitive(Int64.self) }
+    func decode(_ type: UInt.Type) throws -> UInt { try primitive(UInt.self) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try primitive(UInt8.self) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try primitive(UInt16.self) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try primitive(UInt32.self) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try primitive(UInt64.self) }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try reader.decodeValue(T.self, from: value, codingPath: codingPath)
+        // A forwarded value has this container's path: no key of its own.
+        try reader.decodeValue(T.self, from: value, parent: path, key: nil)
     }
 }

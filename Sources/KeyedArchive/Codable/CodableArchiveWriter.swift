@@ -26,28 +26,6 @@ enum CodableSlot {
     case null
 }
 
-/// A value stored in a container, resolved when the value that owns the container finishes.
-enum CodableEntry {
-    case slot(CodableSlot)
-    case keyed(CodableKeyedStorage)
-    case unkeyed(CodableUnkeyedStorage)
-    case encoder(CodableEncodingNode)
-}
-
-final class CodableKeyedStorage {
-    var keys: [String] = []
-    var entries: [CodableEntry] = []
-
-    func append(_ key: String, _ entry: CodableEntry) {
-        keys.append(key)
-        entries.append(entry)
-    }
-}
-
-final class CodableUnkeyedStorage {
-    var entries: [CodableEntry] = []
-}
-
 /// Marks `Dictionary`, whose keyed containers are archived as `NSDictionary`.
 protocol CodableArchiveDictionary {}
 extension Dictionary: CodableArchiveDictionary {}
@@ -59,7 +37,7 @@ protocol CodableArchivePrimitive {
 
 extension String: CodableArchivePrimitive {
     func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot {
-        .reference(writer.archiver.table.uniqueIndex(of: .string(self)))
+        writer.string(self)
     }
 }
 extension Bool: CodableArchivePrimitive {
@@ -73,7 +51,7 @@ extension Float: CodableArchivePrimitive {
 }
 extension Data: CodableArchivePrimitive {
     func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot {
-        .reference(writer.archiver.table.uniqueIndex(of: .data(self)))
+        writer.data(self)
     }
 }
 extension Date: CodableArchivePrimitive {
@@ -127,6 +105,13 @@ extension UInt64: CodableArchivePrimitive {
 /// The engine behind `encodeEncodable(_:forKey:)`, ``KeyedArchiveEncoder`` and
 /// ``ArchivedCodable``: runs `encode(to:)` and writes the result into an archiver's
 /// object table.
+///
+/// The hot path avoids what dominates a naive Codable encoder: coding paths are links to
+/// the parent, turned into `[CodingKey]` only for errors and `codingPath`; the common
+/// primitives are found by comparing metatypes, other per-type decisions (primitive,
+/// class, dictionary, class name) are cached per type; containers append straight into
+/// the node that owns them. Every use of the archiver's object table is in the
+/// "Object table" section.
 final class CodableArchiveWriter {
     let archiver: KeyedArchiver
     let layout: CodableArchiveLayout
@@ -136,13 +121,31 @@ final class CodableArchiveWriter {
     /// The path of `$top` keys (or archive key path) in front of every coding path.
     let pathPrefix: String
 
-    private var classUIDs: [ObjectIdentifier: Int] = [:]
     private var namedClassUIDs: [String: Int] = [:]
     private var identities: [ObjectIdentifier: Int] = [:]
     private var inProgress: Set<ObjectIdentifier> = []
     private var retained: [AnyObject] = []
     private var nullUID: Int?
+    private var dateClassUID: Int?
+    private var boolUIDs: (false: Int?, true: Int?) = (nil, nil)
+    /// The keys (and their `$objects` indices) of the last dictionary stored: the keyed
+    /// containers of one type repeat them.
+    private var lastDictionaryKeys: [String] = []
+    private var lastDictionaryKeyUIDs: [Int] = []
     private var depth = 0
+    /// The entry count of the last keyed container, to reserve for the next.
+    private(set) var keyedCapacity = 0
+
+    /// What the writer needs to know about a type, worked out once.
+    struct TypeInfo {
+        var isPrimitive: Bool
+        var isClass: Bool
+        /// The class of a keyed value of this type (objects layout, named types only).
+        var classUID: Int?
+    }
+    private var typeInfos: [ObjectIdentifier: TypeInfo] = [:]
+    private var lastType: ObjectIdentifier?
+    private var lastTypeInfo = TypeInfo(isPrimitive: false, isClass: false, classUID: nil)
 
     init(
         archiver: KeyedArchiver, layout: CodableArchiveLayout, pathPrefix: String,
@@ -161,7 +164,7 @@ final class CodableArchiveWriter {
 
     /// Encodes a top-level value and returns its `$objects` index.
     func encodeRoot<T: Encodable>(_ value: T) throws -> Int {
-        let slot = try encodeValue(value, codingPath: [], isRoot: true)
+        let slot = try encodeValue(value, parent: nil, key: nil, isRoot: true)
         return uid(of: slot)
     }
 
@@ -169,28 +172,35 @@ final class CodableArchiveWriter {
     /// ``ArchivedCodable``): keyed values give their keys, unkeyed ones `NS.objects`, single
     /// values `NS.value`.
     func encodeFields<T: Encodable>(of value: T) throws -> [ArchiveField] {
-        let node = CodableEncodingNode(writer: self, codingPath: [])
+        let node = CodableEncodingNode(writer: self, parentPath: nil, key: nil)
         try value.encode(to: node)
-        switch node.storage {
+        try resolveDeferred(node)
+        switch node.kind {
         case .empty:
             return []
-        case .single(let entry):
-            return [ArchiveField(key: "NS.value", value: fieldValue(try resolve(entry, codingPath: [])))]
-        case .keyed(let storage):
-            return try objectFields(storage, codingPath: [])
-        case .unkeyed(let storage):
-            let uids = try storage.entries.map { uid(of: try resolve($0, codingPath: [])) }
-            return [ArchiveField(key: "NS.objects", value: .references(uids))]
+        case .single:
+            guard let slot = node.slots.first else { return [] }
+            return [ArchiveField(key: "NS.value", value: fieldValue(slot))]
+        case .keyed:
+            return objectFields(node)
+        case .unkeyed:
+            return [ArchiveField(key: "NS.objects", value: .references(node.slots.map { uid(of: $0) }))]
         }
     }
 
     // MARK: Values
 
-    func encodeValue<T: Encodable>(_ value: T, codingPath: [any CodingKey], isRoot: Bool = false) throws
-        -> CodableSlot
-    {
-        if let primitive = value as? any CodableArchivePrimitive { return primitive.archiveSlot(self) }
-        if layout == .objects, T.self is AnyObject.Type {
+    func encodeValue<T: Encodable>(
+        _ value: T, parent: CodablePath?, key: (any CodingKey)?, isRoot: Bool = false
+    ) throws -> CodableSlot {
+        // The common primitives by metatype comparison: no conformance lookup.
+        if T.self == Date.self, let date = value as? Date { return self.date(date) }
+        if T.self == String.self, let text = value as? String { return string(text) }
+        let info = typeInfo(T.self)
+        if info.isPrimitive, let primitive = value as? any CodableArchivePrimitive {
+            return primitive.archiveSlot(self)
+        }
+        if info.isClass {
             let instance = value as AnyObject
             let identifier = ObjectIdentifier(instance)
             if let uid = identities[identifier] { return .reference(uid) }
@@ -198,130 +208,105 @@ final class CodableArchiveWriter {
                 throw EncodingError.invalidValue(
                     value,
                     context(
-                        codingPath, .unresolvableCycle,
+                        parent, key, .unresolvableCycle,
                         "an instance of \(T.self) refers back to itself while it is being encoded; "
                             + "Codable cannot rebuild a cycle, so KeyedArchiveEncoder refuses it"))
             }
             inProgress.insert(identifier)
             defer { inProgress.remove(identifier) }
-            let slot = try encodeComposite(value, codingPath: codingPath, isRoot: isRoot)
+            let slot = try encodeComposite(value, info, parent: parent, key: key, isRoot: isRoot)
             let uid = self.uid(of: slot)
             identities[identifier] = uid
             retained.append(instance)
             return .reference(uid)
         }
-        return try encodeComposite(value, codingPath: codingPath, isRoot: isRoot)
+        return try encodeComposite(value, info, parent: parent, key: key, isRoot: isRoot)
     }
 
-    private func encodeComposite<T: Encodable>(_ value: T, codingPath: [any CodingKey], isRoot: Bool) throws
-        -> CodableSlot
-    {
+    private func encodeComposite<T: Encodable>(
+        _ value: T, _ info: TypeInfo, parent: CodablePath?, key: (any CodingKey)?, isRoot: Bool
+    ) throws -> CodableSlot {
         guard depth < maximumDepth else {
             throw EncodingError.invalidValue(
                 value,
-                context(codingPath, .limitExceeded, "nesting is deeper than the limit of \(maximumDepth)"))
+                context(parent, key, .limitExceeded, "nesting is deeper than the limit of \(maximumDepth)"))
         }
         depth += 1
         defer { depth -= 1 }
-        let node = CodableEncodingNode(writer: self, codingPath: codingPath)
-        if layout == .objects, !(T.self is any CodableArchiveDictionary.Type) {
-            node.typeName = typeName(T.self)
-        }
+        let node = CodableEncodingNode(writer: self, parentPath: parent, key: key)
+        node.classUID = info.classUID
         try value.encode(to: node)
-        if isRoot, case .empty = node.storage {
+        if isRoot, case .empty = node.kind {
             throw EncodingError.invalidValue(
-                value, context(codingPath, .invalidValue, "top-level \(T.self) did not encode any values"))
+                value, context(parent, key, .invalidValue, "top-level \(T.self) did not encode any values"))
         }
         return try finish(node)
     }
 
-    /// The name written for `type`, remembered per type.
-    private var typeNames: [ObjectIdentifier: String] = [:]
-    private func typeName(_ type: Any.Type) -> String {
+    /// The cached facts about `type`.
+    private func typeInfo<T>(_ type: T.Type) -> TypeInfo {
         let identifier = ObjectIdentifier(type)
-        if let name = typeNames[identifier] { return name }
-        let name = naming(type)
-        typeNames[identifier] = name
-        return name
+        if identifier == lastType { return lastTypeInfo }
+        let info: TypeInfo
+        if let known = typeInfos[identifier] {
+            info = known
+        } else {
+            let isPrimitive = type is any CodableArchivePrimitive.Type
+            let isClass = layout == .objects && type is AnyObject.Type
+            var classUID: Int?
+            if !isPrimitive, layout == .objects, !(type is any CodableArchiveDictionary.Type) {
+                classUID = self.classUID(named: naming(type))
+            }
+            info = TypeInfo(isPrimitive: isPrimitive, isClass: isClass, classUID: classUID)
+            typeInfos[identifier] = info
+        }
+        lastType = identifier
+        lastTypeInfo = info
+        return info
     }
 
+    /// Turns a finished node into a slot, storing its record.
     func finish(_ node: CodableEncodingNode) throws -> CodableSlot {
-        switch node.storage {
+        try resolveDeferred(node)
+        switch node.kind {
         case .empty:
-            return .reference(
-                try store(CodableKeyedStorage(), name: node.typeName, codingPath: node.codingPath))
-        case .single(let entry):
-            return try resolve(entry, codingPath: node.codingPath)
-        case .keyed(let storage):
-            return .reference(try store(storage, name: node.typeName, codingPath: node.codingPath))
-        case .unkeyed(let storage):
-            return .reference(try store(storage, codingPath: node.codingPath))
+            if layout == .objects, let classUID = node.classUID {
+                return .reference(storeObject(classUID: classUID, fields: []))
+            }
+            return .reference(storeDictionary(node))
+        case .single:
+            return node.slots.first ?? .null
+        case .keyed:
+            keyedCapacity = node.fields.count
+            if layout == .objects, let classUID = node.classUID {
+                return .reference(storeObject(classUID: classUID, fields: objectFields(node)))
+            }
+            return .reference(storeDictionary(node))
+        case .unkeyed:
+            return .reference(storeArray(node))
         }
     }
 
-    func resolve(_ entry: CodableEntry, codingPath: [any CodingKey]) throws -> CodableSlot {
-        switch entry {
-        case .slot(let slot): return slot
-        case .keyed(let storage): return .reference(try store(storage, name: nil, codingPath: codingPath))
-        case .unkeyed(let storage): return .reference(try store(storage, codingPath: codingPath))
-        case .encoder(let node): return try finish(node)
+    /// Stores the nested containers and super-encoders of `node` in their positions.
+    private func resolveDeferred(_ node: CodableEncodingNode) throws {
+        guard !node.deferred.isEmpty else { return }
+        let deferred = node.deferred
+        node.deferred = []
+        for (position, child) in deferred {
+            let slot = try finish(child)
+            switch node.kind {
+            case .keyed where node.fields.indices.contains(position): node.fields[position].slot = slot
+            case .unkeyed where node.slots.indices.contains(position): node.slots[position] = slot
+            default: break
+            }
         }
     }
 
-    // MARK: Records
-
-    private func store(_ storage: CodableKeyedStorage, name: String?, codingPath: [any CodingKey]) throws
-        -> Int
-    {
-        if layout == .objects, let name {
-            let fields = try objectFields(storage, codingPath: codingPath)
-            let uid = archiver.table.reserve()
-            archiver.table.fill(uid, classUID: classUID(named: name), fields: fields)
-            return uid
-        }
-        var keyUIDs: [Int] = []
-        var valueUIDs: [Int] = []
-        keyUIDs.reserveCapacity(storage.keys.count)
-        valueUIDs.reserveCapacity(storage.keys.count)
-        for (key, entry) in zip(storage.keys, storage.entries) {
-            keyUIDs.append(archiver.table.uniqueIndex(of: .string(key)))
-            valueUIDs.append(uid(of: try resolve(entry, codingPath: codingPath)))
-        }
-        let uid = archiver.table.reserve()
-        let className = layout == .propertyList ? "NSMutableDictionary" : "NSDictionary"
-        archiver.table.fill(
-            uid, classUID: classUID(named: className),
-            fields: [
-                ArchiveField(key: "NS.keys", value: .references(keyUIDs)),
-                ArchiveField(key: "NS.objects", value: .references(valueUIDs)),
-            ])
-        return uid
-    }
-
-    private func store(_ storage: CodableUnkeyedStorage, codingPath: [any CodingKey]) throws -> Int {
-        var uids: [Int] = []
-        uids.reserveCapacity(storage.entries.count)
-        for entry in storage.entries {
-            uids.append(uid(of: try resolve(entry, codingPath: codingPath)))
-        }
-        let uid = archiver.table.reserve()
-        let className = layout == .propertyList ? "NSMutableArray" : "NSArray"
-        archiver.table.fill(
-            uid, classUID: classUID(named: className),
-            fields: [ArchiveField(key: "NS.objects", value: .references(uids))])
-        return uid
-    }
-
-    private func objectFields(_ storage: CodableKeyedStorage, codingPath: [any CodingKey]) throws
-        -> [ArchiveField]
-    {
+    private func objectFields(_ node: CodableEncodingNode) -> [ArchiveField] {
         var fields: [ArchiveField] = []
-        fields.reserveCapacity(storage.keys.count)
-        for (key, entry) in zip(storage.keys, storage.entries) {
-            fields.append(
-                ArchiveField(
-                    key: archiveEscapedKey(key), value: fieldValue(try resolve(entry, codingPath: codingPath))
-                ))
+        fields.reserveCapacity(node.fields.count)
+        for field in node.fields {
+            fields.append(ArchiveField(key: archiveEscapedKey(field.key), value: fieldValue(field.slot)))
         }
         return fields
     }
@@ -341,11 +326,41 @@ final class CodableArchiveWriter {
     func uid(of slot: CodableSlot) -> Int {
         switch slot {
         case .reference(let uid): return uid
-        case .integer(let value): return archiver.table.uniqueIndex(of: .integer(value))
-        case .real(let bits): return archiver.table.uniqueIndex(of: .real(bits))
-        case .bool(let flag): return archiver.table.uniqueIndex(of: .bool(flag))
+        case .integer(let value): return unique(.integer(value))
+        case .real(let bits): return unique(.real(bits))
+        case .bool(let flag):
+            if let known = flag ? boolUIDs.true : boolUIDs.false { return known }
+            let uid = unique(.bool(flag))
+            if flag { boolUIDs.true = uid } else { boolUIDs.false = uid }
+            return uid
         case .null: return null()
         }
+    }
+
+    func string(_ text: String) -> CodableSlot {
+        .reference(unique(.string(text)))
+    }
+
+    func data(_ bytes: Data) -> CodableSlot {
+        .reference(unique(.data(bytes)))
+    }
+
+    func date(_ date: Date) -> CodableSlot {
+        let classUID: Int
+        if let known = dateClassUID {
+            classUID = known
+        } else {
+            classUID = self.classUID(named: "NSDate")
+            dateClassUID = classUID
+        }
+        // Not de-duplicated: hashing an object record costs more than storing it.
+        return .reference(
+            storeObject(
+                classUID: classUID,
+                fields: [
+                    ArchiveField(key: "NS.time", value: .real(date.timeIntervalSinceReferenceDate.bitPattern))
+                ]
+            ))
     }
 
     /// `nil` in a collection: the string `$null` (as `PropertyListEncoder`) or an `NSNull` object.
@@ -353,23 +368,62 @@ final class CodableArchiveWriter {
         if let nullUID { return nullUID }
         let uid: Int
         switch layout {
-        case .propertyList:
-            uid = archiver.table.uniqueIndex(of: .string("$null"))
-        case .objects:
-            uid = archiver.table.uniqueIndex(of: .object(classUID: classUID(named: "NSNull"), fields: []))
+        case .propertyList: uid = unique(.string("$null"))
+        case .objects: uid = unique(.object(classUID: classUID(named: "NSNull"), fields: []))
         }
         nullUID = uid
         return uid
     }
 
-    func date(_ date: Date) -> CodableSlot {
-        let uid = archiver.table.reserve()
-        archiver.table.fill(
-            uid, classUID: classUID(named: "NSDate"),
+    // MARK: Collections
+
+    private func storeDictionary(_ node: CodableEncodingNode) -> Int {
+        let count = node.fields.count
+        var sameKeys = count == lastDictionaryKeys.count
+        if sameKeys {
+            for index in 0..<count where node.fields[index].key != lastDictionaryKeys[index] {
+                sameKeys = false
+                break
+            }
+        }
+        if !sameKeys {
+            lastDictionaryKeys = node.fields.map(\.key)
+            lastDictionaryKeyUIDs = lastDictionaryKeys.map { unique(.string($0)) }
+        }
+        var valueUIDs: [Int] = []
+        valueUIDs.reserveCapacity(count)
+        for field in node.fields { valueUIDs.append(uid(of: field.slot)) }
+        let className = layout == .propertyList ? "NSMutableDictionary" : "NSDictionary"
+        return storeObject(
+            classUID: classUID(named: className),
             fields: [
-                ArchiveField(key: "NS.time", value: .real(date.timeIntervalSinceReferenceDate.bitPattern))
+                ArchiveField(key: "NS.keys", value: .references(lastDictionaryKeyUIDs)),
+                ArchiveField(key: "NS.objects", value: .references(valueUIDs)),
             ])
-        return .reference(uid)
+    }
+
+    private func storeArray(_ node: CodableEncodingNode) -> Int {
+        var uids: [Int] = []
+        uids.reserveCapacity(node.slots.count)
+        for slot in node.slots { uids.append(uid(of: slot)) }
+        let className = layout == .propertyList ? "NSMutableArray" : "NSArray"
+        return storeObject(
+            classUID: classUID(named: className),
+            fields: [ArchiveField(key: "NS.objects", value: .references(uids))])
+    }
+
+    // MARK: Object table
+
+    /// The index of a plain value, stored once.
+    private func unique(_ record: ArchivedObjectRecord) -> Int {
+        archiver.table.uniqueIndex(of: record)
+    }
+
+    /// Appends an object record and returns its index.
+    private func storeObject(classUID: Int, fields: [ArchiveField]) -> Int {
+        let uid = archiver.table.reserve()
+        archiver.table.fill(uid, classUID: classUID, fields: fields)
+        return uid
     }
 
     func classUID(named name: String) -> Int {
@@ -387,13 +441,42 @@ final class CodableArchiveWriter {
 
     // MARK: Errors
 
-    func context(_ codingPath: [any CodingKey], _ code: KeyedArchiveError.Code, _ message: String)
-        -> EncodingError.Context
-    {
+    func context(
+        _ path: CodablePath?, _ key: (any CodingKey)?, _ code: KeyedArchiveError.Code, _ message: String
+    ) -> EncodingError.Context {
+        let codingPath = CodablePath.keys(path, appending: key)
         let location = CodableKeyPath.render(codingPath, prefix: pathPrefix)
         return EncodingError.Context(
             codingPath: codingPath, debugDescription: "\(location): \(message)",
             underlyingError: KeyedArchiveError(code, message, at: .keyPath(location)))
+    }
+}
+
+/// A coding path as links to the parent, turned into `[CodingKey]` only when asked for:
+/// building arrays of keys for every value is most of a naive encoder's work. The encoder
+/// and decoder nodes are links themselves, so a value's path costs nothing until used.
+class CodablePath {
+    let parent: CodablePath?
+    /// The key of this link, or `nil` for a value that has its parent's path (the root,
+    /// values forwarded through a single-value container).
+    let key: (any CodingKey)?
+
+    init(parent: CodablePath?, key: (any CodingKey)?) {
+        self.parent = parent
+        self.key = key
+    }
+
+    /// The path from the root as keys, with `key` appended when given.
+    static func keys(_ path: CodablePath?, appending key: (any CodingKey)? = nil) -> [any CodingKey] {
+        var keys: [any CodingKey] = []
+        var link = path
+        while let current = link {
+            if let key = current.key { keys.append(key) }
+            link = current.parent
+        }
+        keys.reverse()
+        if let key { keys.append(key) }
+        return keys
     }
 }
 
@@ -414,123 +497,144 @@ enum CodableKeyPath {
     }
 }
 
-/// A coding key for positions and synthesized names.
-struct CodableArchiveKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
+/// A coding key for positions and synthesized names; an index's string is made only when
+/// asked for.
+enum CodableArchiveKey: CodingKey {
+    case name(String)
+    case index(Int)
 
-    init(stringValue: String) {
-        self.stringValue = stringValue
-        self.intValue = nil
+    init(stringValue: String) { self = .name(stringValue) }
+    init(intValue: Int) { self = .index(intValue) }
+
+    var stringValue: String {
+        switch self {
+        case .name(let name): return name
+        case .index(let index): return "Index \(index)"
+        }
     }
 
-    init(intValue: Int) {
-        self.stringValue = "Index \(intValue)"
-        self.intValue = intValue
+    var intValue: Int? {
+        if case .index(let index) = self { return index }
+        return nil
     }
 
-    static let superKey = CodableArchiveKey(stringValue: "super")
+    static let superKey = CodableArchiveKey.name("super")
 }
 
 // MARK: - Encoder
 
-final class CodableEncodingNode: Encoder {
-    enum Storage {
+/// One value being encoded, and the storage of its containers.
+final class CodableEncodingNode: CodablePath, Encoder {
+    enum Kind {
         case empty
-        case single(CodableEntry)
-        case keyed(CodableKeyedStorage)
-        case unkeyed(CodableUnkeyedStorage)
+        case single
+        case keyed
+        case unkeyed
+    }
+
+    struct Field {
+        var key: String
+        var slot: CodableSlot
     }
 
     let writer: CodableArchiveWriter
-    let codingPath: [any CodingKey]
-    var storage: Storage = .empty
-    /// The class name of a keyed value of a named type (objects layout), or `nil` for a dictionary.
-    var typeName: String?
+    var kind = Kind.empty
+    /// The keyed container's entries, in order.
+    var fields: [Field] = []
+    /// The unkeyed container's elements, or the single value.
+    var slots: [CodableSlot] = []
+    /// Nested containers and super-encoders, stored when this value finishes.
+    var deferred: [(position: Int, node: CodableEncodingNode)] = []
+    /// The class of a keyed value of a named type (objects layout), or `nil` for a dictionary.
+    var classUID: Int?
 
     var userInfo: [CodingUserInfoKey: Any] { writer.userInfo }
 
-    init(writer: CodableArchiveWriter, codingPath: [any CodingKey]) {
+    init(writer: CodableArchiveWriter, parentPath: CodablePath?, key: (any CodingKey)?) {
         self.writer = writer
-        self.codingPath = codingPath
+        super.init(parent: parentPath, key: key)
     }
 
+    var codingPath: [any CodingKey] { CodablePath.keys(self) }
+
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        let keyed: CodableKeyedStorage
-        if case .keyed(let existing) = storage {
-            keyed = existing
-        } else {
-            keyed = CodableKeyedStorage()
-            storage = .keyed(keyed)
+        if kind != .keyed {
+            kind = .keyed
+            slots = []
+            deferred = []
+            // Values of one type have the same keys: size the entries like the last ones.
+            fields.reserveCapacity(writer.keyedCapacity)
         }
-        return KeyedEncodingContainer(
-            CodableKeyedEncodingContainer<Key>(writer: writer, storage: keyed, codingPath: codingPath))
+        return KeyedEncodingContainer(CodableKeyedEncodingContainer<Key>(node: self))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        let unkeyed: CodableUnkeyedStorage
-        if case .unkeyed(let existing) = storage {
-            unkeyed = existing
-        } else {
-            unkeyed = CodableUnkeyedStorage()
-            storage = .unkeyed(unkeyed)
+        if kind != .unkeyed {
+            kind = .unkeyed
+            fields = []
+            slots = []
+            deferred = []
         }
-        return CodableUnkeyedEncodingContainer(writer: writer, storage: unkeyed, codingPath: codingPath)
+        return CodableUnkeyedEncodingContainer(node: self)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
         CodableSingleValueEncodingContainer(node: self)
     }
+
+    /// A nested container's node: stored as a dictionary or array in `position`.
+    func nested(key: any CodingKey, kind: Kind) -> CodableEncodingNode {
+        let child = CodableEncodingNode(writer: writer, parentPath: self, key: key)
+        child.kind = kind
+        return child
+    }
 }
 
 struct CodableKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let writer: CodableArchiveWriter
-    let storage: CodableKeyedStorage
-    let codingPath: [any CodingKey]
+    let node: CodableEncodingNode
+
+    var codingPath: [any CodingKey] { node.codingPath }
 
     private func put(_ slot: CodableSlot, _ key: Key) {
-        storage.append(key.stringValue, .slot(slot))
+        node.fields.append(CodableEncodingNode.Field(key: key.stringValue, slot: slot))
     }
 
-    mutating func encodeNil(forKey key: Key) throws {
-        put(.null, key)
-    }
+    mutating func encodeNil(forKey key: Key) throws { put(.null, key) }
     mutating func encode(_ value: Bool, forKey key: Key) throws { put(.bool(value), key) }
-    mutating func encode(_ value: String, forKey key: Key) throws { put(value.archiveSlot(writer), key) }
+    mutating func encode(_ value: String, forKey key: Key) throws { put(node.writer.string(value), key) }
     mutating func encode(_ value: Double, forKey key: Key) throws { put(.real(value.bitPattern), key) }
     mutating func encode(_ value: Float, forKey key: Key) throws { put(.real(Double(value).bitPattern), key) }
     mutating func encode(_ value: Int, forKey key: Key) throws {
         put(.integer(PropertyListInteger(value)), key)
     }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { put(value.archiveSlot(writer), key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { put(value.archiveSlot(writer), key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { put(value.archiveSlot(writer), key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { put(value.archiveSlot(writer), key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { put(value.archiveSlot(writer), key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { put(value.archiveSlot(writer), key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { put(value.archiveSlot(writer), key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { put(value.archiveSlot(writer), key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { put(value.archiveSlot(writer), key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { put(value.archiveSlot(node.writer), key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { put(value.archiveSlot(node.writer), key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { put(value.archiveSlot(node.writer), key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { put(value.archiveSlot(node.writer), key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { put(value.archiveSlot(node.writer), key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { put(value.archiveSlot(node.writer), key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { put(value.archiveSlot(node.writer), key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { put(value.archiveSlot(node.writer), key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { put(value.archiveSlot(node.writer), key) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        put(try writer.encodeValue(value, codingPath: codingPath + [key]), key)
+        put(try node.writer.encodeValue(value, parent: node, key: key), key)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
-        let nested = CodableKeyedStorage()
-        storage.append(key.stringValue, .keyed(nested))
-        return KeyedEncodingContainer(
-            CodableKeyedEncodingContainer<NestedKey>(
-                writer: writer, storage: nested, codingPath: codingPath + [key]))
+        let child = node.nested(key: key, kind: .keyed)
+        node.deferred.append((node.fields.count, child))
+        put(.null, key)
+        return KeyedEncodingContainer(CodableKeyedEncodingContainer<NestedKey>(node: child))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let nested = CodableUnkeyedStorage()
-        storage.append(key.stringValue, .unkeyed(nested))
-        return CodableUnkeyedEncodingContainer(
-            writer: writer, storage: nested, codingPath: codingPath + [key])
+        let child = node.nested(key: key, kind: .unkeyed)
+        node.deferred.append((node.fields.count, child))
+        put(.null, key)
+        return CodableUnkeyedEncodingContainer(node: child)
     }
 
     mutating func superEncoder() -> any Encoder {
@@ -542,68 +646,65 @@ struct CodableKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     }
 
     private func superEncoder(key: any CodingKey, name: String) -> any Encoder {
-        let node = CodableEncodingNode(writer: writer, codingPath: codingPath + [key])
-        storage.append(name, .encoder(node))
-        return node
+        let child = node.nested(key: key, kind: .empty)
+        node.deferred.append((node.fields.count, child))
+        node.fields.append(CodableEncodingNode.Field(key: name, slot: .null))
+        return child
     }
 }
 
 struct CodableUnkeyedEncodingContainer: UnkeyedEncodingContainer {
-    let writer: CodableArchiveWriter
-    let storage: CodableUnkeyedStorage
-    let codingPath: [any CodingKey]
+    let node: CodableEncodingNode
 
-    var count: Int { storage.entries.count }
+    var codingPath: [any CodingKey] { node.codingPath }
+    var count: Int { node.slots.count }
 
     private func put(_ slot: CodableSlot) {
-        storage.entries.append(.slot(slot))
+        node.slots.append(slot)
     }
 
     mutating func encodeNil() throws { put(.null) }
     mutating func encode(_ value: Bool) throws { put(.bool(value)) }
-    mutating func encode(_ value: String) throws { put(value.archiveSlot(writer)) }
+    mutating func encode(_ value: String) throws { put(node.writer.string(value)) }
     mutating func encode(_ value: Double) throws { put(.real(value.bitPattern)) }
     mutating func encode(_ value: Float) throws { put(.real(Double(value).bitPattern)) }
     mutating func encode(_ value: Int) throws { put(.integer(PropertyListInteger(value))) }
-    mutating func encode(_ value: Int8) throws { put(value.archiveSlot(writer)) }
-    mutating func encode(_ value: Int16) throws { put(value.archiveSlot(writer)) }
-    mutating func encode(_ value: Int32) throws { put(value.archiveSlot(writer)) }
-    mutating func encode(_ value: Int64) throws { put(value.archiveSlot(writer)) }
-    mutating func encode(_ value: UInt) throws { put(value.archiveSlot(writer)) }
-    mutating func encode(_ value: UInt8) throws { put(value.archiveSlot(writer)) }
-    mutating func encode(_ value: UInt16) throws { put(value.archiveSlot(writer)) }
-    mutating func encode(_ value: UInt32) throws { put(value.archiveSlot(writer)) }
-    mutating func encode(_ value: UInt64) throws { put(value.archiveSlot(writer)) }
+    mutating func encode(_ value: Int8) throws { put(value.archiveSlot(node.writer)) }
+    mutating func encode(_ value: Int16) throws { put(value.archiveSlot(node.writer)) }
+    mutating func encode(_ value: Int32) throws { put(value.archiveSlot(node.writer)) }
+    mutating func encode(_ value: Int64) throws { put(value.archiveSlot(node.writer)) }
+    mutating func encode(_ value: UInt) throws { put(value.archiveSlot(node.writer)) }
+    mutating func encode(_ value: UInt8) throws { put(value.archiveSlot(node.writer)) }
+    mutating func encode(_ value: UInt16) throws { put(value.archiveSlot(node.writer)) }
+    mutating func encode(_ value: UInt32) throws { put(value.archiveSlot(node.writer)) }
+    mutating func encode(_ value: UInt64) throws { put(value.archiveSlot(node.writer)) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        let key = CodableArchiveKey(intValue: storage.entries.count)
-        put(try writer.encodeValue(value, codingPath: codingPath + [key]))
+        let key = CodableArchiveKey.index(node.slots.count)
+        put(try node.writer.encodeValue(value, parent: node, key: key))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
         -> KeyedEncodingContainer<NestedKey>
     {
-        let key = CodableArchiveKey(intValue: storage.entries.count)
-        let nested = CodableKeyedStorage()
-        storage.entries.append(.keyed(nested))
-        return KeyedEncodingContainer(
-            CodableKeyedEncodingContainer<NestedKey>(
-                writer: writer, storage: nested, codingPath: codingPath + [key]))
+        let child = node.nested(key: CodableArchiveKey.index(node.slots.count), kind: .keyed)
+        node.deferred.append((node.slots.count, child))
+        put(.null)
+        return KeyedEncodingContainer(CodableKeyedEncodingContainer<NestedKey>(node: child))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        let key = CodableArchiveKey(intValue: storage.entries.count)
-        let nested = CodableUnkeyedStorage()
-        storage.entries.append(.unkeyed(nested))
-        return CodableUnkeyedEncodingContainer(
-            writer: writer, storage: nested, codingPath: codingPath + [key])
+        let child = node.nested(key: CodableArchiveKey.index(node.slots.count), kind: .unkeyed)
+        node.deferred.append((node.slots.count, child))
+        put(.null)
+        return CodableUnkeyedEncodingContainer(node: child)
     }
 
     mutating func superEncoder() -> any Encoder {
-        let key = CodableArchiveKey(intValue: storage.entries.count)
-        let node = CodableEncodingNode(writer: writer, codingPath: codingPath + [key])
-        storage.entries.append(.encoder(node))
-        return node
+        let child = node.nested(key: CodableArchiveKey.index(node.slots.count), kind: .empty)
+        node.deferred.append((node.slots.count, child))
+        put(.null)
+        return child
     }
 }
 
@@ -613,20 +714,21 @@ struct CodableSingleValueEncodingContainer: SingleValueEncodingContainer {
     var codingPath: [any CodingKey] { node.codingPath }
 
     private func put(_ slot: CodableSlot) throws {
-        if case .empty = node.storage {
-            node.storage = .single(.slot(slot))
+        if case .empty = node.kind {
+            node.kind = .single
+            node.slots = [slot]
             return
         }
         throw EncodingError.invalidValue(
             slot,
             node.writer.context(
-                codingPath, .invalidValue, "a single value container was asked for after a value was encoded")
-        )
+                node, nil, .invalidValue,
+                "a single value container was asked for after a value was encoded"))
     }
 
     mutating func encodeNil() throws { try put(.null) }
     mutating func encode(_ value: Bool) throws { try put(.bool(value)) }
-    mutating func encode(_ value: String) throws { try put(value.archiveSlot(node.writer)) }
+    mutating func encode(_ value: String) throws { try put(node.writer.string(value)) }
     mutating func encode(_ value: Double) throws { try put(.real(value.bitPattern)) }
     mutating func encode(_ value: Float) throws { try put(.real(Double(value).bitPattern)) }
     mutating func encode(_ value: Int) throws { try put(.integer(PropertyListInteger(value))) }
@@ -641,6 +743,7 @@ struct CodableSingleValueEncodingContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt64) throws { try put(value.archiveSlot(node.writer)) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        try put(try node.writer.encodeValue(value, codingPath: codingPath))
+        // A forwarded value has this node's path: no key of its own.
+        try put(try node.writer.encodeValue(value, parent: node, key: nil))
     }
 }

@@ -92,7 +92,8 @@ extension KeyedUnarchiver {
             source: source, layout: .objects, pathPrefix: ArchiveKeyPath.render(path),
             maximumDepth: max(0, options.maximumDepth - path.count))
         do {
-            return try reader.decodeValue(T.self, from: .dictionary(currentDictionary()), codingPath: [])
+            let fields = try currentDictionary()
+            return try reader.decodeValue(T.self, from: .dictionary(fields), parent: nil, key: nil)
         } catch let failure as DecodingError {
             if let underlying = failure.archiveError { throw underlying }
             throw failure

@@ -149,4 +149,66 @@ struct KeyedArchiveEncoderTests {
             #expect((context.underlyingError as? KeyedArchiveError)?.location == .keyPath("root.parts[0]"))
         }
     }
+
+    /// Keys read in another order than written, missing keys, and a dictionary large
+    /// enough to be searched by hash: the lookup shortcuts must not change results.
+    struct Reversed: Codable, Equatable {
+        var first: Int
+        var second: String
+        var third: Double
+        var table: [String: Int]
+
+        enum CodingKeys: String, CodingKey { case first, second, third, table, absent }
+
+        init(first: Int, second: String, third: Double, table: [String: Int]) {
+            self.first = first
+            self.second = second
+            self.third = third
+            self.table = table
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(first, forKey: .first)
+            try container.encode(second, forKey: .second)
+            try container.encode(third, forKey: .third)
+            try container.encode(table, forKey: .table)
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            table = try container.decode([String: Int].self, forKey: .table)
+            third = try container.decode(Double.self, forKey: .third)
+            #expect(try container.decodeIfPresent(Int.self, forKey: .absent) == nil)
+            second = try container.decode(String.self, forKey: .second)
+            first = try container.decode(Int.self, forKey: .first)
+        }
+    }
+
+    @Test func keysInAnyOrderAndLargeDictionaries() throws {
+        let table = Dictionary(uniqueKeysWithValues: (0..<40).map { ("key\($0)", $0 * 3) })
+        let values = [
+            Reversed(first: 7, second: "x", third: 2.5, table: table),
+            Reversed(first: 8, second: "y", third: -1, table: ["only": 5]),
+        ]
+        let data = try KeyedArchiveEncoder().encode(values)
+        #expect(try KeyedArchiveDecoder().decode([Reversed].self, from: data) == values)
+
+        let archiver = KeyedArchiver()
+        try archiver.encodeEncodable(values, forKey: "values")
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: try archiver.finishedData())
+        #expect(try unarchiver.decodeDecodable([Reversed].self, forKey: "values") == values)
+    }
+
+    @Test func errorCodingPathIsBuiltFromTheLinks() throws {
+        let data = try KeyedArchiveEncoder().encode(Self.assembly())
+        struct Wrong: Decodable { var parts: [Int] }
+        do {
+            _ = try KeyedArchiveDecoder().decode(Wrong.self, from: data)
+            Issue.record("decoded parts as integers")
+        } catch DecodingError.typeMismatch(_, let context) {
+            #expect(context.codingPath.map(\.stringValue) == ["parts", "Index 0"])
+            #expect(context.codingPath.last?.intValue == 0)
+        }
+    }
 }
