@@ -31,10 +31,13 @@ final class BinaryArchiveSource: ArchiveObjectSource {
     // profile).
     /// The scanner over `data` while an operation runs (see ``withInput(_:)``).
     @exclusivity(unchecked) private var activeScanner: BinaryPropertyListScanner?
-    /// Recently looked-up keys and the object index of their string, direct-mapped by a
-    /// cheap hash of the key: writers store each key string once, so comparing a
-    /// dictionary's key references with this index finds a key without reading its text.
-    @exclusivity(unchecked) private var keyIndices: [CachedKeyIndex]
+    /// Recently looked-up keys, the object index of their string and where they were last
+    /// found (see ``position(ofKey:in:scanner:)``).
+    @exclusivity(unchecked) private var keyCache: [CachedKeyIndex]
+    /// The key-reference bytes of dictionaries whose keys are distinct texts.
+    @exclusivity(unchecked) private var distinctLayouts: [[UInt8]] = []
+    /// The dictionary whose keys were checked last (by byte offset), and the answer.
+    @exclusivity(unchecked) private var lastCheckedDictionary: (offset: Int, distinct: Bool) = (-1, false)
     /// Entries materialized by ``object(at:)`` for the generic paths (object graphs,
     /// Codable), which may ask for the same entry repeatedly.
     @exclusivity(unchecked) private var materialized: [Int: PropertyList] = [:]
@@ -92,7 +95,7 @@ final class BinaryArchiveSource: ArchiveObjectSource {
         self.objects = objects
         self.readingOptions = readingOptions
         self.top = top
-        self.keyIndices = [CachedKeyIndex](repeating: CachedKeyIndex(), count: Self.keyCacheSize)
+        self.keyCache = [CachedKeyIndex](repeating: CachedKeyIndex(), count: Self.keyCacheSize)
         try ArchiveHeader.validate(null: object(at: 0))
     }
 
@@ -216,70 +219,240 @@ final class BinaryArchiveSource: ArchiveObjectSource {
         }
     }
 
-    /// The position of `key` among the keys of `fields`.
+    /// The reference of the value under `key` in the dictionary `fields`, or `nil` when
+    /// the key is absent; with repeated keys, the last wins.
+    @inline(__always)
+    func valueReference(forKey key: String, in fields: BinaryPropertyListObject) throws -> Int? {
+        try withScanner { scanner in
+            guard let position = try position(ofKey: key, in: fields, scanner: scanner) else { return nil }
+            return try scanner.reference(fields, at: fields.count + position)
+        }
+    }
+
+    /// The object index held by the value whose object is `reference`, when it is a UID
+    /// object; `nil` for any other value. The index is not checked against the object count.
+    @inline(__always)
+    func uidValue(ofReference reference: Int) throws -> UInt64? {
+        try withScanner { scanner in
+            let offset = try scanner.offset(of: reference)
+            let marker = scanner.byte(offset)
+            guard marker & 0xF8 == 0x80 else { return nil }
+            let width = Int(marker & 0x07) + 1
+            guard width <= scanner.objectsEnd - offset - 1 else { return nil }
+            return scanner.unsigned(offset + 1, width: width)
+        }
+    }
+
+    /// The value whose object is `reference` as a property list (containers materialized
+    /// with the reader's checks).
+    func value(ofReference reference: Int) throws -> PropertyList {
+        try withScanner { scanner in
+            let offset = try scanner.offset(of: reference)
+            if scanner.byte(offset) == 0x23, 8 <= scanner.objectsEnd - offset - 1 {
+                return .real(Double(bitPattern: scanner.unsigned(offset + 1, width: 8)))
+            }
+            let object = try scanner.object(reference)
+            return object.kind.isContainer
+                ? try materialize(object, scanner: scanner) : try scanner.scalar(object)
+        }
+    }
+
+    /// The position of `key` among the keys of `fields`: the last whose text is `key`.
+    ///
+    /// Writers store each key string once, and the objects of one class list the same key
+    /// strings in the same order. So the cache remembers, for each key asked, the object
+    /// index of its string and the position it was last found at; in a dictionary whose
+    /// keys are known to be distinct texts (see ``hasDistinctKeyTexts(_:scanner:)``), the
+    /// one position holding that string is the answer, usually found with one reference
+    /// read. Otherwise, or when the string is not among the keys, the key texts are
+    /// compared. The key is recognised by its `String` representation (see
+    /// ``KeyIdentity``) rather than by hashing its text.
     private func position(
         ofKey key: String, in fields: BinaryPropertyListObject, scanner: BinaryPropertyListScanner
     ) throws -> Int? {
+        let identity = KeyIdentity(key)
+        var slot = -1
+        if let identity {
+            slot = identity.slot
+            if keyCache[slot].identity != identity {
+                slot ^= 1  // the other way of the set
+            }
+            if keyCache[slot].identity == identity {
+                if try hasDistinctKeyTexts(fields, scanner: scanner) {
+                    let keyIndex = keyCache[slot].keyIndex
+                    let remembered = keyCache[slot].position
+                    if remembered < fields.count, try scanner.reference(fields, at: remembered) == keyIndex {
+                        return remembered
+                    }
+                    var position = fields.count
+                    while position > 0 {
+                        position -= 1
+                        if try scanner.reference(fields, at: position) == keyIndex {
+                            keyCache[slot].position = position
+                            return position
+                        }
+                    }
+                }
+            } else {
+                slot = -1
+            }
+        }
+        // Compare the text of every key (the key is new, its string is another object
+        // here, it is absent, or this dictionary may hold a key text twice).
         var text = key
-        return try text.withUTF8 { keyBytes in
-            let slot = Self.cacheSlot(keyBytes)
-            let cached = keyIndices[slot]
-            if cached.index >= 0, cached.key == key {
-                var position = fields.count
-                while position > 0 {
-                    position -= 1
-                    if try scanner.reference(fields, at: position) == cached.index { return position }
-                }
+        let found = try text.withUTF8 { keyBytes in
+            try Self.position(ofKeyText: keyBytes, in: fields, scanner: scanner)
+        }
+        guard let found else { return nil }
+        if let identity {
+            if slot < 0 {
+                // A new key takes the first way of its set; the key there moves to the other.
+                slot = identity.slot
+                keyCache[slot ^ 1] = keyCache[slot]
             }
-            // Not found by index: compare the text of every key (a writer may store a
-            // key string more than once, or the key is absent).
-            let keyIsASCII = BinaryPropertyListScanner.isASCII(keyBytes)
-            var position = fields.count
-            while position > 0 {
-                position -= 1
-                let keyIndex = try scanner.reference(fields, at: position)
-                let candidate = try scanner.object(keyIndex)
-                let matches: Bool
-                if keyIsASCII && candidate.kind == .asciiString {
-                    matches = scanner.asciiStringEquals(candidate, keyBytes)
-                } else {
-                    matches = try scanner.key(keyIndex, position: position, of: fields).utf8.elementsEqual(
-                        keyBytes)
-                }
-                if matches {
-                    keyIndices[slot] = CachedKeyIndex(key: key, index: keyIndex)
-                    return position
-                }
+            keyCache[slot] = CachedKeyIndex(
+                identity: identity, key: key, keyIndex: found.keyIndex, position: found.position)
+        }
+        return found.position
+    }
+
+    /// Whether the keys of `fields` are distinct texts (no key string object twice, and no
+    /// two string objects with the same text), so that finding a key's string object
+    /// among them finds the key.
+    ///
+    /// Dictionaries with the same key references (the objects of one class) are checked
+    /// once: the reference bytes of the last few layouts found distinct are kept, and the
+    /// dictionary looked at last is remembered, as an object's keys are looked up in turn.
+    private func hasDistinctKeyTexts(
+        _ fields: BinaryPropertyListObject, scanner: BinaryPropertyListScanner
+    ) throws -> Bool {
+        if fields.offset == lastCheckedDictionary.offset { return lastCheckedDictionary.distinct }
+        let references = scanner.referenceBytes(fields)
+        var distinct = false
+        if distinctLayouts.contains(where: { Self.bytes($0, equal: references) }) {
+            distinct = true
+        } else if fields.count <= Self.layoutKeyLimit {
+            distinct = try Self.keyTextsAreDistinct(fields, scanner: scanner)
+            if distinct {
+                if distinctLayouts.count == Self.layoutCacheSize { distinctLayouts.removeFirst() }
+                distinctLayouts.append(Array(references))
             }
-            return nil
+        }
+        lastCheckedDictionary = (fields.offset, distinct)
+        return distinct
+    }
+
+    /// Whether no two keys of `fields` have the same text (compared pairwise, for the few
+    /// keys of an object; a key that is not a string makes the answer no).
+    private static func keyTextsAreDistinct(
+        _ fields: BinaryPropertyListObject, scanner: BinaryPropertyListScanner
+    ) throws -> Bool {
+        var keys: [BinaryPropertyListObject] = []
+        keys.reserveCapacity(fields.count)
+        for position in 0..<fields.count {
+            let key = try scanner.object(scanner.reference(fields, at: position))
+            guard key.kind == .asciiString || key.kind == .utf16String else { return false }
+            if keys.contains(where: { scanner.sameText($0, key) }) { return false }
+            keys.append(key)
+        }
+        return true
+    }
+
+    @inline(__always)
+    private static func bytes(_ stored: [UInt8], equal bytes: UnsafeRawBufferPointer) -> Bool {
+        guard stored.count == bytes.count else { return false }
+        return stored.withUnsafeBytes { stored in
+            guard let first = stored.baseAddress, let second = bytes.baseAddress else { return true }
+            var offset = 0
+            while offset + 8 <= bytes.count {
+                if first.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    != second.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                {
+                    return false
+                }
+                offset += 8
+            }
+            while offset < bytes.count {
+                if first.load(fromByteOffset: offset, as: UInt8.self)
+                    != second.load(fromByteOffset: offset, as: UInt8.self)
+                {
+                    return false
+                }
+                offset += 1
+            }
+            return true
         }
     }
 
-    private static let keyCacheSize = 64
+    /// Dictionaries with more keys are not checked: their keys are found by text.
+    private static let layoutKeyLimit = 32
+    private static let layoutCacheSize = 8
 
-    /// A slot from the key's length and its first and last (up to) eight bytes.
-    @inline(__always)
-    private static func cacheSlot(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        let count = bytes.count
-        guard let start = bytes.baseAddress else { return 0 }
-        let raw = UnsafeRawPointer(start)
-        var head: UInt64 = 0
-        var tail: UInt64 = 0
-        if count >= 8 {
-            head = raw.loadUnaligned(as: UInt64.self)
-            tail = raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
-        } else {
-            for index in 0..<count { head = head << 8 | UInt64(start[index]) }
+    /// The last position whose key string holds the bytes `keyBytes`, and the object
+    /// index of that string.
+    private static func position(
+        ofKeyText keyBytes: UnsafeBufferPointer<UInt8>, in fields: BinaryPropertyListObject,
+        scanner: BinaryPropertyListScanner
+    ) throws -> (position: Int, keyIndex: Int)? {
+        let keyIsASCII = BinaryPropertyListScanner.isASCII(keyBytes)
+        var position = fields.count
+        while position > 0 {
+            position -= 1
+            let keyIndex = try scanner.reference(fields, at: position)
+            let candidate = try scanner.object(keyIndex)
+            let matches: Bool
+            if keyIsASCII && candidate.kind == .asciiString {
+                matches = scanner.asciiStringEquals(candidate, keyBytes)
+            } else {
+                matches = try scanner.key(keyIndex, position: position, of: fields).utf8.elementsEqual(
+                    keyBytes)
+            }
+            if matches { return (position, keyIndex) }
         }
-        let mixed = (head ^ (tail &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(count)) &* 0x9E37_79B9_7F4A_7C15
-        return Int(truncatingIfNeeded: mixed >> 58)  // 64 slots
+        return nil
+    }
+
+    /// Two ways for each of 64 sets.
+    private static let keyCacheSize = 128
+}
+
+/// A `String` recognised by its representation: the bytes of a short string, or the
+/// address of a literal's or a heap string's storage. Equal identities are equal strings;
+/// equal strings may differ in identity (the key is then looked up by its text).
+struct KeyIdentity: Equatable {
+    private let low: UInt64
+    private let high: UInt64
+
+    /// `nil` where a `String` is not two words (32-bit platforms).
+    @inline(__always)
+    init?(_ key: String) {
+        guard MemoryLayout<String>.size == 16 else { return nil }
+        (low, high) = withUnsafeBytes(of: key) {
+            ($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        }
+    }
+
+    /// An identity no string has (a string's second word is never zero).
+    init() {
+        (low, high) = (0, 0)
+    }
+
+    /// The first way of this key's set in the cache: an even index below 128.
+    @inline(__always)
+    var slot: Int {
+        let mixed = (low ^ (high &* 0xC2B2_AE3D_27D4_EB4F)) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: mixed >> 58) << 1
     }
 }
 
-/// A key and the object index of its string in a binary archive.
+/// A key, the object index of its string in a binary archive, and the position it was last
+/// found at. Holding `key` keeps its storage alive, so that no other string takes its
+/// identity while it is cached.
 struct CachedKeyIndex {
+    var identity = KeyIdentity()
     var key = ""
-    var index = -1
+    var keyIndex = -1
+    var position = 0
 }
 
 /// An entry of `$objects`: an object (a dictionary with `$class`, or a class description)

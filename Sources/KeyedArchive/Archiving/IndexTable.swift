@@ -40,6 +40,13 @@ struct IndexTable<Value> {
         }
     }
 
+    /// Whether `key` has a value: cheaper than the subscript when the answer is usually
+    /// no, as it copies no value.
+    @inline(__always)
+    func contains(_ key: Int) -> Bool {
+        position(of: key) != nil
+    }
+
     /// The value for `key`; setting `nil` is not supported (and ignored): the callers
     /// only add and replace.
     subscript(key: Int) -> Value? {
@@ -49,18 +56,25 @@ struct IndexTable<Value> {
         }
         set {
             guard let newValue else { return }
-            if let position = position(of: key) {
-                entries[position] = newValue
-                return
-            }
-            // Positions are stored as Int32: beyond that many entries, stop caching
-            // (callers then decode again, which is correct, only slower).
-            guard entries.count < Int(Int32.max) - 1 else { return }
-            if (entries.count + 1) * 2 > slots.count { grow() }
-            keys.append(key)
-            entries.append(newValue)
-            insertSlot(for: key, position: entries.count - 1)
+            insert(newValue, forKey: key)
         }
+    }
+
+    /// Stores `value` for `key`, replacing any value there: the subscript's setter without
+    /// its optional, which cost a copy of the value (and of everything it holds) per insertion.
+    @inline(__always)
+    mutating func insert(_ value: consuming Value, forKey key: Int) {
+        if let position = position(of: key) {
+            entries[position] = value
+            return
+        }
+        // Positions are stored as Int32: beyond that many entries, stop caching
+        // (callers then decode again, which is correct, only slower).
+        guard entries.count < Int(Int32.max) - 1 else { return }
+        if (entries.count + 1) * 2 > slots.count { grow() }
+        keys.append(key)
+        entries.append(value)
+        insertSlot(for: key, position: entries.count - 1)
     }
 
     mutating func removeAll() {

@@ -105,8 +105,13 @@ extension KeyedUnarchiver {
     /// missing; a nil reference gives 0, as with ``decodeDouble(forKey:)``.
     func decodeDoubleIfPresent(forKey key: String) throws -> Double? {
         try perform(.key(key)) {
-            guard let value = try fieldValue(forKey: archiveEscapedKey(key)) else { return nil }
-            guard let scalar = try scalar(value, expected: "a number") else { return 0 }
+            let scalar: PropertyList?
+            switch try fieldLookup(forKey: archiveEscapedKey(key)) {
+            case .missing: return nil
+            case .inline(let value): scalar = value
+            case .reference(let uid): scalar = try self.scalar(referencedBy: uid, expected: "a number")
+            }
+            guard let scalar else { return 0 }
             return try locating { try ArchiveScalar.double(scalar) }
         }
     }
@@ -121,15 +126,22 @@ extension KeyedUnarchiver {
     /// The inline value under `key`, following a reference to a plain object; `nil` when
     /// the key is missing or holds nil.
     func scalar(forKey key: String, expected: String) throws -> PropertyList? {
-        guard let value = try fieldValue(forKey: archiveEscapedKey(key)) else { return nil }
-        return try scalar(value, expected: expected)
+        switch try fieldLookup(forKey: archiveEscapedKey(key)) {
+        case .missing: return nil
+        case .inline(let value): return value
+        case .reference(let uid): return try scalar(referencedBy: uid, expected: expected)
+        }
     }
 
     /// A value found under a key, following a reference to a plain object; `nil` for the
     /// nil reference.
     func scalar(_ value: PropertyList, expected: String) throws -> PropertyList? {
         guard case .uid = value else { return value }
-        let uid = try referenceIndex(value)
+        return try scalar(referencedBy: referenceIndex(value), expected: expected)
+    }
+
+    /// The plain value `$objects[uid]`; `nil` for the nil reference.
+    func scalar(referencedBy uid: Int, expected: String) throws -> PropertyList? {
         guard uid != 0 else { return nil }
         switch try entry(at: uid) {
         case .object(let fields):

@@ -219,19 +219,23 @@ public final class KeyedUnarchiver {
         // unspecialized in the caller's module, and passing `T?` through `perform`'s
         // generic result made the runtime look up `Optional<T>` metadata on every call.
         let isTopLevel = beginOperation(.key(key))
-        let value: PropertyList?
+        let lookup: FieldLookup
         do {
-            value = try withInput { try nonNilValue(forKey: archiveEscapedKey(key)) }
+            lookup = try withInput { try fieldLookup(forKey: archiveEscapedKey(key)) }
         } catch let thrown {
             throw endOperation(failing: thrown, isTopLevel: isTopLevel)
         }
-        guard let value else {
-            try endOperation(isTopLevel: isTopLevel)
-            return nil
-        }
         let decoded: T
         do {
-            decoded = try withInput { try decodeNonNilValue(value, as: T.self) }
+            switch lookup {
+            case .missing, .reference(0):
+                try endOperation(isTopLevel: isTopLevel)
+                return nil
+            case .reference(let uid):
+                decoded = try withInput { try decodeEntry(uid, as: T.self) }
+            case .inline(let value):
+                decoded = try withInput { try decodeNonNilValue(value, as: T.self) }
+            }
         } catch let thrown {
             throw endOperation(failing: thrown, isTopLevel: isTopLevel)
         }
@@ -394,9 +398,34 @@ public final class KeyedUnarchiver {
 /// The object being decoded: its fields and its position among unkeyed values.
 struct DecodingContainer {
     let fields: ArchiveFields
+    /// The dictionary of `fields` when it is read in place from a binary archive: kept
+    /// apart so that the key lookups, the most frequent operation, read it without
+    /// copying `fields`.
+    let binaryFields: BinaryPropertyListObject?
     let uid: Int
     let className: String
     var unkeyedIndex = 0
+
+    init(fields: ArchiveFields, uid: Int, className: String) {
+        self.fields = fields
+        if case .binary(let object) = fields {
+            binaryFields = object
+        } else {
+            binaryFields = nil
+        }
+        self.uid = uid
+        self.className = className
+    }
+}
+
+/// What a key of the current object holds.
+enum FieldLookup {
+    /// The key is absent.
+    case missing
+    /// A reference to `$objects[uid]`, checked to be in range; 0 is nil.
+    case reference(Int)
+    /// A value stored inline (not a reference).
+    case inline(PropertyList)
 }
 
 /// A value decoded from one object as one type.
@@ -449,7 +478,9 @@ struct DecodedObject {
 }
 
 /// A class description, with the type last resolved for it and the type that asked.
-struct ResolvedClass {
+///
+/// A class, so that the lookup made for every object decoded copies one reference.
+final class ResolvedClass {
     let description: ClassDescription
     var requested: ObjectIdentifier?
     var chosen: (any KeyedCoding.Type)?
@@ -493,6 +524,33 @@ extension KeyedUnarchiver {
                 throw inputFailure(error, reading: containers[containers.count - 1].uid)
             }
         }
+    }
+
+    /// What `key` (escaped) holds in the current object (or `$top`): read straight from a
+    /// binary archive's bytes, a reference never becomes a property-list value.
+    func fieldLookup(forKey key: String) throws -> FieldLookup {
+        let current = containers.count - 1
+        if let object = containers[current].binaryFields, let binary {
+            do {
+                guard let reference = try binary.valueReference(forKey: key, in: object) else {
+                    return .missing
+                }
+                guard let raw = try binary.uidValue(ofReference: reference) else {
+                    return .inline(try binary.value(ofReference: reference))
+                }
+                guard raw < UInt64(binary.objectCount) else {
+                    throw failure(
+                        .invalidArchive,
+                        "object reference \(raw) is out of range (\(binary.objectCount) objects)")
+                }
+                return .reference(Int(raw))
+            } catch let error as KeyedArchiveError {
+                throw inputFailure(error, reading: containers[current].uid)
+            }
+        }
+        guard let value = try fieldValue(forKey: key) else { return .missing }
+        guard case .uid = value else { return .inline(value) }
+        return .reference(try referenceIndex(value))
     }
 
     /// The current object's fields as a property-list dictionary (built, for a binary
@@ -666,6 +724,22 @@ extension KeyedUnarchiver {
     /// The class description an object's `$class` refers to, with the type last resolved
     /// for it.
     func resolvedClass(of fields: ArchiveFields, uid: Int) throws -> ResolvedClass {
+        if case .binary(let object) = fields, let binary {
+            // The common case, read without a property-list value.
+            let classReference: UInt64?
+            do {
+                classReference = try binary.valueReference(forKey: "$class", in: object).flatMap {
+                    try binary.uidValue(ofReference: $0)
+                }
+            } catch let error as KeyedArchiveError {
+                throw inputFailure(error, reading: uid)
+            }
+            if let classReference, classReference < UInt64(binary.objectCount),
+                let known = classes[Int(classReference)]
+            {
+                return known
+            }
+        }
         guard let reference = try fieldValue(forKey: "$class", in: fields) else {
             throw failure(.invalidArchive, "$objects[\(uid)] is a dictionary without $class")
         }
@@ -683,7 +757,7 @@ extension KeyedUnarchiver {
             throw located(error)
         }
         let resolved = ResolvedClass(description: description)
-        classes[classUID] = resolved
+        classes.insert(resolved, forKey: classUID)
         return resolved
     }
 
@@ -754,7 +828,7 @@ extension KeyedUnarchiver {
             throw cycleFailure(className: className, uid: uid)
         }
         let chosenID = ObjectIdentifier(chosen)
-        if let known = decoded[uid] {
+        if decoded.contains(uid), let known = decoded[uid] {
             if known.isInstance {
                 return try cast(
                     known.value, as: T.self,
@@ -788,7 +862,7 @@ extension KeyedUnarchiver {
                 let object = try binary.entryObject(uid, scanner: scanner)
                 guard object.kind == .asciiString || object.kind == .utf16String else { return nil }
                 let text = try scanner.string(object)
-                if object.count > 15 || object.kind == .utf16String { strings[uid] = text }
+                if object.count > 15 || object.kind == .utf16String { strings.insert(text, forKey: uid) }
                 return text
             }
         } catch let error as KeyedArchiveError {
@@ -813,7 +887,7 @@ extension KeyedUnarchiver {
         }
         let result = try decodePlain(value, as: T.self)
         if decoded[uid] == nil {
-            decoded[uid] = DecodedObject(type: typeID, isInstance: false, value: result)
+            decoded.insert(DecodedObject(type: typeID, isInstance: false, value: result), forKey: uid)
         }
         return result
     }
@@ -823,10 +897,21 @@ extension KeyedUnarchiver {
     /// code, which `decodeEntry` then pays only when it casts.
     @inline(never)
     func cast<T: KeyedCoding>(_ value: Any, as type: T.Type, _ found: @autoclosure () -> String) throws -> T {
+        if ObjectIdentifier(Swift.type(of: value)) == ObjectIdentifier(T.self) {
+            // The usual case, a value cached as the very type asked: no dynamic cast needed.
+            return reinterpret(value, as: T.self)
+        }
         guard let typed = value as? T else {
             throw failure(.typeMismatch, "expected \(T.archivedClassName), \(found())")
         }
         return typed
+    }
+
+    /// `value` (an existential, opened by the call) as `T`, which the caller has checked is
+    /// its dynamic type.
+    @inline(__always)
+    private func reinterpret<Opened, T>(_ value: Opened, as type: T.Type) -> T {
+        unsafeBitCast(value, to: T.self)
     }
 
     func decodePlain<T: KeyedCoding>(_ entry: PropertyList, as type: T.Type) throws -> T {
@@ -889,12 +974,12 @@ extension KeyedUnarchiver {
         let typeID = ObjectIdentifier(U.self)
         if U.self is AnyObject.Type {
             // The instance takes the slot; a value decoded from the object before moves aside.
-            if let earlier = decoded[uid], !earlier.isInstance {
+            if decoded.contains(uid), let earlier = decoded[uid], !earlier.isInstance {
                 values[DecodedValueKey(uid: uid, type: earlier.type)] = earlier.value
             }
-            decoded[uid] = DecodedObject(type: typeID, isInstance: true, value: value)
-        } else if decoded[uid] == nil {
-            decoded[uid] = DecodedObject(type: typeID, isInstance: false, value: value)
+            decoded.insert(DecodedObject(type: typeID, isInstance: true, value: value), forKey: uid)
+        } else if !decoded.contains(uid) {
+            decoded.insert(DecodedObject(type: typeID, isInstance: false, value: value), forKey: uid)
         } else {
             values[DecodedValueKey(uid: uid, type: typeID)] = value
         }
@@ -952,8 +1037,13 @@ extension KeyedUnarchiver {
         }
         // Remember it with the description: the next object of this class usually asks
         // for the same type.
-        classes[description.uid] = ResolvedClass(
-            description: description, requested: requested, chosen: chosen)
+        if let known = classes[description.uid] {
+            known.requested = requested
+            known.chosen = chosen
+        } else {
+            classes[description.uid] = ResolvedClass(
+                description: description, requested: requested, chosen: chosen)
+        }
         return chosen
     }
 

@@ -241,21 +241,42 @@ struct BinaryPropertyListScanner {
     // MARK: Objects
 
     /// The byte offset of object `index`, checked to lie in the object area.
+    @inline(__always)
     func offset(of index: Int) throws -> Int {
-        guard index >= 0, index < trailer.objectCount else {
-            throw KeyedArchiveError(
-                .corruptData, "object \(index) does not exist (\(trailer.objectCount) objects)",
-                at: .byteOffset(trailer.offsetTableOffset))
-        }
+        guard index >= 0, index < trailer.objectCount else { throw missingObject(index) }
         let entry = trailer.offsetTableOffset + index * trailer.offsetIntSize
         let offset = unsigned(entry, width: trailer.offsetIntSize)
         guard offset >= 8, offset < UInt64(objectsEnd) else {
-            throw KeyedArchiveError(
-                .corruptData,
-                "object \(index): offset \(offset) is outside the object area (bytes 8..<\(objectsEnd))",
-                at: .byteOffset(entry))
+            throw offsetOutsideObjects(index, offset: offset, entry: entry)
         }
         return Int(offset)
+    }
+
+    // The errors of the hot, inlined reads are built out of line.
+
+    @inline(never)
+    private func missingObject(_ index: Int) -> KeyedArchiveError {
+        KeyedArchiveError(
+            .corruptData, "object \(index) does not exist (\(trailer.objectCount) objects)",
+            at: .byteOffset(trailer.offsetTableOffset))
+    }
+
+    @inline(never)
+    private func offsetOutsideObjects(_ index: Int, offset: UInt64, entry: Int) -> KeyedArchiveError {
+        KeyedArchiveError(
+            .corruptData,
+            "object \(index): offset \(offset) is outside the object area (bytes 8..<\(objectsEnd))",
+            at: .byteOffset(entry))
+    }
+
+    @inline(never)
+    private func referenceOutOfRange(
+        _ container: BinaryPropertyListObject, value: UInt64, position: Int
+    ) -> KeyedArchiveError {
+        KeyedArchiveError(
+            .corruptData,
+            "object \(container.index): reference \(value) is out of range (\(trailer.objectCount) objects)",
+            at: .byteOffset(position))
     }
 
     /// Decodes and bounds-checks the marker (and count) of object `index`.
@@ -407,10 +428,7 @@ struct BinaryPropertyListScanner {
         let position = container.payload + element * trailer.objectRefSize
         let value = unsigned(position, width: trailer.objectRefSize)
         guard value < UInt64(trailer.objectCount) else {
-            throw KeyedArchiveError(
-                .corruptData,
-                "object \(container.index): reference \(value) is out of range (\(trailer.objectCount) objects)",
-                at: .byteOffset(position))
+            throw referenceOutOfRange(container, value: value, position: position)
         }
         return Int(value)
     }
@@ -537,6 +555,30 @@ struct BinaryPropertyListScanner {
             }
             return written
         }
+    }
+
+    /// The bytes of a container's references (the keys' references, for a dictionary).
+    func referenceBytes(_ container: BinaryPropertyListObject) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(
+            start: base + container.payload, count: container.count * trailer.objectRefSize)
+    }
+
+    /// Whether two string objects hold the same text: the same object, or the same bytes
+    /// in the same encoding; an ASCII (Latin-1) and a UTF-16 string, unit by unit.
+    func sameText(_ first: BinaryPropertyListObject, _ second: BinaryPropertyListObject) -> Bool {
+        if first.index == second.index { return true }
+        guard first.count == second.count else { return false }
+        if first.kind == second.kind {
+            let length = first.kind == .utf16String ? 2 * first.count : first.count
+            return UnsafeRawBufferPointer(start: base + first.payload, count: length)
+                .elementsEqual(UnsafeRawBufferPointer(start: base + second.payload, count: length))
+        }
+        let (ascii, utf16) = first.kind == .asciiString ? (first, second) : (second, first)
+        for unit in 0..<ascii.count
+        where unsigned(utf16.payload + 2 * unit, width: 2) != UInt64(byte(ascii.payload + unit)) {
+            return false
+        }
+        return true
     }
 
     /// Whether a string object holds exactly the UTF-8 bytes `key` (which must be ASCII).

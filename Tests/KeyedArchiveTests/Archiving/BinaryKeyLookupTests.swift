@@ -1,0 +1,118 @@
+import Foundation
+import KeyedArchive
+import Testing
+
+/// Keys are found in a binary archive's objects through a cache of key-string objects and
+/// positions; these archives are built byte by byte to hold what writers never produce
+/// (a key text stored as two string objects, a key repeated, ASCII and UTF-16 keys with
+/// the same text), and check that the last key with the text wins whatever was looked
+/// up before.
+@Suite("Key lookup in binary archives")
+struct BinaryKeyLookupTests {
+    /// An object that reads `k` and `v`, and `k` again through a key built at run time.
+    struct KeyProbe: SecureKeyedCoding, Equatable {
+        static var archivedClassName: String { "Probe" }
+        var k: Int
+        var v: Int
+        var builtK: Int
+
+        init(k: Int, v: Int) {
+            (self.k, self.v, builtK) = (k, v, k)
+        }
+
+        init(coder: KeyedUnarchiver) throws {
+            k = try coder.decodeInteger(forKey: "k")
+            v = try coder.decodeInteger(forKey: "v")
+            builtK = try coder.decodeInteger(forKey: String("kx".prefix(1)))
+        }
+
+        func encode(with coder: KeyedArchiver) {}
+    }
+
+    static func ascii(_ text: String) -> [UInt8] {
+        let bytes = Array(text.utf8)
+        return (bytes.count < 15 ? [0x50 | UInt8(bytes.count)] : [0x5F, 0x10, UInt8(bytes.count)]) + bytes
+    }
+
+    static func utf16(_ text: String) -> [UInt8] {
+        [0x60 | UInt8(text.utf16.count)] + text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+    }
+
+    static func dictionary(_ keys: [Int], _ values: [Int]) -> [UInt8] {
+        [0xD0 | UInt8(keys.count)] + (keys + values).map { UInt8($0) }
+    }
+
+    /// `$top` holds `a`, `b` and `c`: objects whose keys `k` and `v` are laid out as
+    /// described in each test's expectations.
+    static let archive: Data = Hardening.bplist(
+        [
+            dictionary([1, 2, 3, 4], [5, 6, 7, 8]),  // 0: the archive
+            ascii("$archiver"), ascii("$version"), ascii("$top"), ascii("$objects"),  // 1–4
+            ascii("NSKeyedArchiver"), [0x12, 0x00, 0x01, 0x86, 0xA0],  // 5, 6: 100000
+            dictionary([9, 10, 11], [12, 13, 14]),  // 7: $top
+            [0xA5, 15, 16, 17, 18, 19],  // 8: $objects
+            ascii("a"), ascii("b"), ascii("c"), [0x80, 1], [0x80, 2], [0x80, 3],  // 9–14
+            ascii("$null"),  // 15: $objects[0]
+            // 16, $objects[1]: "k" (object 21) = 1, then "k" again as object 22 = 2, v = 7.
+            dictionary([20, 21, 22, 23], [24, 25, 26, 27]),
+            // 17, $objects[2]: "k" = 5, v = 8, then "k" (the same string object) = 6.
+            dictionary([20, 21, 23, 21], [24, 28, 29, 30]),
+            // 18, $objects[3]: "k" (ASCII) = 1, then "k" in UTF-16 = 2; no v.
+            dictionary([20, 21, 31], [24, 25, 26]),
+            dictionary([32, 33], [34, 35]),  // 19, $objects[4]: the class description
+            ascii("$class"), ascii("k"), ascii("k"), ascii("v"), [0x80, 4],  // 20–24
+            [0x10, 1], [0x10, 2], [0x10, 7], [0x10, 5], [0x10, 8], [0x10, 6],  // 25–30
+            utf16("k"), ascii("$classname"), ascii("$classes"), ascii("Probe"), [0xA1, 34],  // 31–35
+        ], refSize: 1)
+
+    static let expected = [
+        "a": KeyProbe(k: 2, v: 7), "b": KeyProbe(k: 6, v: 8), "c": KeyProbe(k: 2, v: 0),
+    ]
+
+    @Test(arguments: [["a", "b", "c"], ["c", "b", "a"], ["b", "a", "c", "a", "b", "c", "c", "a"]])
+    func theLastKeyWithTheTextWinsInAnyOrder(order: [String]) throws {
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: Self.archive)
+        for key in order {
+            let probe = try unarchiver.decodeObject(of: KeyProbe.self, forKey: key)
+            #expect(probe == Self.expected[key], "\(key) after \(order)")
+        }
+    }
+
+    @Test func theParsedArchiveAgrees() throws {
+        let unarchiver = try KeyedUnarchiver(propertyList: PropertyList(from: Self.archive))
+        for key in ["a", "b", "c"] {
+            #expect(try unarchiver.decodeObject(of: KeyProbe.self, forKey: key) == Self.expected[key])
+        }
+    }
+
+    /// An object with a varying number of fields under keys built at run time.
+    struct WideObject: SecureKeyedCoding, Equatable {
+        static var archivedClassName: String { "Wide" }
+        var fields: [Int]
+
+        init(fields: [Int]) { self.fields = fields }
+
+        init(coder: KeyedUnarchiver) throws {
+            let count = try coder.decodeInteger(forKey: "count")
+            fields = try (0..<min(count, 200)).reversed().map {
+                try coder.decodeInteger(forKey: "f\($0 * 7)")
+            }
+            .reversed()
+            if try coder.decodeInteger(forKey: "absent") != 0 { fields = [] }
+        }
+
+        func encode(with coder: KeyedArchiver) {
+            coder.encode(fields.count, forKey: "count")
+            for (index, value) in fields.enumerated() { coder.encode(value, forKey: "f\(index * 7)") }
+        }
+    }
+
+    @Test func keysOfManyObjectsAndLayoutsAreFoundInTurn() throws {
+        // More keys than the cache holds and more layouts than it remembers, up to more
+        // keys than a layout is checked for, in turns.
+        let objects = (0..<60).map { row in WideObject(fields: (0..<(row * 3 % 41)).map { row * 1000 + $0 }) }
+        let data = try KeyedArchiver.archivedData(withRootObject: objects, requiringSecureCoding: true)
+        let decoded = try KeyedUnarchiver.unarchivedObject(ofClass: [WideObject].self, from: data)
+        #expect(decoded == objects)
+    }
+}
