@@ -33,7 +33,10 @@ final class BinaryArchiveSource: ArchiveObjectSource {
     @exclusivity(unchecked) private var activeScanner: BinaryPropertyListScanner?
     /// Recently looked-up keys, the object index of their string and where they were last
     /// found (see ``position(ofKey:in:scanner:)``).
-    @exclusivity(unchecked) private var keyCache: [CachedKeyIndex]
+    ///
+    /// A buffer this source owns rather than an array: it is read several times per key
+    /// looked up, and an array's accesses (bounds, uniqueness) were a visible cost.
+    private let keyCache: UnsafeMutablePointer<CachedKeyIndex>
     /// The key-reference bytes of dictionaries whose keys are distinct texts.
     @exclusivity(unchecked) private var distinctLayouts: [[UInt8]] = []
     /// The dictionary whose keys were checked last (by byte offset), and the answer.
@@ -95,8 +98,14 @@ final class BinaryArchiveSource: ArchiveObjectSource {
         self.objects = objects
         self.readingOptions = readingOptions
         self.top = top
-        self.keyCache = [CachedKeyIndex](repeating: CachedKeyIndex(), count: Self.keyCacheSize)
+        self.keyCache = UnsafeMutablePointer<CachedKeyIndex>.allocate(capacity: Self.keyCacheSize)
+        keyCache.initialize(repeating: CachedKeyIndex(), count: Self.keyCacheSize)
         try ArchiveHeader.validate(null: object(at: 0))
+    }
+
+    deinit {
+        keyCache.deinitialize(count: Self.keyCacheSize)
+        keyCache.deallocate()
     }
 
     // MARK: Input

@@ -6,7 +6,10 @@
 /// in insertion order, so growing the table rehashes integers only.
 ///
 /// Memory grows with the entries stored (at most half the slots are used), not with the
-/// archive's object count, so decoding a few objects of a large archive stays cheap.
+/// archive's object count, so decoding a few objects of a large archive stays cheap. When
+/// the keys are known to lie below a limit (the object count) and entries reach a
+/// sixteenth of it, as when a whole archive is decoded, the table switches to direct
+/// indexing: one 4-byte position per possible key, no hashing or probing.
 struct IndexTable<Value> {
     /// For each slot, the position in `entries` plus one, or 0 for an empty slot.
     private var slots: [Int32] = []
@@ -14,8 +17,15 @@ struct IndexTable<Value> {
     private var entries: [Value] = []
     /// log2 of the slot count (0 when nothing is allocated).
     private var bits = 0
+    /// Direct indexing, once switched to: the position of key `k` plus one at `dense[k]`.
+    private var dense: [Int32] = []
+    /// Keys lie in `0..<keyLimit`; 0 when unknown (the table then never indexes directly).
+    private let keyLimit: Int
 
-    init() {}
+    /// A table whose keys lie in `0..<keyLimit` (0: unknown).
+    init(keysBelow keyLimit: Int = 0) {
+        self.keyLimit = max(0, keyLimit)
+    }
 
     var count: Int { entries.count }
 
@@ -29,6 +39,11 @@ struct IndexTable<Value> {
     /// The position in `entries` of `key`'s value, or `nil`.
     @inline(__always)
     private func position(of key: Int) -> Int? {
+        if !dense.isEmpty {
+            guard key >= 0, key < dense.count else { return nil }
+            let stored = Int(dense[key])
+            return stored == 0 ? nil : stored - 1
+        }
         guard !entries.isEmpty else { return nil }
         let mask = slots.count - 1
         var slot = home(key)
@@ -71,6 +86,17 @@ struct IndexTable<Value> {
         // Positions are stored as Int32: beyond that many entries, stop caching
         // (callers then decode again, which is correct, only slower).
         guard entries.count < Int(Int32.max) - 1 else { return }
+        if dense.isEmpty, keyLimit > 0, (entries.count + 1) * 16 >= keyLimit, keyLimit <= Int(Int32.max) {
+            indexDirectly()
+        }
+        if !dense.isEmpty {
+            // A key beyond the limit is not cached (callers only pass object indices).
+            guard key >= 0, key < dense.count else { return }
+            keys.append(key)
+            entries.append(value)
+            dense[key] = Int32(truncatingIfNeeded: entries.count)
+            return
+        }
         if (entries.count + 1) * 2 > slots.count { grow() }
         keys.append(key)
         entries.append(value)
@@ -81,6 +107,7 @@ struct IndexTable<Value> {
         slots = []
         keys = []
         entries = []
+        dense = []
         bits = 0
     }
 
@@ -96,5 +123,16 @@ struct IndexTable<Value> {
         bits = max(4, bits + 1)
         slots = [Int32](repeating: 0, count: 1 << bits)
         for position in keys.indices { insertSlot(for: keys[position], position: position) }
+    }
+
+    /// Switches to direct indexing (keys outside the limit, which callers never pass, are
+    /// dropped).
+    private mutating func indexDirectly() {
+        dense = [Int32](repeating: 0, count: keyLimit)
+        for position in keys.indices where keys[position] >= 0 && keys[position] < keyLimit {
+            dense[keys[position]] = Int32(truncatingIfNeeded: position + 1)
+        }
+        slots = []
+        bits = 0
     }
 }

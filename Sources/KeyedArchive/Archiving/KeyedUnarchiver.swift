@@ -155,6 +155,9 @@ public final class KeyedUnarchiver {
         self.options = options
         self.containers = [DecodingContainer(fields: .parsed(source.top), uid: 0, className: "")]
         self.inProgressFlags = InProgressSet(objectCount: source.objectCount)
+        self.decoded = IndexTable(keysBelow: source.objectCount)
+        self.strings = IndexTable(keysBelow: source.objectCount)
+        self.classes = IndexTable(keysBelow: source.objectCount)
     }
 
     // MARK: - Inspecting
