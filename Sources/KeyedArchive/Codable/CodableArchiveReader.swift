@@ -21,12 +21,27 @@ final class CodableArchiveReader {
     let userInfo: [CodingUserInfoKey: Any]
     let maximumDepth: Int
     let pathPrefix: String
+    /// The same source when it reads a binary archive in place: objects are then read
+    /// straight from its bytes (see CodableArchiveReader+Binary.swift).
+    let binary: BinaryArchiveSource?
 
-    private var instances: [Int: AnyObject] = [:]
-    private var inProgress: Set<Int> = []
-    private var activeUIDs: [Int] = []
-    private var depth = 0
-    private var budget: Int
+    // Touched for every value read; the reader is used by one thread at a time and no
+    // access to these spans a call that could reach them again, so the dynamic
+    // exclusivity checks would only cost time.
+    /// The scanner over the binary archive while ``decodeRoot(_:from:)`` runs.
+    @exclusivity(unchecked) var scanner: BinaryPropertyListScanner?
+    /// The key layouts of the objects read in place, direct-mapped (see `shape(of:_:)`).
+    @exclusivity(unchecked) var shapes: [BinaryObjectShape?] = []
+    /// The resolved `NS.keys` of the last dictionary read in place (by array object).
+    @exclusivity(unchecked) var lastBinaryKeyReferences: [Int] = []
+    @exclusivity(unchecked) var lastBinaryKeys: [String] = []
+
+    @exclusivity(unchecked) private var instances: [Int: AnyObject] = [:]
+    /// Bit `uid` is set while `$objects[uid]` is being decoded (sized on first use).
+    @exclusivity(unchecked) private var inProgress: [UInt64] = []
+    @exclusivity(unchecked) private var activeUIDs: [Int] = []
+    @exclusivity(unchecked) private var depth = 0
+    @exclusivity(unchecked) private var budget: Int
 
     /// What an archived class means to the bridge.
     enum ClassKind {
@@ -38,14 +53,15 @@ final class CodableArchiveReader {
         case null
         case other
     }
-    private var classKinds: [Int: ClassKind] = [:]
-    private var lastClassUID = -1
-    private var lastClassKind = ClassKind.other
+    @exclusivity(unchecked) private var classKinds: [Int: ClassKind] = [:]
+    @exclusivity(unchecked) private var lastClassUID = -1
+    @exclusivity(unchecked) private var lastClassKind = ClassKind.other
 
     /// Per-type facts (primitive, class), worked out once.
-    private var typeFacts: [ObjectIdentifier: (isPrimitive: Bool, isClass: Bool)] = [:]
-    private var lastType: ObjectIdentifier?
-    private var lastTypeFacts = (isPrimitive: false, isClass: false)
+    @exclusivity(unchecked) private var typeFacts: [ObjectIdentifier: (isPrimitive: Bool, isClass: Bool)] =
+        [:]
+    @exclusivity(unchecked) private var lastType: ObjectIdentifier?
+    @exclusivity(unchecked) private var lastTypeFacts = (isPrimitive: false, isClass: false)
 
     init(
         source: any ArchiveObjectSource, layout: CodableArchiveLayout, pathPrefix: String,
@@ -56,11 +72,26 @@ final class CodableArchiveReader {
         self.pathPrefix = pathPrefix
         self.userInfo = userInfo
         self.maximumDepth = maximumDepth
+        self.binary = source as? BinaryArchiveSource
         let (product, overflow) = source.objectCount.multipliedReportingOverflow(by: 64)
         self.budget = overflow ? Int.max : max(product, 1 << 16)
     }
 
     // MARK: Values
+
+    /// Decodes a top-level value: the entry point of every decode.
+    func decodeRoot<T: Decodable>(_ type: T.Type, from value: PropertyList) throws -> T {
+        guard let binary, scanner == nil else {
+            return try decodeValue(T.self, from: value, parent: nil, key: nil)
+        }
+        return try binary.withInput {
+            try binary.withScanner { scanner in
+                self.scanner = scanner
+                defer { self.scanner = nil }
+                return try decodeValue(T.self, from: value, parent: nil, key: nil)
+            }
+        }
+    }
 
     func decodeValue<T: Decodable>(
         _ type: T.Type, from value: PropertyList, parent: CodablePath?, key: (any CodingKey)?
@@ -104,7 +135,7 @@ final class CodableArchiveReader {
                 }
                 return typed
             }
-            if inProgress.contains(index), activeUIDs.last != index {
+            if isInProgress(index), activeUIDs.last != index {
                 throw corrupt(
                     parent, key, .unresolvableCycle,
                     "object #\(index) refers back to itself while it is being decoded; a Decodable value "
@@ -125,13 +156,13 @@ final class CodableArchiveReader {
         // same object again, directly inside itself: that is not a cycle.
         let isForwarded = uid != nil && activeUIDs.last == uid
         if let uid, !isForwarded {
-            inProgress.insert(uid)
+            setInProgress(uid, true)
             activeUIDs.append(uid)
         }
         defer {
             depth -= 1
             if let uid, !isForwarded {
-                inProgress.remove(uid)
+                setInProgress(uid, false)
                 activeUIDs.removeLast()
             }
         }
@@ -140,6 +171,22 @@ final class CodableArchiveReader {
             instances[uid] = decoded as AnyObject
         }
         return decoded
+    }
+
+    @inline(__always)
+    private func isInProgress(_ uid: Int) -> Bool {
+        let word = uid >> 6
+        return word < inProgress.count && inProgress[word] & (1 << UInt64(uid & 63)) != 0
+    }
+
+    /// Marks `uid` (an index below the object count) as being decoded, or not.
+    @inline(__always)
+    private func setInProgress(_ uid: Int, _ flag: Bool) {
+        if inProgress.isEmpty { inProgress = [UInt64](repeating: 0, count: (source.objectCount + 63) >> 6) }
+        let word = uid >> 6
+        guard word < inProgress.count else { return }
+        let mask: UInt64 = 1 << UInt64(uid & 63)
+        if flag { inProgress[word] |= mask } else { inProgress[word] &= ~mask }
     }
 
     /// `value` as `T`, which it is whenever this is called.
@@ -182,6 +229,7 @@ final class CodableArchiveReader {
             throw DecodingError.valueNotFound(
                 expected, context(parent, key, .typeMismatch, "expected \(expected), found nil"))
         }
+        if scanner != nil, let found = try binaryScalar(index, parent: parent, key: key) { return found }
         let entry = try object(at: index, parent: parent, key: key)
         guard case .dictionary(let fields) = entry else { return entry }
         switch try classKind(of: fields, parent: parent, key: key) {
@@ -201,7 +249,7 @@ final class CodableArchiveReader {
             expected, context(parent, key, .typeMismatch, "expected \(expected), found \(name)"))
     }
 
-    private func seconds(_ value: PropertyList, _ parent: CodablePath?, _ key: (any CodingKey)?) throws
+    func seconds(_ value: PropertyList, _ parent: CodablePath?, _ key: (any CodingKey)?) throws
         -> Double
     {
         do {
@@ -217,6 +265,7 @@ final class CodableArchiveReader {
         guard let index = Int(exactly: raw), index < source.objectCount else {
             throw corrupt(parent, key, .invalidArchive, "object reference \(raw) is out of range")
         }
+        if scanner != nil, let found = try binaryIsNil(index, parent: parent, key: key) { return found }
         let entry = try object(at: index, parent: parent, key: key)
         switch entry {
         case .string(let text): return layout == .propertyList && text == "$null"
@@ -237,15 +286,30 @@ final class CodableArchiveReader {
     final class KeyedSource {
         /// The keys, each once, as archived (escaped for object fields).
         let keys: [String]
+        /// The values, in the order of ``keys``, unless they are read in place.
         let values: [PropertyList]
+        /// For a container read in place from a binary archive: the dictionary or array
+        /// whose references `binaryBase...` are the values, in the order of ``keys``.
+        let binaryValues: BinaryPropertyListObject?
+        let binaryBase: Int
         let isObjectFields: Bool
-        private var cursor = 0
+        @exclusivity(unchecked) private var cursor = 0
         /// Key → position, built on the first miss of a large container.
-        private var positions: [String: Int]?
+        @exclusivity(unchecked) private var positions: [String: Int]?
 
         init(keys: [String], values: [PropertyList], isObjectFields: Bool) {
             self.keys = keys
             self.values = values
+            self.binaryValues = nil
+            self.binaryBase = 0
+            self.isObjectFields = isObjectFields
+        }
+
+        init(keys: [String], binaryValues: BinaryPropertyListObject, base: Int, isObjectFields: Bool) {
+            self.keys = keys
+            self.values = []
+            self.binaryValues = binaryValues
+            self.binaryBase = base
             self.isObjectFields = isObjectFields
         }
 
@@ -253,12 +317,13 @@ final class CodableArchiveReader {
             self.init(keys: fields.keys, values: fields.values, isObjectFields: true)
         }
 
-        func value(forKey name: String) -> PropertyList? {
+        /// The position of the value under `name` (unescaped), or `nil` when absent.
+        func position(forKey name: String) -> Int? {
             let key = isObjectFields ? archiveEscapedKey(name) : name
             if cursor < keys.count, keys[cursor] == key {
                 let position = cursor
                 cursor += 1
-                return values[position]
+                return position
             }
             let found: Int?
             if keys.count <= 16 {
@@ -273,21 +338,64 @@ final class CodableArchiveReader {
                 }
                 found = positions?[key]
             }
-            guard let position = found, position < values.count else { return nil }
+            guard let position = found else { return nil }
             cursor = position + 1
-            return values[position]
+            return position
         }
+    }
+
+    /// The elements of an unkeyed container: a list, or an array of a binary archive read
+    /// in place.
+    struct ElementSource {
+        let values: [PropertyList]
+        let binaryArray: BinaryPropertyListObject?
+
+        init(_ values: [PropertyList]) {
+            self.values = values
+            self.binaryArray = nil
+        }
+
+        init(binaryArray: BinaryPropertyListObject) {
+            self.values = []
+            self.binaryArray = binaryArray
+        }
+
+        var count: Int { binaryArray?.count ?? values.count }
+    }
+
+    /// The value at `position` of a keyed container.
+    @inline(__always)
+    func value(of source: KeyedSource, at position: Int, parent: CodablePath?, key: (any CodingKey)?) throws
+        -> PropertyList
+    {
+        guard let container = source.binaryValues else { return source.values[position] }
+        return try binaryValue(container, at: source.binaryBase + position, parent: parent, key: key)
+    }
+
+    /// Element `index` (below `elements.count`) of an unkeyed container.
+    @inline(__always)
+    func element(_ index: Int, of elements: ElementSource, parent: CodablePath?, key: (any CodingKey)?) throws
+        -> PropertyList
+    {
+        guard let array = elements.binaryArray else { return elements.values[index] }
+        return try binaryValue(array, at: index, parent: parent, key: key)
     }
 
     /// The `NS.keys` of the last dictionary read, its keys (each once) and, when a key
     /// repeats, the position of each key's value: dictionaries of one type share them.
-    private var lastKeyReferences: [PropertyList] = []
-    private var lastKeys: [String] = []
-    private var lastValuePositions: [Int]?
+    @exclusivity(unchecked) private var lastKeyReferences: [PropertyList] = []
+    @exclusivity(unchecked) private var lastKeys: [String] = []
+    @exclusivity(unchecked) private var lastValuePositions: [Int]?
 
     func keyedSource(_ value: PropertyList, parent: CodablePath?, key: (any CodingKey)?) throws -> KeyedSource
     {
         if case .dictionary(let fields) = value { return KeyedSource(fields: fields) }
+        if scanner != nil, case .uid(let raw) = value, raw != 0, let index = Int(exactly: raw),
+            index < source.objectCount,
+            let found = try binaryKeyedSource(index, parent: parent, key: key)
+        {
+            return found
+        }
         let fields = try objectFields(value, parent: parent, key: key, expected: "a keyed container")
         switch try classKind(of: fields, parent: parent, key: key) {
         case .dictionary:
@@ -355,10 +463,17 @@ final class CodableArchiveReader {
     }
 
     func unkeyedElements(_ value: PropertyList, parent: CodablePath?, key: (any CodingKey)?) throws
-        -> [PropertyList]
+        -> ElementSource
     {
         if case .dictionary(let fields) = value {
-            return try references(fields["NS.objects"], name: "NS.objects", parent: parent, key: key)
+            return ElementSource(
+                try references(fields["NS.objects"], name: "NS.objects", parent: parent, key: key))
+        }
+        if scanner != nil, case .uid(let raw) = value, raw != 0, let index = Int(exactly: raw),
+            index < source.objectCount,
+            let found = try binaryElements(index, parent: parent, key: key)
+        {
+            return found
         }
         let fields = try objectFields(value, parent: parent, key: key, expected: "an unkeyed container")
         guard try classKind(of: fields, parent: parent, key: key) == .collection else {
@@ -366,7 +481,8 @@ final class CodableArchiveReader {
             throw DecodingError.typeMismatch(
                 [Any].self, context(parent, key, .typeMismatch, "expected NSArray, found \(name)"))
         }
-        return try references(fields["NS.objects"], name: "NS.objects", parent: parent, key: key)
+        return ElementSource(
+            try references(fields["NS.objects"], name: "NS.objects", parent: parent, key: key))
     }
 
     private func objectFields(
@@ -431,7 +547,11 @@ final class CodableArchiveReader {
     func classKind(of fields: PropertyListDictionary, parent: CodablePath?, key: (any CodingKey)?) throws
         -> ClassKind
     {
-        let index = try classUID(of: fields, parent: parent, key: key)
+        try classKind(uid: classUID(of: fields, parent: parent, key: key), parent: parent, key: key)
+    }
+
+    /// What the class `$objects[index]` means to the bridge, worked out once per class UID.
+    func classKind(uid index: Int, parent: CodablePath?, key: (any CodingKey)?) throws -> ClassKind {
         if index == lastClassUID { return lastClassKind }
         let kind: ClassKind
         if let known = classKinds[index] {
@@ -639,45 +759,83 @@ struct CodableKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
         return source.keys.compactMap { Key(stringValue: $0) }
     }
 
+    /// The value under `key`, or `nil` when absent.
     @inline(__always)
-    func lookup(_ name: String) -> PropertyList? {
-        source.value(forKey: name)
+    func lookup(_ key: some CodingKey) throws -> PropertyList? {
+        guard let position = source.position(forKey: key.stringValue) else { return nil }
+        return try reader.value(of: source, at: position, parent: path, key: key)
     }
 
-    func contains(_ key: Key) -> Bool { lookup(key.stringValue) != nil }
+    func contains(_ key: Key) -> Bool { source.position(forKey: key.stringValue) != nil }
 
     private func required(_ key: Key) throws -> PropertyList {
-        guard let value = lookup(key.stringValue) else {
-            throw DecodingError.keyNotFound(
-                key, reader.context(path, key, .invalidArchive, "no value for key \"\(key.stringValue)\""))
-        }
-        return value
+        guard let position = source.position(forKey: key.stringValue) else { throw missing(key) }
+        return try reader.value(of: source, at: position, parent: path, key: key)
+    }
+
+    private func missing(_ key: Key) -> DecodingError {
+        DecodingError.keyNotFound(
+            key, reader.context(path, key, .invalidArchive, "no value for key \"\(key.stringValue)\""))
     }
 
     private func primitive<T: CodableArchiveDecodablePrimitive>(_ type: T.Type, _ key: Key) throws -> T {
-        try reader.primitive(T.self, required(key), parent: path, key: key)
+        guard let position = source.position(forKey: key.stringValue) else { throw missing(key) }
+        if let quick = reader.quickPrimitive(T.self, in: source, at: position) { return quick }
+        let value = try reader.value(of: source, at: position, parent: path, key: key)
+        return try reader.primitive(T.self, value, parent: path, key: key)
     }
 
     /// `nil` for a missing key or a nil value, else the primitive.
     private func primitiveIfPresent<T: CodableArchiveDecodablePrimitive>(_ type: T.Type, _ key: Key) throws
         -> T?
     {
-        guard let value = lookup(key.stringValue), try !reader.isNil(value, parent: path, key: key) else {
-            return nil
+        guard let position = source.position(forKey: key.stringValue) else { return nil }
+        if let quick = reader.quickPrimitive(T.self, in: source, at: position, optional: true) {
+            return quick
         }
+        let value = try reader.value(of: source, at: position, parent: path, key: key)
+        guard try !reader.isNil(value, parent: path, key: key) else { return nil }
         return try reader.primitive(T.self, value, parent: path, key: key)
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        guard let value = lookup(key.stringValue) else { return true }
+        guard let value = try lookup(key) else { return true }
         return try reader.isNil(value, parent: path, key: key)
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try primitive(Bool.self, key) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try primitive(String.self, key) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try primitive(Double.self, key) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        if let position = source.position(forKey: key.stringValue),
+            let quick = reader.quickBool(in: source, at: position)
+        {
+            return quick
+        }
+        return try primitive(Bool.self, key)
+    }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        if let position = source.position(forKey: key.stringValue),
+            let quick = reader.quickString(in: source, at: position)
+        {
+            return quick
+        }
+        return try primitive(String.self, key)
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        if let position = source.position(forKey: key.stringValue),
+            let quick = reader.quickDouble(in: source, at: position)
+        {
+            return quick
+        }
+        return try primitive(Double.self, key)
+    }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try primitive(Float.self, key) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try primitive(Int.self, key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        if let position = source.position(forKey: key.stringValue),
+            let quick = reader.quickInt(in: source, at: position)
+        {
+            return quick
+        }
+        return try primitive(Int.self, key)
+    }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try primitive(Int8.self, key) }
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try primitive(Int16.self, key) }
     func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try primitive(Int32.self, key) }
@@ -689,23 +847,37 @@ struct CodableKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try primitive(UInt64.self, key) }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        try primitiveIfPresent(Bool.self, key)
+        guard let position = source.position(forKey: key.stringValue) else { return nil }
+        if let quick = reader.quickBool(in: source, at: position, optional: true) { return quick }
+        return try primitiveIfPresent(Bool.self, key)
     }
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        try primitiveIfPresent(String.self, key)
+        guard let position = source.position(forKey: key.stringValue) else { return nil }
+        if let quick = reader.quickString(in: source, at: position, optional: true) { return quick }
+        return try primitiveIfPresent(String.self, key)
     }
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        try primitiveIfPresent(Double.self, key)
+        guard let position = source.position(forKey: key.stringValue) else { return nil }
+        if let quick = reader.quickDouble(in: source, at: position, optional: true) { return quick }
+        return try primitiveIfPresent(Double.self, key)
     }
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        try primitiveIfPresent(Int.self, key)
+        guard let position = source.position(forKey: key.stringValue) else { return nil }
+        if let quick = reader.quickInt(in: source, at: position, optional: true) { return quick }
+        return try primitiveIfPresent(Int.self, key)
     }
     func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
         try primitiveIfPresent(Int64.self, key)
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try reader.decodeValue(T.self, from: required(key), parent: path, key: key)
+        if T.self == Date.self, let position = source.position(forKey: key.stringValue),
+            let date = reader.quickDate(in: source, at: position)
+        {
+            // T is Date: `as? T` would cost a dynamic cast and a run-time lookup of `T?`.
+            return unsafeBitCast(date, to: T.self)
+        }
+        return try reader.decodeValue(T.self, from: required(key), parent: path, key: key)
     }
 
     func nestedContainer<NestedKey: CodingKey>(
@@ -726,21 +898,21 @@ struct CodableKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     func superDecoder() throws -> any Decoder {
         let key = CodableArchiveKey.superKey
         return CodableDecodingNode(
-            reader: reader, value: lookup(key.stringValue) ?? .uid(0), parent: path, key: key)
+            reader: reader, value: try lookup(key) ?? .uid(0), parent: path, key: key)
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        CodableDecodingNode(reader: reader, value: lookup(key.stringValue) ?? .uid(0), parent: path, key: key)
+        CodableDecodingNode(reader: reader, value: try lookup(key) ?? .uid(0), parent: path, key: key)
     }
 }
 
 struct CodableUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     let reader: CodableArchiveReader
-    let elements: [PropertyList]
+    let elements: CodableArchiveReader.ElementSource
     let path: CodablePath
     var currentIndex = 0
 
-    init(reader: CodableArchiveReader, elements: [PropertyList], path: CodablePath) {
+    init(reader: CodableArchiveReader, elements: CodableArchiveReader.ElementSource, path: CodablePath) {
         self.reader = reader
         self.elements = elements
         self.path = path
@@ -757,11 +929,16 @@ struct CodableUnkeyedDecodingContainer: UnkeyedDecodingContainer {
             throw DecodingError.valueNotFound(
                 type, reader.context(path, currentKey, .invalidArchive, "unkeyed container is at its end"))
         }
-        defer { currentIndex += 1 }
-        return elements[currentIndex]
+        let value = try reader.element(currentIndex, of: elements, parent: path, key: currentKey)
+        currentIndex += 1
+        return value
     }
 
     private mutating func primitive<T: CodableArchiveDecodablePrimitive>(_ type: T.Type) throws -> T {
+        if let quick = reader.quickPrimitive(T.self, in: elements, at: currentIndex) {
+            currentIndex += 1
+            return quick
+        }
         let key = currentKey
         return try reader.primitive(T.self, next(T.self), parent: path, key: key)
     }
@@ -772,7 +949,8 @@ struct CodableUnkeyedDecodingContainer: UnkeyedDecodingContainer {
                 Any?.self,
                 reader.context(path, currentKey, .invalidArchive, "unkeyed container is at its end"))
         }
-        if try reader.isNil(elements[currentIndex], parent: path, key: currentKey) {
+        let value = try reader.element(currentIndex, of: elements, parent: path, key: currentKey)
+        if try reader.isNil(value, parent: path, key: currentKey) {
             currentIndex += 1
             return true
         }

@@ -121,20 +121,38 @@ final class CodableArchiveWriter {
     /// The path of `$top` keys (or archive key path) in front of every coding path.
     let pathPrefix: String
 
-    private var namedClassUIDs: [String: Int] = [:]
-    private var identities: [ObjectIdentifier: Int] = [:]
-    private var inProgress: Set<ObjectIdentifier> = []
-    private var retained: [AnyObject] = []
-    private var nullUID: Int?
-    private var dateClassUID: Int?
-    private var boolUIDs: (false: Int?, true: Int?) = (nil, nil)
+    // The state below is touched for every value; a writer is used by one thread and no
+    // access to it spans a call that could reach it again, so the dynamic exclusivity
+    // checks would only cost time.
+    @exclusivity(unchecked) private var namedClassUIDs: [String: Int] = [:]
+    @exclusivity(unchecked) private var identities: [ObjectIdentifier: Int] = [:]
+    @exclusivity(unchecked) private var inProgress: Set<ObjectIdentifier> = []
+    @exclusivity(unchecked) private var retained: [AnyObject] = []
+    @exclusivity(unchecked) private var nullUID: Int?
+    @exclusivity(unchecked) private var dateClassUID: Int?
+    @exclusivity(unchecked) private var boolUIDs: (false: Int?, true: Int?) = (nil, nil)
     /// The keys (and their `$objects` indices) of the last dictionary stored: the keyed
     /// containers of one type repeat them.
-    private var lastDictionaryKeys: [String] = []
-    private var lastDictionaryKeyUIDs: [Int] = []
-    private var depth = 0
+    @exclusivity(unchecked) private var lastDictionaryKeys: [String] = []
+    @exclusivity(unchecked) private var lastDictionaryKeyUIDs: [Int] = []
+    /// The `NS.keys` array object of ``lastDictionaryKeyUIDs``, once stored.
+    @exclusivity(unchecked) private var lastDictionaryKeyArray: Int?
+    /// The key objects `NS.keys` and `NS.objects`, the dictionary class, and a buffer.
+    @exclusivity(unchecked) private var dictionaryKeyObjects: [Int] = []
+    @exclusivity(unchecked) private var dictionaryClassUID: Int?
+    @exclusivity(unchecked) private var dictionaryValueObjects: [Int] = []
+    /// The keys (and their key objects) of the last object stored from a keyed
+    /// container: the values of one type repeat them.
+    @exclusivity(unchecked) private var lastFieldKeys: [String] = []
+    @exclusivity(unchecked) private var lastFieldKeyObjects: [Int] = []
+    /// Reused buffer for an object's value objects.
+    @exclusivity(unchecked) private var fieldValueObjects: [Int] = []
+    /// The key object `NS.time` (one element) and a buffer for a date's value object.
+    @exclusivity(unchecked) private var dateKeyObjects: [Int] = []
+    @exclusivity(unchecked) private var dateValueObjects: [Int] = [0]
+    @exclusivity(unchecked) private var depth = 0
     /// The entry count of the last keyed container, to reserve for the next.
-    private(set) var keyedCapacity = 0
+    @exclusivity(unchecked) private(set) var keyedCapacity = 0
 
     /// What the writer needs to know about a type, worked out once.
     struct TypeInfo {
@@ -143,9 +161,10 @@ final class CodableArchiveWriter {
         /// The class of a keyed value of this type (objects layout, named types only).
         var classUID: Int?
     }
-    private var typeInfos: [ObjectIdentifier: TypeInfo] = [:]
-    private var lastType: ObjectIdentifier?
-    private var lastTypeInfo = TypeInfo(isPrimitive: false, isClass: false, classUID: nil)
+    @exclusivity(unchecked) private var typeInfos: [ObjectIdentifier: TypeInfo] = [:]
+    @exclusivity(unchecked) private var lastType: ObjectIdentifier?
+    @exclusivity(unchecked) private var lastTypeInfo = TypeInfo(
+        isPrimitive: false, isClass: false, classUID: nil)
 
     init(
         archiver: KeyedArchiver, layout: CodableArchiveLayout, pathPrefix: String,
@@ -194,8 +213,9 @@ final class CodableArchiveWriter {
         _ value: T, parent: CodablePath?, key: (any CodingKey)?, isRoot: Bool = false
     ) throws -> CodableSlot {
         // The common primitives by metatype comparison: no conformance lookup.
-        if T.self == Date.self, let date = value as? Date { return self.date(date) }
-        if T.self == String.self, let text = value as? String { return string(text) }
+        // T is the type compared with: `as?` would cost a dynamic cast per value.
+        if T.self == Date.self { return date(unsafeBitCast(value, to: Date.self)) }
+        if T.self == String.self { return string(unsafeBitCast(value, to: String.self)) }
         let info = typeInfo(T.self)
         if info.isPrimitive, let primitive = value as? any CodableArchivePrimitive {
             return primitive.archiveSlot(self)
@@ -279,7 +299,7 @@ final class CodableArchiveWriter {
         case .keyed:
             keyedCapacity = node.fields.count
             if layout == .objects, let classUID = node.classUID {
-                return .reference(storeObject(classUID: classUID, fields: objectFields(node)))
+                return .reference(storeFields(of: node, classUID: classUID))
             }
             return .reference(storeDictionary(node))
         case .unkeyed:
@@ -312,7 +332,9 @@ final class CodableArchiveWriter {
     }
 
     /// A slot as an object field: numbers inline, everything else by reference.
-    func fieldValue(_ slot: CodableSlot) -> ArchiveFieldValue {
+    func fieldValue(_ slot: CodableSlot) -> ArchiveFieldValue { Self.fieldValue(slot) }
+
+    static func fieldValue(_ slot: CodableSlot) -> ArchiveFieldValue {
         switch slot {
         case .reference(let uid): return .reference(uid)
         case .integer(let value): return .integer(value)
@@ -338,7 +360,7 @@ final class CodableArchiveWriter {
     }
 
     func string(_ text: String) -> CodableSlot {
-        .reference(unique(.string(text)))
+        .reference(archiver.table.uniqueString(text))
     }
 
     func data(_ bytes: Data) -> CodableSlot {
@@ -353,14 +375,23 @@ final class CodableArchiveWriter {
             classUID = self.classUID(named: "NSDate")
             dateClassUID = classUID
         }
-        // Not de-duplicated: hashing an object record costs more than storing it.
+        // Not de-duplicated: hashing an object record costs more than storing it. Stored
+        // like `storeObject` would (entry, key, value, `$class`), without building fields.
         return .reference(
-            storeObject(
-                classUID: classUID,
-                fields: [
-                    ArchiveField(key: "NS.time", value: .real(date.timeIntervalSinceReferenceDate.bitPattern))
-                ]
-            ))
+            Self.storeDate(
+                date, in: &archiver.table, classUID: classUID, keys: &dateKeyObjects,
+                values: &dateValueObjects))
+    }
+
+    private static func storeDate(
+        _ date: Date, in table: inout ArchiveObjectTable, classUID: Int, keys: inout [Int],
+        values: inout [Int]
+    ) -> Int {
+        let uid = table.reserve()
+        if keys.isEmpty { keys = [table.keyObject("NS.time")] }
+        values[0] = table.builder.addReal(date.timeIntervalSinceReferenceDate)
+        _ = table.setObject(uid, classUID: classUID, keys: keys[...], values: values[...], shareable: false)
+        return uid
     }
 
     /// `nil` in a collection: the string `$null` (as `PropertyListEncoder`) or an `NSNull` object.
@@ -389,17 +420,53 @@ final class CodableArchiveWriter {
         if !sameKeys {
             lastDictionaryKeys = node.fields.map(\.key)
             lastDictionaryKeyUIDs = lastDictionaryKeys.map { unique(.string($0)) }
+            lastDictionaryKeyArray = nil
         }
         var valueUIDs: [Int] = []
         valueUIDs.reserveCapacity(count)
         for field in node.fields { valueUIDs.append(uid(of: field.slot)) }
-        let className = layout == .propertyList ? "NSMutableDictionary" : "NSDictionary"
-        return storeObject(
-            classUID: classUID(named: className),
-            fields: [
-                ArchiveField(key: "NS.keys", value: .references(lastDictionaryKeyUIDs)),
-                ArchiveField(key: "NS.objects", value: .references(valueUIDs)),
-            ])
+        let classUID: Int
+        if let known = dictionaryClassUID {
+            classUID = known
+        } else {
+            classUID = self.classUID(named: layout == .propertyList ? "NSMutableDictionary" : "NSDictionary")
+            dictionaryClassUID = classUID
+        }
+        guard let keyArray = lastDictionaryKeyArray else {
+            let uid = storeObject(
+                classUID: classUID,
+                fields: [
+                    ArchiveField(key: "NS.keys", value: .references(lastDictionaryKeyUIDs)),
+                    ArchiveField(key: "NS.objects", value: .references(valueUIDs)),
+                ])
+            // Both exist now (equal arrays and strings are stored once): later dictionaries
+            // with these keys refer to them without building them again.
+            lastDictionaryKeyArray = archiver.table.referenceArray(lastDictionaryKeyUIDs)
+            if dictionaryKeyObjects.isEmpty {
+                dictionaryKeyObjects = [
+                    archiver.table.keyObject("NS.keys"), archiver.table.keyObject("NS.objects"),
+                ]
+            }
+            return uid
+        }
+        return Self.storeDictionary(
+            in: &archiver.table, classUID: classUID, keyObjects: dictionaryKeyObjects, keyArray: keyArray,
+            valueUIDs: valueUIDs, values: &dictionaryValueObjects)
+    }
+
+    /// Stores an `NSDictionary` whose `NS.keys` array exists: the same builder objects, in
+    /// the same order, as `storeObject(classUID:fields:)`.
+    private static func storeDictionary(
+        in table: inout ArchiveObjectTable, classUID: Int, keyObjects: [Int], keyArray: Int, valueUIDs: [Int],
+        values: inout [Int]
+    ) -> Int {
+        let uid = table.reserve()
+        values.removeAll(keepingCapacity: true)
+        values.append(keyArray)
+        values.append(table.referenceArray(valueUIDs))
+        _ = table.setObject(
+            uid, classUID: classUID, keys: keyObjects[...], values: values[...], shareable: false)
+        return uid
     }
 
     private func storeArray(_ node: CodableEncodingNode) -> Int {
@@ -413,6 +480,43 @@ final class CodableArchiveWriter {
     }
 
     // MARK: Object table
+
+    /// Stores a keyed container's entries as the fields of an object of class `classUID`.
+    ///
+    /// The same builder objects, in the same order, as `storeObject(classUID:fields:)`:
+    /// when the keys are those of the last object, their key objects exist already, so
+    /// only the values are added.
+    private func storeFields(of node: CodableEncodingNode, classUID: Int) -> Int {
+        let count = node.fields.count
+        var sameKeys = count == lastFieldKeys.count
+        if sameKeys {
+            for index in 0..<count where node.fields[index].key != lastFieldKeys[index] {
+                sameKeys = false
+                break
+            }
+        }
+        guard sameKeys else {
+            let uid = storeObject(classUID: classUID, fields: objectFields(node))
+            lastFieldKeys = node.fields.map(\.key)
+            lastFieldKeyObjects = lastFieldKeys.map { archiver.table.keyObject(archiveEscapedKey($0)) }
+            return uid
+        }
+        fieldValueObjects.removeAll(keepingCapacity: true)
+        return Self.storeObject(
+            in: &archiver.table, classUID: classUID, keys: lastFieldKeyObjects, values: &fieldValueObjects,
+            fields: node.fields)
+    }
+
+    /// Reserves an entry and stores the fields in it, in one access to the table.
+    private static func storeObject(
+        in table: inout ArchiveObjectTable, classUID: Int, keys: [Int], values: inout [Int],
+        fields: [CodableEncodingNode.Field]
+    ) -> Int {
+        let uid = table.reserve()
+        for field in fields { values.append(table.valueObject(fieldValue(field.slot))) }
+        _ = table.setObject(uid, classUID: classUID, keys: keys[...], values: values[...], shareable: false)
+        return uid
+    }
 
     /// The index of a plain value, stored once.
     private func unique(_ record: ArchivedObjectRecord) -> Int {
@@ -538,15 +642,17 @@ final class CodableEncodingNode: CodablePath, Encoder {
     }
 
     let writer: CodableArchiveWriter
-    var kind = Kind.empty
+    // Touched for every value encoded, by one thread, never across a call that could
+    // reach them again: no dynamic exclusivity checks.
+    @exclusivity(unchecked) var kind = Kind.empty
     /// The keyed container's entries, in order.
-    var fields: [Field] = []
+    @exclusivity(unchecked) var fields: [Field] = []
     /// The unkeyed container's elements, or the single value.
-    var slots: [CodableSlot] = []
+    @exclusivity(unchecked) var slots: [CodableSlot] = []
     /// Nested containers and super-encoders, stored when this value finishes.
-    var deferred: [(position: Int, node: CodableEncodingNode)] = []
+    @exclusivity(unchecked) var deferred: [(position: Int, node: CodableEncodingNode)] = []
     /// The class of a keyed value of a named type (objects layout), or `nil` for a dictionary.
-    var classUID: Int?
+    @exclusivity(unchecked) var classUID: Int?
 
     var userInfo: [CodingUserInfoKey: Any] { writer.userInfo }
 

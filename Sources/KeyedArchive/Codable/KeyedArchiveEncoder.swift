@@ -140,6 +140,6 @@ public struct KeyedArchiveDecoder {
         let reader = CodableArchiveReader(
             source: unarchiver.source, layout: .objects, pathPrefix: root, userInfo: userInfo,
             maximumDepth: options.maximumDepth)
-        return try reader.decodeValue(T.self, from: value, parent: nil, key: nil)
+        return try reader.decodeRoot(T.self, from: value)
     }
 }

@@ -34,7 +34,7 @@ extension KeyedUnarchiver {
         let reader = CodableArchiveReader(
             source: source, layout: .propertyList, pathPrefix: location, maximumDepth: options.maximumDepth)
         do {
-            return try reader.decodeValue(T.self, from: value, parent: nil, key: nil)
+            return try reader.decodeRoot(T.self, from: value)
         } catch let failure as DecodingError {
             // Inside an init(coder:), make the whole decode fail with this error.
             if depth > 0, error == nil, let underlying = failure.archiveError { error = underlying }

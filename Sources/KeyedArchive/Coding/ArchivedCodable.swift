@@ -93,7 +93,7 @@ extension KeyedUnarchiver {
             maximumDepth: max(0, options.maximumDepth - path.count))
         do {
             let fields = try currentDictionary()
-            return try reader.decodeValue(T.self, from: .dictionary(fields), parent: nil, key: nil)
+            return try reader.decodeRoot(T.self, from: .dictionary(fields))
         } catch let failure as DecodingError {
             if let underlying = failure.archiveError { throw underlying }
             throw failure
