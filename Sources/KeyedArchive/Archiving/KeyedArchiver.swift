@@ -248,7 +248,7 @@ public final class KeyedArchiver {
         do {
             switch outputFormat {
             case .binary: output = try finishedArchiveBytes()
-            case .xml: output = try finishedPropertyList().data(format: .xml)
+            case .xml: output = try XMLPropertyListTranscoder.transcode(try finishedArchiveBytes())
             case .openStep:
                 throw KeyedArchiveError(
                     .unsupportedFormat, "keyed archives cannot be written as OpenStep text")

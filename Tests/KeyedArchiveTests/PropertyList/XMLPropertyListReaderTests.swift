@@ -512,3 +512,59 @@ extension XMLPropertyListReaderTests {
         #expect(readError { try readPlist(negative) }?.code == .valueOutOfRange)
     }
 }
+
+/// The compact forms read by the fast paths (`<name>` tags, UIDs as writers lay them out)
+/// and their near misses, which the general path reads, must give the same values.
+@Suite struct XMLPropertyListReaderCompactFormTests {
+    @Test(
+        arguments: [
+            ("<dict><key>CF$UID</key><integer>12</integer></dict>", PropertyList.uid(12)),
+            ("<dict>\r\n <key>CF$UID</key> \n<integer>0012</integer>\t</dict >", .uid(12)),
+            (
+                "<dict><key>CF$UID</key><integer>1234567890123456789</integer></dict>",
+                .uid(1_234_567_890_123_456_789)
+            ),
+            ("<dict><key>CF$UID</key><integer>18446744073709551615</integer></dict>", .uid(.max)),
+            ("<dict><key>CF$UID</key><integer> 12 </integer></dict>", .uid(12)),
+            ("<dict><key>CF$UID</key><integer>+12</integer></dict>", .uid(12)),
+            ("<dict><key>CF$UID</key><integer>0x1F</integer></dict>", .uid(31)),
+            ("<dict><key>CF$UID</key><!-- c --><integer>12</integer></dict>", .uid(12)),
+            ("<dict><key>CF&#36;UID</key><integer>12</integer></dict>", .uid(12)),
+            (
+                "<dict><key>CF$UID</key><integer>12</integer><key>b</key><true/></dict>",
+                ["CF$UID": 12, "b": true]
+            ),
+            ("<dict><key>CF$UIDs</key><integer>12</integer></dict>", ["CF$UIDs": 12]),
+            ("<array><key/></array>", nil),
+            (
+                "<array><string/><true/><false/><array/><dict/><data/><integer>1</integer></array>",
+                ["", true, false, [], .dictionary(PropertyListDictionary()), .data(Data()), 1]
+            ),
+            (
+                "<array ><string a='>'>x</string><real\t>2.5</real><date>2001-01-01T00:00:00Z</date></array>",
+                ["x", 2.5, .date(Date(timeIntervalSinceReferenceDate: 0))]
+            ),
+            ("<array><strings/></array>", nil),
+            ("<array><datum/></array>", nil),
+        ] as [(String, PropertyList?)])
+    func compactAndGeneralFormsAgree(_ body: String, _ expected: PropertyList?) throws {
+        let data = Data("<plist version=\"1.0\">\(body)</plist>".utf8)
+        if let expected {
+            #expect(try PropertyList(from: data, format: .xml) == expected, "\(body)")
+        } else {
+            #expect(throws: KeyedArchiveError.self, "\(body)") { try PropertyList(from: data, format: .xml) }
+        }
+    }
+
+    @Test func compactUIDsCountAgainstDepthAndBudget() throws {
+        let data = Data("<array><dict><key>CF$UID</key><integer>1</integer></dict></array>".utf8)
+        var shallow = PropertyListReadingOptions()
+        shallow.maximumDepth = 1
+        #expect(throws: KeyedArchiveError.self) {
+            try PropertyList(from: data, format: .xml, options: shallow)
+        }
+        var deepEnough = PropertyListReadingOptions()
+        deepEnough.maximumDepth = 2
+        #expect(try PropertyList(from: data, format: .xml, options: deepEnough) == [.uid(1)])
+    }
+}

@@ -129,12 +129,25 @@ enum XMLInputText {
     /// The offset of the first byte that does not begin a well-formed UTF-8 sequence
     /// (overlong forms, surrogates and values beyond U+10FFFF included), or `nil`.
     ///
-    /// - Complexity: O(*n*), eight ASCII bytes at a time.
+    /// - Complexity: O(*n*), up to 32 ASCII bytes at a time.
     static func firstInvalidUTF8(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         guard let base = bytes.baseAddress else { return nil }
         let count = bytes.count
         var index = start
         while index < count {
+            // ASCII, almost all of a property list, is checked 32 bytes at a time.
+            if index + 32 <= count {
+                let chunk = UnsafeRawPointer(base + index)
+                let combined =
+                    chunk.loadUnaligned(as: UInt64.self)
+                    | chunk.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                    | chunk.loadUnaligned(fromByteOffset: 16, as: UInt64.self)
+                    | chunk.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
+                if combined & 0x8080_8080_8080_8080 == 0 {
+                    index += 32
+                    continue
+                }
+            }
             if index + 8 <= count {
                 let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
                 if word & 0x8080_8080_8080_8080 == 0 {

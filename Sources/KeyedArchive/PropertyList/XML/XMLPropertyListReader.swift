@@ -244,10 +244,17 @@ struct XMLPropertyListParser {
                                 "nesting deeper than \(maximumDepth) levels", at: offset, code: .limitExceeded
                             )
                         }
-                        frames.append(
-                            Frame(tag: tag, offset: offset, valueStart: values.count, keyStart: keys.count))
-                        markup = try nextMarkup(closing: tag)
-                        continue
+                        if tag == .dict, let uid = readCompactUID() {
+                            // Counted as the general path counts it: the integer, then the UID.
+                            valuesBuilt += 1
+                            value = .uid(uid)
+                        } else {
+                            frames.append(
+                                Frame(
+                                    tag: tag, offset: offset, valueStart: values.count, keyStart: keys.count))
+                            markup = try nextMarkup(closing: tag)
+                            continue
+                        }
                     }
                 case .string:
                     value = .string(isEmpty ? "" : try readText(closing: .string))
@@ -299,6 +306,34 @@ struct XMLPropertyListParser {
             values.push(value)
             markup = try nextMarkup(closing: parent.tag)
         }
+    }
+
+    /// Reads the rest of a UID written as every writer writes one, right after its opening
+    /// `<dict>`: `<key>CF$UID</key>`, `<integer>` holding 1 to 19 decimal digits, and
+    /// `</dict>`, separated by whitespace only. Returns the number and moves past `</dict>`;
+    /// anything else returns `nil` without moving, for the general path to read (or explain).
+    ///
+    /// Keyed archives hold a UID for every reference; reading them this way skips building
+    /// a key, an integer and a dictionary for each.
+    private mutating func readCompactUID() -> UInt64? {
+        var position = skippingWhitespace(from: index)
+        guard matches("<key>CF$UID</key>", at: position) else { return nil }
+        position = skippingWhitespace(from: position + 17)
+        guard matches("<integer>", at: position) else { return nil }
+        position += 9
+        let digitsStart = position
+        var number: UInt64 = 0
+        while position < count, position - digitsStart < 19 {
+            let digit = bytes[position] &- UInt8(ascii: "0")
+            guard digit < 10 else { break }
+            number = number &* 10 &+ UInt64(digit)
+            position += 1
+        }
+        guard position > digitsStart, matches("</integer>", at: position) else { return nil }
+        position = skippingWhitespace(from: position + 10)
+        guard matches("</dict>", at: position) else { return nil }
+        index = position + 7
+        return number
     }
 
     /// Moves the entries of a closing `<dict>` off the stacks into a dictionary, or a UID.
@@ -570,6 +605,7 @@ struct XMLPropertyListParser {
 
     /// Reads the start tag at `index` (a `<` followed by a name), skipping its attributes.
     mutating func readStartTag() throws -> Markup {
+        if let markup = readCompactStartTag() { return markup }
         let offset = index
         var position = index + 1
         guard position < count else { throw failure("unexpected end of input after '<'", at: offset) }
@@ -637,6 +673,49 @@ struct XMLPropertyListParser {
         }
         index = position
         return .start(tag, isEmpty: isEmpty, offset: offset)
+    }
+
+    /// Reads the start tag at `index` when it is `<name>` or `<name/>` with a known name,
+    /// as writers lay them out; otherwise returns `nil` without moving, for the general
+    /// path. The name is told by its first bytes and checked whole with one comparison.
+    @inline(__always)
+    private mutating func readCompactStartTag() -> Markup? {
+        let offset = index
+        // The longest tag, `<integer/>`, is ten bytes; the name is read as one word.
+        guard offset + 10 <= count, let base = bytes.baseAddress else { return nil }
+        let word = UInt64(littleEndian: UnsafeRawPointer(base + offset + 1).loadUnaligned(as: UInt64.self))
+        let tag: Tag
+        switch UInt8(truncatingIfNeeded: word) {
+        case UInt8(ascii: "k"): tag = .key
+        case UInt8(ascii: "s"): tag = .string
+        case UInt8(ascii: "i"): tag = .integer
+        case UInt8(ascii: "r"): tag = .real
+        case UInt8(ascii: "a"): tag = .array
+        case UInt8(ascii: "t"): tag = .true
+        case UInt8(ascii: "f"): tag = .false
+        case UInt8(ascii: "p"): tag = .plist
+        case UInt8(ascii: "d"):
+            // dict, data, date: the second and fourth bytes tell them apart.
+            if UInt8(truncatingIfNeeded: word >> 8) == UInt8(ascii: "i") {
+                tag = .dict
+            } else {
+                tag = UInt8(truncatingIfNeeded: word >> 24) == UInt8(ascii: "a") ? .data : .date
+            }
+        default: return nil
+        }
+        let length = tag.nameLength
+        guard word & (1 << UInt64(length * 8) &- 1) == tag.packedName else { return nil }
+        let end = offset + 1 + length
+        switch base[end] {
+        case UInt8(ascii: ">"):
+            index = end + 1
+            return .start(tag, isEmpty: false, offset: offset)
+        case UInt8(ascii: "/") where base[end + 1] == UInt8(ascii: ">"):
+            index = end + 2
+            return .start(tag, isEmpty: true, offset: offset)
+        default:
+            return nil
+        }
     }
 
     /// Reads the end tag at `index` (`</`), which must close `expected`.
@@ -798,7 +877,15 @@ struct XMLPropertyListParser {
 
     @inline(__always)
     private mutating func skipWhitespace() {
-        while index < count, XMLScalarText.isWhitespace(bytes[index]) { index += 1 }
+        index = skippingWhitespace(from: index)
+    }
+
+    /// The first position from `position` on that is not whitespace (or `count`).
+    @inline(__always)
+    private func skippingWhitespace(from position: Int) -> Int {
+        var position = position
+        while position < count, XMLScalarText.isWhitespace(bytes[position]) { position += 1 }
+        return position
     }
 
     @inline(__always)
@@ -817,9 +904,22 @@ struct XMLPropertyListParser {
     @inline(__always)
     private func matches(_ literal: StaticString, at position: Int) -> Bool {
         let length = literal.utf8CodeUnitCount
-        guard position >= 0, length <= count - position else { return false }
-        let pointer = literal.utf8Start
-        for offset in 0..<length where bytes[position + offset] != pointer[offset] { return false }
+        guard position >= 0, length <= count - position, let base = bytes.baseAddress else { return false }
+        // Eight bytes at a time, then the rest one by one.
+        let text = UnsafeRawPointer(base + position)
+        let pattern = UnsafeRawPointer(literal.utf8Start)
+        var offset = 0
+        while length - offset >= 8 {
+            guard
+                text.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    == pattern.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            else { return false }
+            offset += 8
+        }
+        while offset < length {
+            guard base[position + offset] == literal.utf8Start[offset] else { return false }
+            offset += 1
+        }
         return true
     }
 
@@ -843,10 +943,20 @@ struct XMLPropertyListParser {
     }
 
     private func tag(named range: Range<Int>) -> Tag? {
-        let packed = packedName(range)
-        guard packed != 0 else { return nil }
-        for tag in Tag.allCases where tag.packedName == packed { return tag }
-        return nil
+        switch packedName(range) {
+        case Tag.key.packedName: return .key
+        case Tag.dict.packedName: return .dict
+        case Tag.integer.packedName: return .integer
+        case Tag.string.packedName: return .string
+        case Tag.real.packedName: return .real
+        case Tag.array.packedName: return .array
+        case Tag.true.packedName: return .true
+        case Tag.false.packedName: return .false
+        case Tag.data.packedName: return .data
+        case Tag.date.packedName: return .date
+        case Tag.plist.packedName: return .plist
+        default: return nil
+        }
     }
 
     // MARK: - Messages

@@ -31,11 +31,11 @@ enum XMLPropertyListWriter {
     static func write(_ value: PropertyList, options: PropertyListWritingOptions) throws -> Data {
         var emitter = XMLPropertyListEmitter(sortsKeys: options.sortsKeys)
         try emitter.emitDocument(value)
-        return Data(emitter.output)
+        return emitter.output.finish()
     }
 }
 
-struct XMLPropertyListEmitter {
+struct XMLPropertyListEmitter: ~Copyable {
     /// An open `<array>` or `<dict>` and the next child to write.
     private struct Frame {
         let isDictionary: Bool
@@ -47,19 +47,15 @@ struct XMLPropertyListEmitter {
     }
 
     let sortsKeys: Bool
-    var output: [UInt8] = []
+    var output = XMLOutputBuffer(capacity: 4096)
     private var frames: [Frame] = []
 
     init(sortsKeys: Bool) {
         self.sortsKeys = sortsKeys
-        output.reserveCapacity(4096)
     }
 
     mutating func emitDocument(_ root: PropertyList) throws {
-        append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
-        append("<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" ")
-        append("\"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">\n")
-        append("<plist version=\"1.0\">\n")
+        output.appendDocumentStart()
         try emit(root)
         // Frames are read in place (not copied) so that walking them costs no reference
         // counting beyond the value being written.
@@ -68,42 +64,42 @@ struct XMLPropertyListEmitter {
             guard position < frames[last].values.count else {
                 let isDictionary = frames[last].isDictionary
                 frames.removeLast()
-                indent(last)
-                append(isDictionary ? "</dict>\n" : "</array>\n")
+                output.indent(last)
+                output.append(isDictionary ? "</dict>\n" : "</array>\n")
                 continue
             }
             frames[last].next = position + 1
             let entry = frames[last].order.isEmpty ? position : frames[last].order[position]
             if frames[last].isDictionary {
-                indent(last + 1)
-                append("<key>")
-                appendEscaped(frames[last].keys[entry])
-                append("</key>\n")
+                output.indent(last + 1)
+                output.append("<key>")
+                output.appendEscaped(frames[last].keys[entry])
+                output.append("</key>\n")
             }
             try emit(frames[last].values[entry])
         }
-        append("</plist>\n")
+        output.append("</plist>\n")
     }
 
     /// Writes a scalar completely, or the opening line of a collection and pushes its frame.
     private mutating func emit(_ value: PropertyList) throws {
         let depth = frames.count
-        indent(depth)
+        output.indent(depth)
         switch value {
         case .string(let string):
-            append("<string>")
-            appendEscaped(string)
-            append("</string>\n")
+            output.append("<string>")
+            output.appendEscaped(string)
+            output.append("</string>\n")
         case .integer(let number):
-            append("<integer>")
-            appendInteger(number)
-            append("</integer>\n")
+            output.append("<integer>")
+            output.appendInteger(number)
+            output.append("</integer>\n")
         case .real(let number):
-            append("<real>")
-            appendReal(number)
-            append("</real>\n")
+            output.append("<real>")
+            output.appendReal(number)
+            output.append("</real>\n")
         case .bool(let flag):
-            append(flag ? "<true/>\n" : "<false/>\n")
+            output.append(flag ? "<true/>\n" : "<false/>\n")
         case .date(let date):
             let seconds = date.timeIntervalSinceReferenceDate
             guard seconds.isFinite, abs(seconds) < ISO8601Date.formattableRange else {
@@ -111,31 +107,30 @@ struct XMLPropertyListEmitter {
                     .invalidValue, "the date \(seconds) seconds from 2001 cannot be written in XML",
                     at: .keyPath(keyPath()))
             }
-            append("<date>")
-            appendString(ISO8601Date.format(seconds))
-            append("</date>\n")
+            output.append("<date>")
+            output.appendString(ISO8601Date.format(seconds))
+            output.append("</date>\n")
         case .data(let data):
-            append("<data>\n")
+            output.append("<data>\n")
             let lineIndentation = min(depth, 8)
             data.withUnsafeBytes { bytes in
-                PropertyListBase64.appendLines(
-                    of: bytes, charactersPerLine: 76 - 8 * lineIndentation, indentation: lineIndentation,
-                    to: &output)
+                output.appendBase64Lines(
+                    of: bytes, charactersPerLine: 76 - 8 * lineIndentation, indentation: lineIndentation)
             }
-            indent(depth)
-            append("</data>\n")
+            output.indent(depth)
+            output.append("</data>\n")
         case .array(let elements):
             if elements.isEmpty {
-                append("<array/>\n")
+                output.append("<array/>\n")
             } else {
-                append("<array>\n")
+                output.append("<array>\n")
                 frames.append(Frame(isDictionary: false, keys: [], values: elements, order: []))
             }
         case .dictionary(let dictionary):
             if dictionary.isEmpty {
-                append("<dict/>\n")
+                output.append("<dict/>\n")
             } else {
-                append("<dict>\n")
+                output.append("<dict>\n")
                 let keys = dictionary.keys
                 frames.append(
                     Frame(
@@ -143,15 +138,15 @@ struct XMLPropertyListEmitter {
                         order: sortsKeys ? Self.sortedOrder(keys) : []))
             }
         case .uid(let number):
-            append("<dict>\n")
-            indent(depth + 1)
-            append("<key>CF$UID</key>\n")
-            indent(depth + 1)
-            append("<integer>")
-            appendDecimal(number)
-            append("</integer>\n")
-            indent(depth)
-            append("</dict>\n")
+            output.append("<dict>\n")
+            output.indent(depth + 1)
+            output.append("<key>CF$UID</key>\n")
+            output.indent(depth + 1)
+            output.append("<integer>")
+            output.appendDecimal(number)
+            output.append("</integer>\n")
+            output.indent(depth)
+            output.append("</dict>\n")
         }
     }
 
@@ -168,7 +163,7 @@ struct XMLPropertyListEmitter {
     }
 
     /// Compares UTF-8 bytes, which orders strings by Unicode scalar values.
-    private static func precedes(_ left: String, _ right: String) -> Bool {
+    static func precedes(_ left: String, _ right: String) -> Bool {
         var left = left
         var right = right
         return left.withUTF8 { leftBytes in
@@ -191,103 +186,5 @@ struct XMLPropertyListEmitter {
             path += frame.isDictionary ? ".\(frame.keys[entry])" : "[\(entry)]"
         }
         return path
-    }
-
-    // MARK: - Bytes
-
-    @inline(__always)
-    private mutating func append(_ literal: StaticString) {
-        output.append(
-            contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
-    }
-
-    private mutating func appendString(_ string: String) {
-        var string = string
-        string.withUTF8 { output.append(contentsOf: $0) }
-    }
-
-    @inline(__always)
-    private mutating func indent(_ depth: Int) {
-        for _ in 0..<depth { output.append(0x09) }
-    }
-
-    /// Bytes below 64 that must not be written literally: C0 controls except tab and line
-    /// feed, and `&`, `<`, `>`.
-    private static let escapedBytes: UInt64 = {
-        var mask: UInt64 = 0
-        for byte in 0..<32 where byte != 0x09 && byte != 0x0A { mask |= 1 << UInt64(byte) }
-        for byte in [0x26, 0x3C, 0x3E] { mask |= 1 << UInt64(byte) }
-        return mask
-    }()
-
-    private mutating func appendEscaped(_ string: String) {
-        var string = string
-        let mask = Self.escapedBytes
-        string.withUTF8 { bytes in
-            var runStart = 0
-            for position in 0..<bytes.count {
-                let byte = bytes[position]
-                guard byte < 64, mask >> UInt64(byte) & 1 != 0 else { continue }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<position]))
-                switch byte {
-                case UInt8(ascii: "&"): append("&amp;")
-                case UInt8(ascii: "<"): append("&lt;")
-                case UInt8(ascii: ">"): append("&gt;")
-                default:
-                    append("&#")
-                    appendDecimal(UInt64(byte))
-                    output.append(UInt8(ascii: ";"))
-                }
-                runStart = position + 1
-            }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
-        }
-    }
-
-    private mutating func appendDecimal(_ value: UInt64) {
-        var digits = 1
-        var rest = value / 10
-        while rest > 0 {
-            digits += 1
-            rest /= 10
-        }
-        let end = output.count + digits
-        output.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
-        var remaining = value
-        var position = end - 1
-        output.withUnsafeMutableBufferPointer { buffer in
-            for _ in 0..<digits {
-                buffer[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remaining % 10)
-                remaining /= 10
-                position -= 1
-            }
-        }
-    }
-
-    private mutating func appendInteger(_ number: PropertyListInteger) {
-        if let signed = number.int64Value {
-            if signed < 0 { output.append(UInt8(ascii: "-")) }
-            appendDecimal(signed.magnitude)
-        } else if let unsigned = number.uint64Value {
-            appendDecimal(unsigned)
-        } else {
-            appendString(number.description)
-        }
-    }
-
-    private mutating func appendReal(_ number: Double) {
-        if number.isNaN {
-            append("nan")
-        } else if number.isInfinite {
-            append(number < 0 ? "-inf" : "inf")
-        } else if number == number.rounded(.towardZero), abs(number) < 1e15 {
-            // Integral: the digits Double.description would print, without its ".0".
-            if number.sign == .minus { output.append(UInt8(ascii: "-")) }
-            appendDecimal(UInt64(abs(number)))
-        } else {
-            var text = number.description
-            if text.hasSuffix(".0") { text.removeLast(2) }
-            appendString(text)
-        }
     }
 }
