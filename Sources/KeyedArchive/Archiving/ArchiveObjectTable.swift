@@ -86,6 +86,8 @@ struct ArchiveObjectTable {
     /// Reused buffers for an object's final keys and values.
     private var scratchKeys: [Int] = []
     private var scratchValues: [Int] = []
+    /// Reused buffer for the elements of a reference array.
+    private var scratchElements: [Int] = []
     /// The builder objects of the strings `$class` and `$null`.
     private let classKey: Int
     private let nullString: Int
@@ -116,8 +118,9 @@ struct ArchiveObjectTable {
     }
 
     private mutating func growEntryIndex(to count: Int) {
-        let target = max(count, builder.objectCount)
-        guard target > entryIndexByObject.count else { return }
+        guard count > entryIndexByObject.count else { return }
+        // Doubling keeps the growth amortized: plain values are added one at a time.
+        let target = max(count, builder.objectCount, 2 * entryIndexByObject.count)
         entryIndexByObject.append(contentsOf: repeatElement(0, count: target - entryIndexByObject.count))
     }
 
@@ -174,10 +177,14 @@ struct ArchiveObjectTable {
 
     /// An inline array of UIDs; equal arrays are stored once.
     mutating func referenceArray(_ uids: [Int]) -> Int {
+        // The elements go into a reused buffer, taken out while it is filled.
         var elements: [Int] = []
-        elements.reserveCapacity(uids.count)
+        swap(&elements, &scratchElements)
+        elements.removeAll(keepingCapacity: true)
         for uid in uids { elements.append(builder.addUID(UInt64(uid))) }
-        return builder.addShareableArray(elements[...])
+        let array = builder.addShareableArray(elements[...])
+        scratchElements = elements
+        return array
     }
 
     /// Reserves an entry for an object whose contents are about to be encoded.
