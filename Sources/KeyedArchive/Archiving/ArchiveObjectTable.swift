@@ -86,8 +86,6 @@ struct ArchiveObjectTable {
     /// Reused buffers for an object's final keys and values.
     private var scratchKeys: [Int] = []
     private var scratchValues: [Int] = []
-    /// Reused buffer for the elements of a reference array.
-    private var scratchElements: [Int] = []
     /// The builder objects of the strings `$class` and `$null`.
     private let classKey: Int
     private let nullString: Int
@@ -177,14 +175,7 @@ struct ArchiveObjectTable {
 
     /// An inline array of UIDs; equal arrays are stored once.
     mutating func referenceArray(_ uids: [Int]) -> Int {
-        // The elements go into a reused buffer, taken out while it is filled.
-        var elements: [Int] = []
-        swap(&elements, &scratchElements)
-        elements.removeAll(keepingCapacity: true)
-        for uid in uids { elements.append(builder.addUID(UInt64(uid))) }
-        let array = builder.addShareableArray(elements[...])
-        scratchElements = elements
-        return array
+        builder.addShareableUIDArray(uids)
     }
 
     /// Reserves an entry for an object whose contents are about to be encoded.

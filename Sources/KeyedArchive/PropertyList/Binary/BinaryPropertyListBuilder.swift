@@ -367,22 +367,43 @@ struct BinaryPropertyListBuilder {
     ///
     /// The keyed archiver stores the reference arrays of equal collections once this way.
     mutating func addShareableArray(_ elements: ArraySlice<Int>) -> Int {
-        let hash = ByteHash.hash(elements, [][...], seed: hashSeed)
+        let start = referenceCount
+        appendReferences(elements)
+        return shareArray(from: start)
+    }
+
+    /// Adds a UID for each value (as ``addUID(_:)`` does, in order), then a shareable
+    /// array of them (as ``addShareableArray(_:)`` does), without a buffer in between.
+    mutating func addShareableUIDArray<Values: Collection<Int>>(_ values: Values) -> Int {
+        let start = referenceCount
+        for value in values {
+            let object = addUID(UInt64(value))
+            appendReferences(CollectionOfOne(object))
+        }
+        return shareArray(from: start)
+    }
+
+    /// Makes the references from `start` on (the last ones appended) a shareable array:
+    /// an equal one added before is returned instead, and the references dropped.
+    private mutating func shareArray(from start: Int) -> Int {
+        let count = referenceCount - start
+        let hash = ByteHash.hash(references[start..<referenceCount], [][...], seed: hashSeed)
         if (shareableCount + 1) * 2 > dictionarySlots.count { growDictionarySlots() }
         let mask = dictionarySlots.count - 1
         var slot = hash & mask
         while dictionarySlots[slot] != 0 {
             let candidate = dictionarySlots[slot] - 1
             let entry = entries[candidate]
-            if entry.hash == hash, entry.kind == .array, entry.count == elements.count,
-                references[entry.start..<entry.start + entry.count].elementsEqual(elements)
+            if entry.hash == hash, entry.kind == .array, entry.count == count,
+                references[entry.start..<entry.start + count].elementsEqual(
+                    references[start..<referenceCount])
             {
+                referenceCount = start
                 return candidate
             }
             slot = (slot + 1) & mask
         }
-        entries.append(Entry(kind: .array, start: referenceCount, count: elements.count, hash: hash))
-        appendReferences(elements)
+        entries.append(Entry(kind: .array, start: start, count: count, hash: hash))
         dictionarySlots[slot] = entries.count
         shareableCount += 1
         return entries.count - 1
