@@ -226,7 +226,7 @@ struct BinaryPropertyListBuilder {
     /// it with ``setArray(_:elements:)`` or ``setDictionary(_:keys:values:)`` before
     /// ``finish(topObject:)``.
     mutating func reserveObject() -> Int {
-        appendEntry(Entry(kind: .reserved, start: 0, count: 0, hash: 0))
+        entries.append(Entry(kind: .reserved, start: 0, count: 0, hash: 0))
         return entries.count - 1
     }
 
@@ -257,7 +257,7 @@ struct BinaryPropertyListBuilder {
 
     /// Adds an array of already-added objects.
     mutating func addArray<Elements: Collection<Int>>(_ elements: Elements) -> Int {
-        appendEntry(Entry(kind: .array, start: referenceCount, count: elements.count, hash: 0))
+        entries.append(Entry(kind: .array, start: referenceCount, count: elements.count, hash: 0))
         appendReferences(elements)
         return entries.count - 1
     }
@@ -417,7 +417,7 @@ struct BinaryPropertyListBuilder {
             }
             slot = (slot + 1) & mask
         }
-        appendEntry(Entry(kind: .array, start: start, count: count, hash: hash))
+        entries.append(Entry(kind: .array, start: start, count: count, hash: hash))
         dictionarySlots[slot] = entries.count
         shareableCount += 1
         return entries.count - 1
@@ -454,17 +454,6 @@ struct BinaryPropertyListBuilder {
             }
         }
         referenceCount = end
-    }
-
-    /// Appends an entry, growing the table by half rather than doubling it: the table is
-    /// the builder's largest allocation, and while it grows the old and new tables are
-    /// both alive.
-    @inline(__always)
-    private mutating func appendEntry(_ entry: Entry) {
-        if entries.count == entries.capacity {
-            entries.reserveCapacity(max(64, entries.count + entries.count / 2))
-        }
-        entries.append(entry)
     }
 
     /// A hash in the 32 bits an entry keeps: the low 31 bits, which pick the slot, and a
@@ -656,7 +645,7 @@ struct BinaryPropertyListBuilder {
         }
         let start = scalarBytes.count
         if !payload.isEmpty { scalarBytes.append(contentsOf: payload) }
-        appendEntry(Entry(header: header, kind: .scalar, start: start, count: payload.count, hash: hash))
+        entries.append(Entry(header: header, kind: .scalar, start: start, count: payload.count, hash: hash))
         slots[slot] = entries.count
         scalarCount += 1
         return entries.count - 1
@@ -664,7 +653,7 @@ struct BinaryPropertyListBuilder {
 
     /// Stores a scalar without a payload without looking it up (the caller de-duplicates it).
     private mutating func appendScalar(_ header: ScalarHeader) -> Int {
-        appendEntry(Entry(header: header, kind: .scalar, start: 0, count: 0, hash: 0))
+        entries.append(Entry(header: header, kind: .scalar, start: 0, count: 0, hash: 0))
         return entries.count - 1
     }
 
