@@ -35,26 +35,14 @@ struct BinaryPropertyListBuilder {
     private struct Entry {
         /// Scalars: the leading encoded bytes (marker, count or value), kept here so that
         /// numbers, dates and UIDs need no other storage; containers: empty.
-        var header: ScalarHeader
+        var header = ScalarHeader()
         var kind: EntryKind
-        /// ``hash``, in 32 bits (next to `kind`, so that an entry takes 40 bytes).
-        private var storedHash: UInt32
         /// Scalars: start of the payload in `scalarBytes`; containers: start in `references`.
         var start: Int
         /// Scalars: payload length; arrays: elements; dictionaries: pairs.
         var count: Int
-
-        /// A ``BinaryPropertyListBuilder/tableHash(_:)`` of a scalar's encoded bytes or of
-        /// a shareable container's references; 0 for entries in no table.
-        var hash: Int { Int(storedHash) }
-
-        init(header: ScalarHeader = ScalarHeader(), kind: EntryKind, start: Int, count: Int, hash: Int) {
-            self.header = header
-            self.kind = kind
-            self.storedHash = UInt32(truncatingIfNeeded: hash)
-            self.start = start
-            self.count = count
-        }
+        /// Hash of a scalar's encoded bytes, or of a shareable dictionary's references.
+        var hash: Int
 
         /// The number of bytes a scalar takes in the output.
         var scalarLength: Int { header.count + count }
@@ -290,7 +278,7 @@ struct BinaryPropertyListBuilder {
             throw KeyedArchiveError(
                 .invalidValue, "object \(object): \(keys.count) dictionary keys but \(values.count) values")
         }
-        let hash = Self.tableHash(ByteHash.hash(keys, values, seed: hashSeed))
+        let hash = ByteHash.hash(keys, values, seed: hashSeed)
         if (shareableCount + 1) * 2 > dictionarySlots.count { growDictionarySlots() }
         let mask = dictionarySlots.count - 1
         var slot = hash & mask
@@ -346,10 +334,8 @@ struct BinaryPropertyListBuilder {
             entries[object] = Entry(kind: .dictionary, start: start, count: count, hash: 0)
             return object
         }
-        let hash = Self.tableHash(
-            ByteHash.hash(
-                references[start..<start + count], references[start + count..<start + 2 * count],
-                seed: hashSeed))
+        let hash = ByteHash.hash(
+            references[start..<start + count], references[start + count..<start + 2 * count], seed: hashSeed)
         if (shareableCount + 1) * 2 > dictionarySlots.count { growDictionarySlots() }
         let mask = dictionarySlots.count - 1
         var slot = hash & mask
@@ -401,7 +387,7 @@ struct BinaryPropertyListBuilder {
     /// an equal one added before is returned instead, and the references dropped.
     private mutating func shareArray(from start: Int) -> Int {
         let count = referenceCount - start
-        let hash = Self.tableHash(ByteHash.hash(references[start..<referenceCount], [][...], seed: hashSeed))
+        let hash = ByteHash.hash(references[start..<referenceCount], [][...], seed: hashSeed)
         if (shareableCount + 1) * 2 > dictionarySlots.count { growDictionarySlots() }
         let mask = dictionarySlots.count - 1
         var slot = hash & mask
@@ -454,12 +440,6 @@ struct BinaryPropertyListBuilder {
             }
         }
         referenceCount = end
-    }
-
-    /// A hash in the 32 bits an entry keeps: the low 31 bits, which pick the slot, and a
-    /// set top bit, so that it is never 0.
-    private static func tableHash(_ hash: Int) -> Int {
-        Int(UInt32(truncatingIfNeeded: hash) | 0x8000_0000)
     }
 
     private mutating func growDictionarySlots() {
@@ -629,7 +609,7 @@ struct BinaryPropertyListBuilder {
     private mutating func intern(
         _ header: ScalarHeader, payload: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)
     ) -> Int {
-        let hash = Self.tableHash(ByteHash.hash(payload, seed: hashSeed ^ header.hashWord))
+        let hash = ByteHash.hash(payload, seed: hashSeed ^ header.hashWord)
         if (scalarCount + 1) * 2 > slots.count { growSlots() }
         let mask = slots.count - 1
         var slot = hash & mask
