@@ -116,8 +116,9 @@ struct ArchiveObjectTable {
     }
 
     private mutating func growEntryIndex(to count: Int) {
-        let target = max(count, builder.objectCount)
-        guard target > entryIndexByObject.count else { return }
+        guard count > entryIndexByObject.count else { return }
+        // Doubling keeps the growth amortized: plain values are added one at a time.
+        let target = max(count, builder.objectCount, 2 * entryIndexByObject.count)
         entryIndexByObject.append(contentsOf: repeatElement(0, count: target - entryIndexByObject.count))
     }
 
@@ -174,10 +175,7 @@ struct ArchiveObjectTable {
 
     /// An inline array of UIDs; equal arrays are stored once.
     mutating func referenceArray(_ uids: [Int]) -> Int {
-        var elements: [Int] = []
-        elements.reserveCapacity(uids.count)
-        for uid in uids { elements.append(builder.addUID(UInt64(uid))) }
-        return builder.addShareableArray(elements[...])
+        builder.addShareableUIDArray(uids)
     }
 
     /// Reserves an entry for an object whose contents are about to be encoded.

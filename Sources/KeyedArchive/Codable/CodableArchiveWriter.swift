@@ -137,10 +137,12 @@ final class CodableArchiveWriter {
     @exclusivity(unchecked) private var lastDictionaryKeyUIDs: [Int] = []
     /// The `NS.keys` array object of ``lastDictionaryKeyUIDs``, once stored.
     @exclusivity(unchecked) private var lastDictionaryKeyArray: Int?
-    /// The key objects `NS.keys` and `NS.objects`, the dictionary class, and a buffer.
+    /// The key objects `NS.keys` and `NS.objects`, the dictionary class, and buffers for
+    /// the value objects and the values' `$objects` indices.
     @exclusivity(unchecked) private var dictionaryKeyObjects: [Int] = []
     @exclusivity(unchecked) private var dictionaryClassUID: Int?
     @exclusivity(unchecked) private var dictionaryValueObjects: [Int] = []
+    @exclusivity(unchecked) private var dictionaryValueUIDs: [Int] = []
     /// The keys (and their key objects) of the last object stored from a keyed
     /// container: the values of one type repeat them.
     @exclusivity(unchecked) private var lastFieldKeys: [String] = []
@@ -422,8 +424,11 @@ final class CodableArchiveWriter {
             lastDictionaryKeyUIDs = lastDictionaryKeys.map { unique(.string($0)) }
             lastDictionaryKeyArray = nil
         }
+        // The values go into a reused buffer, taken out while it is in use.
         var valueUIDs: [Int] = []
-        valueUIDs.reserveCapacity(count)
+        swap(&valueUIDs, &dictionaryValueUIDs)
+        defer { dictionaryValueUIDs = valueUIDs }
+        valueUIDs.removeAll(keepingCapacity: true)
         for field in node.fields { valueUIDs.append(uid(of: field.slot)) }
         let classUID: Int
         if let known = dictionaryClassUID {

@@ -33,20 +33,28 @@ struct BinaryPropertyListBuilder {
     }
 
     private struct Entry {
+        /// Scalars: the leading encoded bytes (marker, count or value), kept here so that
+        /// numbers, dates and UIDs need no other storage; containers: empty.
+        var header = ScalarHeader()
         var kind: EntryKind
-        /// Scalars: start in `scalarBytes`; containers: start in `references`.
+        /// Scalars: start of the payload in `scalarBytes`; containers: start in `references`.
         var start: Int
-        /// Scalars: encoded length; arrays: elements; dictionaries: pairs.
+        /// Scalars: payload length; arrays: elements; dictionaries: pairs.
         var count: Int
         /// Hash of a scalar's encoded bytes, or of a shareable dictionary's references.
         var hash: Int
+
+        /// The number of bytes a scalar takes in the output.
+        var scalarLength: Int { header.count + count }
     }
 
     private var entries: [Entry] = []
-    /// Every scalar, fully encoded (marker, count, payload), back to back.
+    /// The payloads of strings and data (what follows their headers), back to back.
     private var scalarBytes: [UInt8] = []
-    /// Element references of arrays; key then value references of dictionaries.
+    /// Element references of arrays; key then value references of dictionaries: the
+    /// first `referenceCount`; the rest is room for more, written in place.
     private var references: [Int] = []
+    private var referenceCount = 0
     /// Open-addressing table of scalar entries (entry index + 1; 0 is empty).
     private var slots: [Int] = []
     private var scalarCount = 0
@@ -215,8 +223,8 @@ struct BinaryPropertyListBuilder {
     /// - Throws: `invalidValue` if `object` was not reserved or is already set.
     mutating func setArray<Elements: Collection<Int>>(_ object: Int, elements: Elements) throws {
         try checkReserved(object)
-        entries[object] = Entry(kind: .array, start: references.count, count: elements.count, hash: 0)
-        references.append(contentsOf: elements)
+        entries[object] = Entry(kind: .array, start: referenceCount, count: elements.count, hash: 0)
+        appendReferences(elements)
     }
 
     /// Makes a reserved object a dictionary; `keys` should refer to strings.
@@ -230,15 +238,15 @@ struct BinaryPropertyListBuilder {
             throw KeyedArchiveError(
                 .invalidValue, "object \(object): \(keys.count) dictionary keys but \(values.count) values")
         }
-        entries[object] = Entry(kind: .dictionary, start: references.count, count: keys.count, hash: 0)
-        references.append(contentsOf: keys)
-        references.append(contentsOf: values)
+        entries[object] = Entry(kind: .dictionary, start: referenceCount, count: keys.count, hash: 0)
+        appendReferences(keys)
+        appendReferences(values)
     }
 
     /// Adds an array of already-added objects.
     mutating func addArray<Elements: Collection<Int>>(_ elements: Elements) -> Int {
-        entries.append(Entry(kind: .array, start: references.count, count: elements.count, hash: 0))
-        references.append(contentsOf: elements)
+        entries.append(Entry(kind: .array, start: referenceCount, count: elements.count, hash: 0))
+        appendReferences(elements)
         return entries.count - 1
     }
 
@@ -289,9 +297,9 @@ struct BinaryPropertyListBuilder {
         }
         let isNew = dictionarySlots[slot] == 0
         entries[object] = Entry(
-            kind: .dictionary, start: references.count, count: keys.count, hash: isNew ? hash : 0)
-        references.append(contentsOf: keys)
-        references.append(contentsOf: values)
+            kind: .dictionary, start: referenceCount, count: keys.count, hash: isNew ? hash : 0)
+        appendReferences(keys)
+        appendReferences(values)
         if isNew {
             dictionarySlots[slot] = object + 1
             shareableCount += 1
@@ -316,12 +324,12 @@ struct BinaryPropertyListBuilder {
             throw KeyedArchiveError(
                 .invalidValue, "object \(object): \(keys.count) dictionary keys but \(values.count) values")
         }
-        let start = references.count
+        let start = referenceCount
         let count = keys.count + 1
-        references.append(leadingKey)
-        references.append(contentsOf: keys)
-        references.append(leadingValue)
-        references.append(contentsOf: values)
+        appendReferences(CollectionOfOne(leadingKey))
+        appendReferences(keys)
+        appendReferences(CollectionOfOne(leadingValue))
+        appendReferences(values)
         guard shareable else {
             entries[object] = Entry(kind: .dictionary, start: start, count: count, hash: 0)
             return object
@@ -339,7 +347,7 @@ struct BinaryPropertyListBuilder {
                     references[start..<start + 2 * count])
             {
                 guard mayRelease, object == entries.count - 1 else { break }
-                references.removeLast(2 * count)
+                referenceCount = start
                 entries.removeLast()
                 return candidate
             }
@@ -359,22 +367,43 @@ struct BinaryPropertyListBuilder {
     ///
     /// The keyed archiver stores the reference arrays of equal collections once this way.
     mutating func addShareableArray(_ elements: ArraySlice<Int>) -> Int {
-        let hash = ByteHash.hash(elements, [][...], seed: hashSeed)
+        let start = referenceCount
+        appendReferences(elements)
+        return shareArray(from: start)
+    }
+
+    /// Adds a UID for each value (as ``addUID(_:)`` does, in order), then a shareable
+    /// array of them (as ``addShareableArray(_:)`` does), without a buffer in between.
+    mutating func addShareableUIDArray<Values: Collection<Int>>(_ values: Values) -> Int {
+        let start = referenceCount
+        for value in values {
+            let object = addUID(UInt64(value))
+            appendReferences(CollectionOfOne(object))
+        }
+        return shareArray(from: start)
+    }
+
+    /// Makes the references from `start` on (the last ones appended) a shareable array:
+    /// an equal one added before is returned instead, and the references dropped.
+    private mutating func shareArray(from start: Int) -> Int {
+        let count = referenceCount - start
+        let hash = ByteHash.hash(references[start..<referenceCount], [][...], seed: hashSeed)
         if (shareableCount + 1) * 2 > dictionarySlots.count { growDictionarySlots() }
         let mask = dictionarySlots.count - 1
         var slot = hash & mask
         while dictionarySlots[slot] != 0 {
             let candidate = dictionarySlots[slot] - 1
             let entry = entries[candidate]
-            if entry.hash == hash, entry.kind == .array, entry.count == elements.count,
-                references[entry.start..<entry.start + entry.count].elementsEqual(elements)
+            if entry.hash == hash, entry.kind == .array, entry.count == count,
+                references[entry.start..<entry.start + count].elementsEqual(
+                    references[start..<referenceCount])
             {
+                referenceCount = start
                 return candidate
             }
             slot = (slot + 1) & mask
         }
-        entries.append(Entry(kind: .array, start: references.count, count: elements.count, hash: hash))
-        references.append(contentsOf: elements)
+        entries.append(Entry(kind: .array, start: start, count: count, hash: hash))
         dictionarySlots[slot] = entries.count
         shareableCount += 1
         return entries.count - 1
@@ -393,15 +422,41 @@ struct BinaryPropertyListBuilder {
         references[entries[object].start + entries[object].count + position] = value
     }
 
-    private mutating func growDictionarySlots() {
-        let capacity = max(64, dictionarySlots.count * 2)
-        dictionarySlots = [Int](repeating: 0, count: capacity)
-        let mask = capacity - 1
-        for (index, entry) in entries.enumerated() where entry.kind != .scalar && entry.hash != 0 {
-            var slot = entry.hash & mask
-            while dictionarySlots[slot] != 0 { slot = (slot + 1) & mask }
-            dictionarySlots[slot] = index + 1
+    /// Appends references, written in place into room made by doubling (cheaper than
+    /// `Array.append(contentsOf:)` for the few references of one object).
+    @inline(__always)
+    private mutating func appendReferences<Run: Collection<Int>>(_ run: Run) {
+        let start = referenceCount
+        let end = start + run.count
+        if end > references.count {
+            let capacity = max(end, 2 * references.count, 256)
+            references.append(contentsOf: repeatElement(0, count: capacity - references.count))
         }
+        references.withUnsafeMutableBufferPointer { buffer in
+            var index = start
+            for reference in run where index < end {
+                buffer[index] = reference
+                index += 1
+            }
+        }
+        referenceCount = end
+    }
+
+    private mutating func growDictionarySlots() {
+        dictionarySlots = rehashed(dictionarySlots)
+    }
+
+    /// A table twice the size holding the same entries (entry index + 1; 0 is empty).
+    private func rehashed(_ slots: [Int]) -> [Int] {
+        let capacity = max(64, slots.count * 2)
+        var grown = [Int](repeating: 0, count: capacity)
+        let mask = capacity - 1
+        for stored in slots where stored > 0 && stored <= entries.count {
+            var slot = entries[stored - 1].hash & mask
+            while grown[slot] != 0 { slot = (slot + 1) & mask }
+            grown[slot] = stored
+        }
+        return grown
     }
 
     private func checkReserved(_ object: Int) throws {
@@ -426,61 +481,48 @@ struct BinaryPropertyListBuilder {
                 .invalidValue, "top object \(topObject) does not exist (\(objectCount) objects)")
         }
         let referenceSize = Self.byteWidth(forCount: objectCount)
-        var offsets: [Int] = []
-        offsets.reserveCapacity(objectCount)
-        var position = 8
-        for (index, entry) in entries.enumerated() {
-            offsets.append(position)
-            switch entry.kind {
-            case .scalar:
-                position += entry.count
-            case .array:
-                position += Self.headerLength(count: entry.count) + entry.count * referenceSize
-            case .dictionary:
-                position += Self.headerLength(count: entry.count) + 2 * entry.count * referenceSize
-            case .reserved:
-                throw KeyedArchiveError(.invalidValue, "object \(index) was reserved but never set")
+        let tableOffset = try entries.withUnsafeBufferPointer { entries in
+            try references.withUnsafeBufferPointer { references in
+                try Self.checkedObjectsEnd(
+                    entries, UnsafeBufferPointer(rebasing: references[..<referenceCount]),
+                    referenceSize: referenceSize)
             }
         }
-        for reference in references where reference < 0 || reference >= objectCount {
-            throw KeyedArchiveError(
-                .invalidValue, "object reference \(reference) does not exist (\(objectCount) objects)")
-        }
-        for (index, entry) in entries.enumerated() where entry.kind == .dictionary {
-            for key in references[entry.start..<entry.start + entry.count] where !isString(key) {
-                throw KeyedArchiveError(
-                    .invalidValue, "object \(index): dictionary key \(key) is not a string object")
-            }
-        }
-        let tableOffset = position
         let offsetSize = Self.byteWidth(forCount: tableOffset)
         let total = tableOffset + objectCount * offsetSize + BinaryPropertyListTrailer.size
 
         var data = Data(count: total)
         let written = data.withUnsafeMutableBytes { buffer in
-            var output = Output(buffer: buffer)
+            var output = Output(buffer: buffer, scratchLimit: tableOffset)
             output.append(contentsOf: "bplist00".utf8)
-            scalarBytes.withUnsafeBufferPointer { scalars in
+            scalarBytes.withUnsafeBytes { scalars in
                 references.withUnsafeBufferPointer { references in
-                    for entry in entries {
-                        switch entry.kind {
-                        case .scalar:
-                            output.append(
-                                UnsafeBufferPointer(
-                                    rebasing: scalars[entry.start..<entry.start + entry.count]))
-                        case .array, .dictionary:
-                            output.appendHeader(entry.kind == .array ? 0xA0 : 0xD0, count: entry.count)
-                            let length = entry.kind == .array ? entry.count : 2 * entry.count
-                            output.appendReferences(
-                                UnsafeBufferPointer(rebasing: references[entry.start..<entry.start + length]),
-                                width: referenceSize)
-                        case .reserved:
-                            break
+                    entries.withUnsafeBufferPointer { entries in
+                        for (index, entry) in entries.enumerated() {
+                            output.store(
+                                output.position, width: offsetSize, at: tableOffset + index * offsetSize)
+                            switch entry.kind {
+                            case .scalar:
+                                output.appendScalar(
+                                    entry.header,
+                                    payload: UnsafeRawBufferPointer(
+                                        rebasing: scalars[entry.start..<entry.start + entry.count]))
+                            case .array, .dictionary:
+                                output.appendHeader(entry.kind == .array ? 0xA0 : 0xD0, count: entry.count)
+                                let length = entry.kind == .array ? entry.count : 2 * entry.count
+                                output.appendReferences(
+                                    UnsafeBufferPointer(
+                                        rebasing: references[entry.start..<entry.start + length]),
+                                    width: referenceSize)
+                            case .reserved:
+                                break
+                            }
                         }
                     }
                 }
             }
-            offsets.withUnsafeBufferPointer { output.appendReferences($0, width: offsetSize) }
+            guard output.position == tableOffset else { return -1 }
+            output.skip(objectCount * offsetSize)
             output.appendBigEndian(0, width: 6)  // 5 unused bytes and the sort version
             output.appendBigEndian(UInt64(offsetSize), width: 1)
             output.appendBigEndian(UInt64(referenceSize), width: 1)
@@ -495,11 +537,45 @@ struct BinaryPropertyListBuilder {
         return data
     }
 
-    private func isString(_ object: Int) -> Bool {
-        let entry = entries[object]
-        guard entry.kind == .scalar else { return false }
-        let marker = scalarBytes[entry.start] >> 4
-        return marker == 0x5 || marker == 0x6
+    /// Where the objects end (the offset table's offset), after checking that every object
+    /// was set, every reference exists and every dictionary key is a string.
+    private static func checkedObjectsEnd(
+        _ entries: UnsafeBufferPointer<Entry>, _ references: UnsafeBufferPointer<Int>, referenceSize: Int
+    ) throws -> Int {
+        let objectCount = entries.count
+        var position = 8
+        for (index, entry) in entries.enumerated() {
+            let length: Int
+            switch entry.kind {
+            case .scalar:
+                position += entry.scalarLength
+                continue
+            case .array:
+                length = entry.count
+            case .dictionary:
+                length = 2 * entry.count
+            case .reserved:
+                throw KeyedArchiveError(.invalidValue, "object \(index) was reserved but never set")
+            }
+            position += headerLength(count: entry.count) + length * referenceSize
+            guard entry.start >= 0, entry.start <= references.count - length else {
+                throw KeyedArchiveError(.invalidValue, "object \(index): references out of range")
+            }
+            for reference in references[entry.start..<entry.start + length]
+            where reference < 0 || reference >= objectCount {
+                throw KeyedArchiveError(
+                    .invalidValue, "object reference \(reference) does not exist (\(objectCount) objects)")
+            }
+            guard entry.kind == .dictionary else { continue }
+            for key in references[entry.start..<entry.start + entry.count] {
+                let marker = entries[key].header.marker >> 4
+                guard entries[key].kind == .scalar, marker == 0x5 || marker == 0x6 else {
+                    throw KeyedArchiveError(
+                        .invalidValue, "object \(index): dictionary key \(key) is not a string object")
+                }
+            }
+        }
+        return position
     }
 
     /// The smallest of 1, 2, 4 and 8 bytes that holds `count` itself (so also every value
@@ -533,7 +609,6 @@ struct BinaryPropertyListBuilder {
     private mutating func intern(
         _ header: ScalarHeader, payload: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)
     ) -> Int {
-        let length = header.count + payload.count
         let hash = ByteHash.hash(payload, seed: hashSeed ^ header.hashWord)
         if (scalarCount + 1) * 2 > slots.count { growSlots() }
         let mask = slots.count - 1
@@ -541,52 +616,37 @@ struct BinaryPropertyListBuilder {
         while slots[slot] != 0 {
             let candidate = slots[slot] - 1
             let entry = entries[candidate]
-            if entry.hash == hash, entry.count == length,
-                storedScalar(at: entry.start, equals: header, payload)
+            if entry.hash == hash, entry.header == header, entry.count == payload.count,
+                payload.isEmpty || storedPayload(at: entry.start, equals: payload)
             {
                 return candidate
             }
             slot = (slot + 1) & mask
         }
         let start = scalarBytes.count
-        header.append(to: &scalarBytes)
-        if payload.count > 0 { scalarBytes.append(contentsOf: payload) }
-        entries.append(Entry(kind: .scalar, start: start, count: length, hash: hash))
+        if !payload.isEmpty { scalarBytes.append(contentsOf: payload) }
+        entries.append(Entry(header: header, kind: .scalar, start: start, count: payload.count, hash: hash))
         slots[slot] = entries.count
         scalarCount += 1
         return entries.count - 1
     }
 
-    /// Stores a scalar without looking it up (the caller de-duplicates it).
+    /// Stores a scalar without a payload without looking it up (the caller de-duplicates it).
     private mutating func appendScalar(_ header: ScalarHeader) -> Int {
-        let start = scalarBytes.count
-        header.append(to: &scalarBytes)
-        entries.append(Entry(kind: .scalar, start: start, count: header.count, hash: 0))
+        entries.append(Entry(header: header, kind: .scalar, start: 0, count: 0, hash: 0))
         return entries.count - 1
     }
 
-    private func storedScalar(at start: Int, equals header: ScalarHeader, _ payload: UnsafeRawBufferPointer)
-        -> Bool
-    {
+    private func storedPayload(at start: Int, equals payload: UnsafeRawBufferPointer) -> Bool {
         scalarBytes.withUnsafeBytes { bytes in
-            let payloadStart = start + header.count
-            guard start >= 0, payloadStart + payload.count <= bytes.count,
-                header.matches(UnsafeRawBufferPointer(rebasing: bytes[start..<payloadStart]))
-            else { return false }
+            guard start >= 0, start + payload.count <= bytes.count else { return false }
             return ByteHash.equal(
-                UnsafeRawBufferPointer(rebasing: bytes[payloadStart..<payloadStart + payload.count]), payload)
+                UnsafeRawBufferPointer(rebasing: bytes[start..<start + payload.count]), payload)
         }
     }
 
     private mutating func growSlots() {
-        let capacity = max(64, slots.count * 2)
-        slots = [Int](repeating: 0, count: capacity)
-        let mask = capacity - 1
-        for (index, entry) in entries.enumerated() where entry.kind == .scalar && entry.hash != 0 {
-            var slot = entry.hash & mask
-            while slots[slot] != 0 { slot = (slot + 1) & mask }
-            slots[slot] = index + 1
-        }
+        slots = rehashed(slots)
     }
 }
 
@@ -594,25 +654,73 @@ struct BinaryPropertyListBuilder {
 /// rather than touching memory it does not own.
 private struct Output {
     let buffer: UnsafeMutableRawBufferPointer
+    /// Bytes before this offset may be overwritten ahead of the position (they are
+    /// written again in order); bytes from it on are written once.
+    let scratchLimit: Int
     var position = 0
     var overflowed = false
 
-    init(buffer: UnsafeMutableRawBufferPointer) {
+    init(buffer: UnsafeMutableRawBufferPointer, scratchLimit: Int) {
         self.buffer = buffer
+        self.scratchLimit = min(scratchLimit, buffer.count)
     }
 
     mutating func append<Bytes: Collection<UInt8>>(contentsOf bytes: Bytes) {
         for byte in bytes { appendBigEndian(UInt64(byte), width: 1) }
     }
 
-    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard bytes.count <= buffer.count - position else {
+    /// Appends a scalar: its header, then its payload.
+    @inline(__always)
+    mutating func appendScalar(_ header: ScalarHeader, payload: UnsafeRawBufferPointer) {
+        let length = header.count + payload.count
+        guard length <= buffer.count - position, let base = buffer.baseAddress else {
             overflowed = true
             return
         }
-        UnsafeMutableRawBufferPointer(rebasing: buffer[position..<position + bytes.count])
-            .copyMemory(from: UnsafeRawBufferPointer(bytes))
-        position += bytes.count
+        let start = base + position
+        if position <= scratchLimit - 16 {
+            // Both words at once; the bytes past the header are overwritten next.
+            start.storeBytes(of: header.low.littleEndian, as: UInt64.self)
+            (start + 8).storeBytes(of: header.high.littleEndian, as: UInt64.self)
+        } else {
+            for index in 0..<header.count {
+                start.storeBytes(of: header.byte(index), toByteOffset: index, as: UInt8.self)
+            }
+        }
+        if !payload.isEmpty, let source = payload.baseAddress {
+            (start + header.count).copyMemory(from: source, byteCount: payload.count)
+        }
+        position += length
+    }
+
+    /// Writes a big-endian integer of `width` bytes at `offset`, leaving the position alone.
+    @inline(__always)
+    mutating func store(_ value: Int, width: Int, at offset: Int) {
+        guard offset >= 0, width <= buffer.count - offset, let base = buffer.baseAddress else {
+            overflowed = true
+            return
+        }
+        switch width {
+        case 1: base.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: offset, as: UInt8.self)
+        case 2:
+            base.storeBytes(
+                of: UInt16(truncatingIfNeeded: value).bigEndian, toByteOffset: offset, as: UInt16.self)
+        case 4:
+            base.storeBytes(
+                of: UInt32(truncatingIfNeeded: value).bigEndian, toByteOffset: offset, as: UInt32.self)
+        default:
+            base.storeBytes(
+                of: UInt64(truncatingIfNeeded: value).bigEndian, toByteOffset: offset, as: UInt64.self)
+        }
+    }
+
+    /// Moves past `count` bytes written with ``store(_:width:at:)``.
+    mutating func skip(_ count: Int) {
+        guard count <= buffer.count - position else {
+            overflowed = true
+            return
+        }
+        position += count
     }
 
     /// Appends big-endian integers of `width` bytes (1, 2, 4 or 8), checking the room once.
@@ -675,19 +783,23 @@ private struct Output {
 
 /// The leading bytes of an encoded scalar (marker, count or value), up to 16, kept in
 /// registers while the scalar is looked up.
-private struct ScalarHeader {
-    private var low: UInt64 = 0
-    private var high: UInt64 = 0
-    private(set) var count = 0
+private struct ScalarHeader: Equatable {
+    private(set) var low: UInt64 = 0
+    private(set) var high: UInt64 = 0
+    /// The number of bytes, as one byte so that an ``BinaryPropertyListBuilder`` entry
+    /// stays small.
+    private var length: UInt8 = 0
+
+    var count: Int { Int(length) }
 
     @inline(__always)
     mutating func append(_ byte: UInt8) {
-        if count < 8 {
-            low |= UInt64(byte) << UInt64(count * 8)
+        if length < 8 {
+            low |= UInt64(byte) << UInt64(length &* 8)
         } else {
-            high |= UInt64(byte) << UInt64((count - 8) * 8)
+            high |= UInt64(byte) << UInt64((length &- 8) &* 8)
         }
-        count += 1
+        length &+= 1
     }
 
     @inline(__always)
@@ -717,23 +829,14 @@ private struct ScalarHeader {
         low ^ (high &* 0x9E37_79B9_7F4A_7C15) ^ (UInt64(count) << 59)
     }
 
-    func append(to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: (low.littleEndian, high.littleEndian)) { words in
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: words[0..<count]))
-        }
-    }
-
+    /// The byte at `index` (below ``count``).
     @inline(__always)
-    private func byte(_ index: Int) -> UInt8 {
+    func byte(_ index: Int) -> UInt8 {
         index < 8
             ? UInt8(truncatingIfNeeded: low >> UInt64(index * 8))
             : UInt8(truncatingIfNeeded: high >> UInt64((index - 8) * 8))
     }
 
-    func matches(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard bytes.count == count else { return false }
-        return withUnsafeBytes(of: (low.littleEndian, high.littleEndian)) { words in
-            ByteHash.equal(UnsafeRawBufferPointer(rebasing: words[0..<count]), bytes)
-        }
-    }
+    /// The first byte (the marker).
+    var marker: UInt8 { UInt8(truncatingIfNeeded: low) }
 }
