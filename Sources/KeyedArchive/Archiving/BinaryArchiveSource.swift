@@ -310,7 +310,7 @@ final class BinaryArchiveSource: ArchiveObjectSource {
         // here, it is absent, or this dictionary may hold a key text twice).
         var text = key
         let found = try text.withUTF8 { keyBytes in
-            try Self.position(ofKeyText: keyBytes, in: fields, scanner: scanner)
+            try scanner.position(ofKeyText: keyBytes, in: fields)
         }
         guard let found else { return nil }
         if let identity {
@@ -397,30 +397,6 @@ final class BinaryArchiveSource: ArchiveObjectSource {
     private static let layoutKeyLimit = 32
     private static let layoutCacheSize = 8
 
-    /// The last position whose key string holds the bytes `keyBytes`, and the object
-    /// index of that string.
-    private static func position(
-        ofKeyText keyBytes: UnsafeBufferPointer<UInt8>, in fields: BinaryPropertyListObject,
-        scanner: BinaryPropertyListScanner
-    ) throws -> (position: Int, keyIndex: Int)? {
-        let keyIsASCII = BinaryPropertyListScanner.isASCII(keyBytes)
-        var position = fields.count
-        while position > 0 {
-            position -= 1
-            let keyIndex = try scanner.reference(fields, at: position)
-            let candidate = try scanner.object(keyIndex)
-            let matches: Bool
-            if keyIsASCII && candidate.kind == .asciiString {
-                matches = scanner.asciiStringEquals(candidate, keyBytes)
-            } else {
-                matches = try scanner.key(keyIndex, position: position, of: fields).utf8.elementsEqual(
-                    keyBytes)
-            }
-            if matches { return (position, keyIndex) }
-        }
-        return nil
-    }
-
     /// Two ways for each of 64 sets.
     private static let keyCacheSize = 128
 }
@@ -476,30 +452,4 @@ enum ArchiveEntry {
 enum ArchiveFields {
     case parsed(PropertyListDictionary)
     case binary(BinaryPropertyListObject)
-}
-
-extension BinaryPropertyListScanner {
-    /// The reference of the value under `key` in `dictionary`, comparing key bytes; with
-    /// repeated keys, the last wins.
-    func valueReference(forKey key: String, in dictionary: BinaryPropertyListObject) throws -> Int? {
-        var key = key
-        return try key.withUTF8 { keyBytes in
-            let keyIsASCII = Self.isASCII(keyBytes)
-            var position = dictionary.count
-            while position > 0 {
-                position -= 1
-                let keyIndex = try reference(dictionary, at: position)
-                let candidate = try object(keyIndex)
-                let matches: Bool
-                if keyIsASCII && candidate.kind == .asciiString {
-                    matches = asciiStringEquals(candidate, keyBytes)
-                } else {
-                    matches = try self.key(keyIndex, position: position, of: dictionary).utf8.elementsEqual(
-                        keyBytes)
-                }
-                if matches { return try reference(dictionary, at: dictionary.count + position) }
-            }
-            return nil
-        }
-    }
 }

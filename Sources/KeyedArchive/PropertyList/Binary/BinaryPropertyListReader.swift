@@ -202,30 +202,12 @@ struct BinaryPropertyListDocument: Sendable {
     ///   non-string key or a reference out of range.
     /// - Complexity: O(*n*) in the number of entries.
     func dictionaryValueReference(forKey key: String, inDictionaryAt index: Int) throws -> Int? {
-        var key = key
-        return try key.withUTF8 { keyBytes in
-            let keyIsASCII = BinaryPropertyListScanner.isASCII(keyBytes)
-            return try withScanner { scanner in
-                let object = try scanner.object(index)
-                guard object.kind == .dictionary else {
-                    throw Self.mismatch(object, expected: "a dictionary")
-                }
-                var element = object.count
-                while element > 0 {
-                    element -= 1
-                    let keyIndex = try scanner.reference(object, at: element)
-                    let candidate = try scanner.object(keyIndex)
-                    let matches: Bool
-                    if keyIsASCII && candidate.kind == .asciiString {
-                        matches = scanner.asciiStringEquals(candidate, keyBytes)
-                    } else {
-                        let text = try scanner.key(keyIndex, position: element, of: object)
-                        matches = text.utf8.elementsEqual(keyBytes)
-                    }
-                    if matches { return try scanner.reference(object, at: object.count + element) }
-                }
-                return nil
+        try withScanner { scanner in
+            let object = try scanner.object(index)
+            guard object.kind == .dictionary else {
+                throw Self.mismatch(object, expected: "a dictionary")
             }
+            return try scanner.valueReference(forKey: key, in: object)
         }
     }
 

@@ -965,3 +965,40 @@ final class MovableStack<Element> {
         }
     }
 }
+
+// MARK: - Key lookup
+
+extension BinaryPropertyListScanner {
+    /// The reference of the value under `key` in `dictionary`, comparing key bytes; with
+    /// repeated keys, the last wins.
+    func valueReference(forKey key: String, in dictionary: BinaryPropertyListObject) throws -> Int? {
+        var key = key
+        guard let found = try key.withUTF8({ try position(ofKeyText: $0, in: dictionary) }) else {
+            return nil
+        }
+        return try reference(dictionary, at: dictionary.count + found.position)
+    }
+
+    /// The last position of `dictionary` whose key string holds the UTF-8 bytes
+    /// `keyBytes`, and the object index of that string. ASCII keys are compared as bytes,
+    /// without building strings.
+    func position(ofKeyText keyBytes: UnsafeBufferPointer<UInt8>, in dictionary: BinaryPropertyListObject)
+        throws -> (position: Int, keyIndex: Int)?
+    {
+        let keyIsASCII = Self.isASCII(keyBytes)
+        var position = dictionary.count
+        while position > 0 {
+            position -= 1
+            let keyIndex = try reference(dictionary, at: position)
+            let candidate = try object(keyIndex)
+            let matches: Bool
+            if keyIsASCII && candidate.kind == .asciiString {
+                matches = asciiStringEquals(candidate, keyBytes)
+            } else {
+                matches = try key(keyIndex, position: position, of: dictionary).utf8.elementsEqual(keyBytes)
+            }
+            if matches { return (position, keyIndex) }
+        }
+        return nil
+    }
+}
