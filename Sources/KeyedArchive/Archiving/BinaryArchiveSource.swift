@@ -37,8 +37,10 @@ final class BinaryArchiveSource: ArchiveObjectSource {
     /// A buffer this source owns rather than an array: it is read several times per key
     /// looked up, and an array's accesses (bounds, uniqueness) were a visible cost.
     private let keyCache: UnsafeMutablePointer<CachedKeyIndex>
-    /// The key-reference bytes of dictionaries whose keys are distinct texts.
-    @exclusivity(unchecked) private var distinctLayouts: [[UInt8]] = []
+    /// The key-reference bytes of dictionaries whose keys are distinct texts, in a
+    /// direct-mapped table by a hash of the bytes (see ``hasDistinctKeyTexts(_:scanner:)``).
+    @exclusivity(unchecked) private var distinctLayouts = [KeyLayout](
+        repeating: KeyLayout(), count: BinaryArchiveSource.layoutCacheSize)
     /// The dictionary whose keys were checked last (by byte offset), and the answer.
     @exclusivity(unchecked) private var lastCheckedDictionary: (offset: Int, distinct: Bool) = (-1, false)
     /// Entries materialized by ``object(at:)`` for the generic paths (object graphs,
@@ -266,6 +268,75 @@ final class BinaryArchiveSource: ArchiveObjectSource {
         }
     }
 
+    // MARK: Quick reads
+
+    /// A value held by one small object, as the hot decoding paths read it.
+    enum QuickValue {
+        /// A UID, checked to be below the object count; 0 is nil.
+        case reference(Int)
+        case real(Double)
+        /// An integer of 1, 2, 4 (unsigned) or 8 (signed) bytes.
+        case integer(Int64)
+        case bool(Bool)
+    }
+
+    /// The value under `key` in `fields` when an operation has the input open (see
+    /// ``withInput(_:)``) and the value is a UID, a real, an integer of at most 8 bytes or a
+    /// Boolean, read in place without building a property-list value.
+    ///
+    /// `nil` for anything else: no open input, an absent key, another kind of value, or
+    /// damaged bytes. The caller then takes the general path, which reads the key again and
+    /// reports what is wrong; so this read never throws and never decides an error.
+    @inline(__always)
+    func quickValue(forKey key: String, in fields: BinaryPropertyListObject) -> QuickValue? {
+        guard let scanner = activeScanner else { return nil }
+        return quickValue(forKey: key, in: fields, scanner: scanner)
+    }
+
+    /// `$objects[uid]` when an operation has the input open and the entry is a dictionary
+    /// (an object's fields) read without error; `nil` otherwise, for the general path.
+    @inline(__always)
+    func quickObject(_ uid: Int) -> BinaryPropertyListObject? {
+        guard let scanner = activeScanner, let object = try? entryObject(uid, scanner: scanner),
+            object.kind == .dictionary
+        else { return nil }
+        return object
+    }
+
+    private func quickValue(
+        forKey key: String, in fields: BinaryPropertyListObject, scanner: BinaryPropertyListScanner
+    ) -> QuickValue? {
+        guard let position = try? position(ofKey: key, in: fields, scanner: scanner),
+            let reference = try? scanner.reference(fields, at: fields.count + position),
+            let offset = try? scanner.offset(of: reference)
+        else { return nil }
+        let marker = scanner.byte(offset)
+        let available = scanner.objectsEnd - offset - 1
+        switch marker {
+        case 0x80...0x87:
+            let width = Int(marker & 0x07) + 1
+            guard width <= available else { return nil }
+            let raw = scanner.unsigned(offset + 1, width: width)
+            guard raw < UInt64(objects.count) else { return nil }
+            return .reference(Int(raw))
+        case 0x23:
+            guard available >= 8 else { return nil }
+            return .real(Double(bitPattern: scanner.unsigned(offset + 1, width: 8)))
+        case 0x22:
+            guard available >= 4 else { return nil }
+            let bits = UInt32(truncatingIfNeeded: scanner.unsigned(offset + 1, width: 4))
+            return .real(Double(Float(bitPattern: bits)))
+        case 0x10...0x13:
+            let width = 1 << Int(marker & 0x0F)
+            guard width <= available else { return nil }
+            let raw = scanner.unsigned(offset + 1, width: width)
+            return .integer(width == 8 ? Int64(bitPattern: raw) : Int64(raw))
+        case 0x08: return .bool(false)
+        case 0x09: return .bool(true)
+        default: return nil
+        }
+    }
+
     /// The position of `key` among the keys of `fields`: the last whose text is `key`.
     ///
     /// Writers store each key string once, and the objects of one class list the same key
@@ -337,14 +408,17 @@ final class BinaryArchiveSource: ArchiveObjectSource {
     ) throws -> Bool {
         if fields.offset == lastCheckedDictionary.offset { return lastCheckedDictionary.distinct }
         let references = scanner.referenceBytes(fields)
+        let hash = Self.hash(references)
+        let slot = Int(truncatingIfNeeded: hash >> 60) & (Self.layoutCacheSize - 1)
         var distinct = false
-        if distinctLayouts.contains(where: { Self.bytes($0, equal: references) }) {
+        if distinctLayouts[slot].hash == hash, Self.bytes(distinctLayouts[slot].references, equal: references)
+        {
             distinct = true
         } else if fields.count <= Self.layoutKeyLimit {
             distinct = try Self.keyTextsAreDistinct(fields, scanner: scanner)
             if distinct {
-                if distinctLayouts.count == Self.layoutCacheSize { distinctLayouts.removeFirst() }
-                distinctLayouts.append(Array(references))
+                // The layout takes its slot, replacing any other there.
+                distinctLayouts[slot] = KeyLayout(hash: hash, references: Array(references))
             }
         }
         lastCheckedDictionary = (fields.offset, distinct)
@@ -393,9 +467,31 @@ final class BinaryArchiveSource: ArchiveObjectSource {
         }
     }
 
+    /// A hash of a dictionary's key-reference bytes, a word at a time.
+    @inline(__always)
+    private static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var hash = UInt64(truncatingIfNeeded: bytes.count) &* 0x9E37_79B9_7F4A_7C15
+        guard let base = bytes.baseAddress else { return hash }
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            hash =
+                (hash ^ base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
+            offset += 8
+        }
+        var tail: UInt64 = 0
+        while offset < bytes.count {
+            tail = tail << 8 | UInt64(base.load(fromByteOffset: offset, as: UInt8.self))
+            offset += 1
+        }
+        hash = (hash ^ tail) &* 0xC4CE_B9FE_1A85_EC53
+        return hash ^ (hash >> 29)
+    }
+
     /// Dictionaries with more keys are not checked: their keys are found by text.
     private static let layoutKeyLimit = 32
-    private static let layoutCacheSize = 8
+    /// Slots of the layout table (a power of two): the classes whose objects are read in
+    /// turn rarely number more.
+    private static let layoutCacheSize = 16
 
     /// Two ways for each of 64 sets.
     private static let keyCacheSize = 128
@@ -428,6 +524,12 @@ struct KeyIdentity: Equatable {
         let mixed = (low ^ (high &* 0xC2B2_AE3D_27D4_EB4F)) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: mixed >> 58) << 1
     }
+}
+
+/// The key-reference bytes of a dictionary found to hold distinct key texts, and their hash.
+struct KeyLayout {
+    var hash: UInt64 = 0
+    var references: [UInt8] = []
 }
 
 /// A key, the object index of its string in a binary archive, and the position it was last

@@ -17,7 +17,12 @@ extension KeyedUnarchiver {
     /// - Returns: The value, or `false` if the key is missing.
     /// - Throws: ``KeyedArchiveError`` with code `typeMismatch` for any other value.
     public func decodeBool(forKey key: String) throws -> Bool {
-        try perform(.key(key)) {
+        switch quickValue(forKey: key) {
+        case .bool(let flag)?: return flag
+        case .integer(let integer)? where integer == 0 || integer == 1: return integer == 1
+        default: break
+        }
+        return try perform(.key(key)) {
             guard let value = try scalar(forKey: key, expected: "a Boolean") else { return false }
             return try locating { try ArchiveScalar.bool(value) }
         }
@@ -62,7 +67,12 @@ extension KeyedUnarchiver {
     /// - Throws: ``KeyedArchiveError`` with code `typeMismatch` for a value that is not a
     ///   number, or `valueOutOfRange` for a finite value beyond `Float`'s range.
     public func decodeFloat(forKey key: String) throws -> Float {
-        try perform(.key(key)) {
+        if let wide = quickNumber(forKey: key),
+            !wide.isFinite || wide.magnitude <= Double(Float.greatestFiniteMagnitude)
+        {
+            return Float(wide)
+        }
+        return try perform(.key(key)) {
             guard let value = try scalar(forKey: key, expected: "a number") else { return 0 }
             return try locating { try ArchiveScalar.float(value) }
         }
@@ -77,7 +87,8 @@ extension KeyedUnarchiver {
     /// - Throws: ``KeyedArchiveError`` with code `typeMismatch` for a value that is not a
     ///   number, or `valueOutOfRange` for an integer a `Double` cannot hold exactly.
     public func decodeDouble(forKey key: String) throws -> Double {
-        try perform(.key(key)) {
+        if let value = quickNumber(forKey: key) { return value }
+        return try perform(.key(key)) {
             guard let value = try scalar(forKey: key, expected: "a number") else { return 0 }
             return try locating { try ArchiveScalar.double(value) }
         }
@@ -104,7 +115,8 @@ extension KeyedUnarchiver {
     /// Decodes a double-precision number stored under `key`, or `nil` when the key is
     /// missing; a nil reference gives 0, as with ``decodeDouble(forKey:)``.
     func decodeDoubleIfPresent(forKey key: String) throws -> Double? {
-        try perform(.key(key)) {
+        if let value = quickNumber(forKey: key) { return value }
+        return try perform(.key(key)) {
             let scalar: PropertyList?
             switch try fieldLookup(forKey: archiveEscapedKey(key)) {
             case .missing: return nil
@@ -117,9 +129,23 @@ extension KeyedUnarchiver {
     }
 
     func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, forKey key: String) throws -> T {
-        try perform(.key(key)) {
+        if case .integer(let integer)? = quickValue(forKey: key), let exact = T(exactly: integer) {
+            return exact
+        }
+        return try perform(.key(key)) {
             guard let value = try scalar(forKey: key, expected: "an integer") else { return 0 }
             return try locating { try ArchiveScalar.integer(value, as: T.self) }
+        }
+    }
+
+    /// A real, or an integer a `Double` holds exactly, read by ``quickValue(forKey:)``;
+    /// `nil` for the general path.
+    @inline(__always)
+    func quickNumber(forKey key: String) -> Double? {
+        switch quickValue(forKey: key) {
+        case .real(let real)?: return real
+        case .integer(let integer)?: return Double(exactly: integer)
+        default: return nil
         }
     }
 

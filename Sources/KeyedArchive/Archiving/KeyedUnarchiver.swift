@@ -60,7 +60,7 @@ public final class KeyedUnarchiver {
     }
 
     /// The limits and choices in force; change them before decoding.
-    public var options: KeyedUnarchivingOptions
+    @exclusivity(unchecked) public var options: KeyedUnarchivingOptions
 
     /// The first error of the most recent top-level decode, or `nil`.
     ///
@@ -87,21 +87,28 @@ public final class KeyedUnarchiver {
     /// name is in `containers`). A bit set, not a dictionary: it is set, cleared and
     /// checked for every object decoded; and one bit per object keeps opening a large
     /// archive cheap.
-    @exclusivity(unchecked) var inProgressFlags: InProgressSet
+    let inProgressFlags: ObjectIndexSet
     /// What each object decoded to the first time, by object index: its class instance
     /// (one per object), or the value decoded as one type.
     @exclusivity(unchecked) var decoded = IndexTable<DecodedObject>()
     /// Values decoded from an object as further types (a value decodes once per type
     /// asked), by object index and type; rare.
     @exclusivity(unchecked) var values: [DecodedValueKey: Any] = [:]
-    /// Strings read from a binary archive, by object index (see ``binaryString(_:)``).
+    /// Strings read from a binary archive more than once, by object index (see
+    /// ``binaryString(_:)``).
     @exclusivity(unchecked) var strings = IndexTable<String>()
+    /// The long strings read once so far (see ``binaryString(_:)``).
+    let stringsReadOnce: ObjectIndexSet
     /// Values decoded by the untyped methods (`[Any]`, `[String: Any]`, …), by object index.
     @exclusivity(unchecked) var decodedUntyped: [Int: Any] = [:]
     /// Assignments waiting for an object in progress to finish, by object index.
     @exclusivity(unchecked) var pendingAssignments: [Int: [(Any) -> Void]] = [:]
     /// Class descriptions by their object index, with the type last resolved for them.
     @exclusivity(unchecked) var classes = IndexTable<ResolvedClass>()
+    /// Whether the rules for resolving classes (secure coding, this unarchiver's class
+    /// table) are those every cached object was decoded under, so that an object decoded
+    /// as the type asked again can be returned without resolving its class again.
+    @exclusivity(unchecked) var resolutionsUnchanged = true
     /// Types set with ``setClass(_:forClassName:)-swift.method``.
     var classMap: [String: any KeyedCoding.Type] = [:]
     /// Resolved types by class description and requested type, beyond the one kept in `classes`.
@@ -154,7 +161,9 @@ public final class KeyedUnarchiver {
         self.binary = source as? BinaryArchiveSource
         self.options = options
         self.containers = [DecodingContainer(fields: .parsed(source.top), uid: 0, className: "")]
-        self.inProgressFlags = InProgressSet(objectCount: source.objectCount)
+        self.inProgressFlags = ObjectIndexSet(objectCount: source.objectCount)
+        self.stringsReadOnce = ObjectIndexSet(
+            objectCount: source is BinaryArchiveSource ? source.objectCount : 0)
         self.decoded = IndexTable(keysBelow: source.objectCount)
         self.strings = IndexTable(keysBelow: source.objectCount)
         self.classes = IndexTable(keysBelow: source.objectCount)
@@ -221,12 +230,24 @@ public final class KeyedUnarchiver {
         // The hottest entry point, so not written with `perform`: this generic code runs
         // unspecialized in the caller's module, and passing `T?` through `perform`'s
         // generic result made the runtime look up `Optional<T>` metadata on every call.
+        let quick = quickValue(forKey: key)
+        if case .reference(let uid)? = quick {
+            if uid == 0 { return nil }
+            if ObjectIdentifier(T.self) == ObjectIdentifier(String.self), let text = quickString(uid) {
+                // `T` is `String`, so this reinterprets a value as its own type.
+                return unsafeBitCast(text, to: T.self)
+            }
+        }
         let isTopLevel = beginOperation(.key(key))
         let lookup: FieldLookup
-        do {
-            lookup = try withInput { try fieldLookup(forKey: archiveEscapedKey(key)) }
-        } catch let thrown {
-            throw endOperation(failing: thrown, isTopLevel: isTopLevel)
+        if case .reference(let uid)? = quick {
+            lookup = .reference(uid)
+        } else {
+            do {
+                lookup = try withInput { try fieldLookup(forKey: archiveEscapedKey(key)) }
+            } catch let thrown {
+                throw endOperation(failing: thrown, isTopLevel: isTopLevel)
+            }
         }
         let decoded: T
         do {
@@ -443,11 +464,20 @@ struct DecodedValueKey: Hashable {
 }
 
 /// A set of object indices below the object count, as bits.
-struct InProgressSet {
-    private var words: [UInt64]
+///
+/// A class over memory it owns, not a struct over an array: it is changed twice for every
+/// object decoded, and an array there was copied whole (copy-on-write) whenever a read of
+/// it was still alive, which made every object cost a copy of the whole set.
+final class ObjectIndexSet {
+    private let words: UnsafeMutableBufferPointer<UInt64>
 
     init(objectCount: Int) {
-        words = [UInt64](repeating: 0, count: (max(0, objectCount) + 63) >> 6)
+        words = .allocate(capacity: (max(0, objectCount) + 63) >> 6)
+        words.initialize(repeating: 0)
+    }
+
+    deinit {
+        words.deallocate()
     }
 
     @inline(__always)
@@ -458,14 +488,14 @@ struct InProgressSet {
     }
 
     @inline(__always)
-    mutating func insert(_ index: Int) {
+    func insert(_ index: Int) {
         let word = index >> 6
         guard index >= 0, word < words.count else { return }
         words[word] |= 1 << UInt64(index & 63)
     }
 
     @inline(__always)
-    mutating func remove(_ index: Int) {
+    func remove(_ index: Int) {
         let word = index >> 6
         guard index >= 0, word < words.count else { return }
         words[word] &= ~(1 << UInt64(index & 63))
@@ -556,6 +586,20 @@ extension KeyedUnarchiver {
         return .reference(try referenceIndex(value))
     }
 
+    /// The value of `key` (not yet escaped) in the current object, read in place by
+    /// ``BinaryArchiveSource/quickValue(forKey:in:)``, or `nil` for the general path.
+    ///
+    /// Only inside an `init(coder:)` reading a binary archive: a nested operation that
+    /// succeeds leaves no trace (its key-path component is pushed and popped, no error is
+    /// recorded), so the decoders return what this finds without that bookkeeping.
+    @inline(__always)
+    func quickValue(forKey key: String) -> BinaryArchiveSource.QuickValue? {
+        guard depth > 0, let binary, let fields = containers[containers.count - 1].binaryFields else {
+            return nil
+        }
+        return binary.quickValue(forKey: archiveEscapedKey(key), in: fields)
+    }
+
     /// The current object's fields as a property-list dictionary (built, for a binary
     /// archive), for the paths that need them all.
     func currentDictionary() throws -> PropertyListDictionary {
@@ -582,6 +626,7 @@ extension KeyedUnarchiver {
     func forgetResolutions() {
         resolutions.removeAll()
         classes.removeAll()
+        resolutionsUnchanged = false
     }
 
     func nextUnkeyedKey() -> String {
@@ -727,21 +772,12 @@ extension KeyedUnarchiver {
     /// The class description an object's `$class` refers to, with the type last resolved
     /// for it.
     func resolvedClass(of fields: ArchiveFields, uid: Int) throws -> ResolvedClass {
-        if case .binary(let object) = fields, let binary {
-            // The common case, read without a property-list value.
-            let classReference: UInt64?
-            do {
-                classReference = try binary.valueReference(forKey: "$class", in: object).flatMap {
-                    try binary.uidValue(ofReference: $0)
-                }
-            } catch let error as KeyedArchiveError {
-                throw inputFailure(error, reading: uid)
-            }
-            if let classReference, classReference < UInt64(binary.objectCount),
-                let known = classes[Int(classReference)]
-            {
-                return known
-            }
+        if case .binary(let object) = fields, let binary,
+            case .reference(let classUID)? = binary.quickValue(forKey: "$class", in: object),
+            let known = classes[classUID]
+        {
+            // The common case: a class already seen, read in place.
+            return known
         }
         guard let reference = try fieldValue(forKey: "$class", in: fields) else {
             throw failure(.invalidArchive, "$objects[\(uid)] is a dictionary without $class")
@@ -818,12 +854,24 @@ extension KeyedUnarchiver {
             // `T` is `String`, so this reinterprets a value as its own type.
             return unsafeBitCast(text, to: T.self)
         }
+        if resolutionsUnchanged, !inProgressFlags.contains(uid), decoded.contains(uid),
+            let known = decoded[uid],
+            known.type == ObjectIdentifier(T.self)
+        {
+            // Decoded before as this very type, under the same rules: resolving its class for
+            // `T` again would choose `T` again, so the checks below would all pass.
+            return try cast(known.value, as: T.self, "found \(Swift.type(of: known.value))")
+        }
         let fields: ArchiveFields
-        switch try entry(at: uid) {
-        case .object(let objectFields):
-            fields = objectFields
-        case .plain(let value):
-            return try decodePlainEntry(value, uid: uid, as: T.self)
+        if let object = binary?.quickObject(uid) {
+            fields = .binary(object)
+        } else {
+            switch try entry(at: uid) {
+            case .object(let objectFields):
+                fields = objectFields
+            case .plain(let value):
+                return try decodePlainEntry(value, uid: uid, as: T.self)
+            }
         }
         let resolved = try resolvedClass(of: fields, uid: uid)
         let chosen = try resolve(resolved, for: T.self)
@@ -865,12 +913,28 @@ extension KeyedUnarchiver {
                 let object = try binary.entryObject(uid, scanner: scanner)
                 guard object.kind == .asciiString || object.kind == .utf16String else { return nil }
                 let text = try scanner.string(object)
-                if object.count > 15 || object.kind == .utf16String { strings.insert(text, forKey: uid) }
+                if object.count > 15 || object.kind == .utf16String {
+                    // Kept from its second read on: most strings are read once, and
+                    // the second copy is the last.
+                    if stringsReadOnce.contains(uid) {
+                        strings.insert(text, forKey: uid)
+                    } else {
+                        stringsReadOnce.insert(uid)
+                    }
+                }
                 return text
             }
         } catch let error as KeyedArchiveError {
             throw inputFailure(error, reading: uid)
         }
+    }
+
+    /// `$objects[uid]` when it is a string read without error, else `nil` (the general
+    /// path then decodes it, and reports any damage).
+    @inline(__always)
+    func quickString(_ uid: Int) -> String? {
+        guard let text = try? binaryString(uid) else { return nil }
+        return text
     }
 
     /// Decodes the plain `$objects[uid]` as a `T`. Long strings and data are kept, so an
@@ -904,8 +968,15 @@ extension KeyedUnarchiver {
             // The usual case, a value cached as the very type asked: no dynamic cast needed.
             return reinterpret(value, as: T.self)
         }
+        return try dynamicCast(value, as: T.self, found())
+    }
+
+    /// `value as? T`, apart from ``cast(_:as:_:)``: the `T?` it needs costs a run-time
+    /// metadata lookup on entry to whatever function contains it, taken or not.
+    @inline(never)
+    private func dynamicCast<T: KeyedCoding>(_ value: Any, as type: T.Type, _ found: String) throws -> T {
         guard let typed = value as? T else {
-            throw failure(.typeMismatch, "expected \(T.archivedClassName), \(found())")
+            throw failure(.typeMismatch, "expected \(T.archivedClassName), \(found)")
         }
         return typed
     }
