@@ -287,10 +287,15 @@ final class BinaryArchiveSource: ArchiveObjectSource {
     /// `nil` for anything else: no open input, an absent key, another kind of value, or
     /// damaged bytes. The caller then takes the general path, which reads the key again and
     /// reports what is wrong; so this read never throws and never decides an error.
+    ///
+    /// With `escaping`, `key` is a caller's key, escaped (see `archiveEscapedKey`) only
+    /// when the key strings are compared: a key found before is recognised as given.
     @inline(__always)
-    func quickValue(forKey key: String, in fields: BinaryPropertyListObject) -> QuickValue? {
+    func quickValue(
+        forKey key: String, escaping: Bool = false, in fields: BinaryPropertyListObject
+    ) -> QuickValue? {
         guard let scanner = activeScanner else { return nil }
-        return quickValue(forKey: key, in: fields, scanner: scanner)
+        return quickValue(forKey: key, escaping: escaping, in: fields, scanner: scanner)
     }
 
     /// `$objects[uid]` when an operation has the input open and the entry is a dictionary
@@ -304,9 +309,10 @@ final class BinaryArchiveSource: ArchiveObjectSource {
     }
 
     private func quickValue(
-        forKey key: String, in fields: BinaryPropertyListObject, scanner: BinaryPropertyListScanner
+        forKey key: String, escaping: Bool, in fields: BinaryPropertyListObject,
+        scanner: BinaryPropertyListScanner
     ) -> QuickValue? {
-        guard let position = try? position(ofKey: key, in: fields, scanner: scanner),
+        guard let position = try? position(ofKey: key, escaping: escaping, in: fields, scanner: scanner),
             let reference = try? scanner.reference(fields, at: fields.count + position),
             let offset = try? scanner.offset(of: reference)
         else { return nil }
@@ -346,11 +352,14 @@ final class BinaryArchiveSource: ArchiveObjectSource {
     /// one position holding that string is the answer, usually found with one reference
     /// read. Otherwise, or when the string is not among the keys, the key texts are
     /// compared. The key is recognised by its `String` representation (see
-    /// ``KeyIdentity``) rather than by hashing its text.
+    /// ``KeyIdentity``) rather than by hashing its text. With `escaping`, the text compared
+    /// is `archiveEscapedKey(key)`; the cache is keyed by the key as given either way, and
+    /// a key that needs no escaping is the same string both ways.
     private func position(
-        ofKey key: String, in fields: BinaryPropertyListObject, scanner: BinaryPropertyListScanner
+        ofKey key: String, escaping: Bool = false, in fields: BinaryPropertyListObject,
+        scanner: BinaryPropertyListScanner
     ) throws -> Int? {
-        let identity = KeyIdentity(key)
+        let identity = KeyIdentity(key, escaping: escaping)
         var slot = -1
         if let identity {
             slot = identity.slot
@@ -379,7 +388,7 @@ final class BinaryArchiveSource: ArchiveObjectSource {
         }
         // Compare the text of every key (the key is new, its string is another object
         // here, it is absent, or this dictionary may hold a key text twice).
-        var text = key
+        var text = escaping ? archiveEscapedKey(key) : key
         let found = try text.withUTF8 { keyBytes in
             try scanner.position(ofKeyText: keyBytes, in: fields)
         }
@@ -408,17 +417,16 @@ final class BinaryArchiveSource: ArchiveObjectSource {
     ) throws -> Bool {
         if fields.offset == lastCheckedDictionary.offset { return lastCheckedDictionary.distinct }
         let references = scanner.referenceBytes(fields)
-        let hash = Self.hash(references)
-        let slot = Int(truncatingIfNeeded: hash >> 60) & (Self.layoutCacheSize - 1)
+        let layout = KeyLayout(references)
+        let slot = layout.slot(among: Self.layoutCacheSize)
         var distinct = false
-        if distinctLayouts[slot].hash == hash, Self.bytes(distinctLayouts[slot].references, equal: references)
-        {
+        if distinctLayouts[slot].matches(layout, references) {
             distinct = true
         } else if fields.count <= Self.layoutKeyLimit {
             distinct = try Self.keyTextsAreDistinct(fields, scanner: scanner)
             if distinct {
                 // The layout takes its slot, replacing any other there.
-                distinctLayouts[slot] = KeyLayout(hash: hash, references: Array(references))
+                distinctLayouts[slot] = layout.keepingBytes(references)
             }
         }
         lastCheckedDictionary = (fields.offset, distinct)
@@ -441,52 +449,6 @@ final class BinaryArchiveSource: ArchiveObjectSource {
         return true
     }
 
-    @inline(__always)
-    private static func bytes(_ stored: [UInt8], equal bytes: UnsafeRawBufferPointer) -> Bool {
-        guard stored.count == bytes.count else { return false }
-        return stored.withUnsafeBytes { stored in
-            guard let first = stored.baseAddress, let second = bytes.baseAddress else { return true }
-            var offset = 0
-            while offset + 8 <= bytes.count {
-                if first.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                    != second.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                {
-                    return false
-                }
-                offset += 8
-            }
-            while offset < bytes.count {
-                if first.load(fromByteOffset: offset, as: UInt8.self)
-                    != second.load(fromByteOffset: offset, as: UInt8.self)
-                {
-                    return false
-                }
-                offset += 1
-            }
-            return true
-        }
-    }
-
-    /// A hash of a dictionary's key-reference bytes, a word at a time.
-    @inline(__always)
-    private static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var hash = UInt64(truncatingIfNeeded: bytes.count) &* 0x9E37_79B9_7F4A_7C15
-        guard let base = bytes.baseAddress else { return hash }
-        var offset = 0
-        while offset + 8 <= bytes.count {
-            hash =
-                (hash ^ base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
-            offset += 8
-        }
-        var tail: UInt64 = 0
-        while offset < bytes.count {
-            tail = tail << 8 | UInt64(base.load(fromByteOffset: offset, as: UInt8.self))
-            offset += 1
-        }
-        hash = (hash ^ tail) &* 0xC4CE_B9FE_1A85_EC53
-        return hash ^ (hash >> 29)
-    }
-
     /// Dictionaries with more keys are not checked: their keys are found by text.
     private static let layoutKeyLimit = 32
     /// Slots of the layout table (a power of two): the classes whose objects are read in
@@ -500,36 +462,108 @@ final class BinaryArchiveSource: ArchiveObjectSource {
 /// A `String` recognised by its representation: the bytes of a short string, or the
 /// address of a literal's or a heap string's storage. Equal identities are equal strings;
 /// equal strings may differ in identity (the key is then looked up by its text).
+///
+/// A key looked up `escaping` (a caller's key, whose text in the archive is
+/// `archiveEscapedKey(key)`) is another identity than the same string looked up as the
+/// archive's own text: `"$$x"` given by a caller stands for the text `"$$$x"`.
 struct KeyIdentity: Equatable {
     private let low: UInt64
     private let high: UInt64
+    private let escaping: Bool
 
     /// `nil` where a `String` is not two words (32-bit platforms).
     @inline(__always)
-    init?(_ key: String) {
+    init?(_ key: String, escaping: Bool = false) {
         guard MemoryLayout<String>.size == 16 else { return nil }
         (low, high) = withUnsafeBytes(of: key) {
             ($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
         }
+        self.escaping = escaping
     }
 
     /// An identity no string has (a string's second word is never zero).
     init() {
-        (low, high) = (0, 0)
+        (low, high, escaping) = (0, 0, false)
     }
 
     /// The first way of this key's set in the cache: an even index below 128.
     @inline(__always)
     var slot: Int {
-        let mixed = (low ^ (high &* 0xC2B2_AE3D_27D4_EB4F)) &* 0x9E37_79B9_7F4A_7C15
+        let mixed = (low ^ (high &* 0xC2B2_AE3D_27D4_EB4F) ^ (escaping ? 1 : 0)) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: mixed >> 58) << 1
     }
 }
 
-/// The key-reference bytes of a dictionary found to hold distinct key texts, and their hash.
+/// The key-reference bytes of a dictionary found to hold distinct key texts.
+///
+/// Up to 16 bytes (8 keys with 2-byte references, 4 with 4-byte ones) are held in two
+/// words, compared without a loop: the first and the last 8 (or 4) bytes, overlapping,
+/// cover them all. Longer layouts keep their bytes too, for the words in between.
 struct KeyLayout {
-    var hash: UInt64 = 0
-    var references: [UInt8] = []
+    private var count = -1
+    private var first: UInt64 = 0
+    private var last: UInt64 = 0
+    private var bytes: [UInt8] = []
+
+    /// An empty slot, matching no layout.
+    init() {}
+
+    @inline(__always)
+    init(_ references: UnsafeRawBufferPointer) {
+        count = references.count
+        guard let base = references.baseAddress else { return }
+        switch count {
+        case 8...:
+            first = base.loadUnaligned(as: UInt64.self)
+            last = base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        case 4..<8:
+            first = UInt64(base.loadUnaligned(as: UInt32.self))
+            last = UInt64(base.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
+        default:
+            for offset in 0..<count {
+                first = first << 8 | UInt64(base.load(fromByteOffset: offset, as: UInt8.self))
+            }
+        }
+    }
+
+    /// The same layout holding its bytes when there are more than two words' worth.
+    func keepingBytes(_ references: UnsafeRawBufferPointer) -> KeyLayout {
+        var layout = self
+        if count > 16 { layout.bytes = Array(references) }
+        return layout
+    }
+
+    /// A slot for this layout in a table of `size` (a power of two) slots.
+    @inline(__always)
+    func slot(among size: Int) -> Int {
+        let mixed =
+            (first ^ (last &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(truncatingIfNeeded: count))
+            &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: mixed >> 58) & (size - 1)
+    }
+
+    /// Whether `other`, made from `references`, is this layout.
+    @inline(__always)
+    func matches(_ other: KeyLayout, _ references: UnsafeRawBufferPointer) -> Bool {
+        guard count == other.count, first == other.first, last == other.last else { return false }
+        guard count > 16 else { return true }
+        // The words between the first and the last 8 bytes.
+        return bytes.withUnsafeBytes { stored in
+            guard let kept = stored.baseAddress, let given = references.baseAddress,
+                stored.count == references.count
+            else { return false }
+            var offset = 8
+            while offset < count - 8 {
+                if kept.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    != given.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                {
+                    return false
+                }
+                offset += 8
+            }
+            return true
+        }
+    }
 }
 
 /// A key, the object index of its string in a binary archive, and the position it was last

@@ -597,7 +597,7 @@ extension KeyedUnarchiver {
         guard depth > 0, let binary, let fields = containers[containers.count - 1].binaryFields else {
             return nil
         }
-        return binary.quickValue(forKey: archiveEscapedKey(key), in: fields)
+        return binary.quickValue(forKey: key, escaping: true, in: fields)
     }
 
     /// The current object's fields as a property-list dictionary (built, for a binary

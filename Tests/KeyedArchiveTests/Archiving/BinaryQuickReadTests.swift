@@ -126,6 +126,40 @@ struct BinaryQuickReadTests {
         #expect(huge.hasPrefix("error valueOutOfRange"), "\(huge)")
     }
 
+    /// An object with the keys `$x` and `$$x` (stored as `$$x` and `$$$x`), read in turn by
+    /// the quick path and by the general one, whose key caches must not confuse the two.
+    struct DollarKeys: SecureKeyedCoding, Equatable {
+        static var archivedClassName: String { "DollarKeys" }
+        var reads: [Int] = []
+
+        init() {}
+
+        func encode(with coder: KeyedArchiver) {
+            coder.encode(1, forKey: "$x")
+            coder.encode(2, forKey: "$$x")
+        }
+
+        init(coder: KeyedUnarchiver) throws {
+            for _ in 0..<2 {
+                reads.append(try coder.decodeInteger(forKey: "$$x"))
+                reads.append(try coder.decodeObject(of: [Int.self], forKey: "$x") as? Int ?? -1)
+                reads.append(try coder.decodeInteger(forKey: "$x"))
+                reads.append(try coder.decodeObject(of: [Int.self], forKey: "$$x") as? Int ?? -1)
+            }
+        }
+    }
+
+    @Test(arguments: [PropertyListFormat.binary, .xml])
+    func escapedKeysAreNotConfused(_ format: PropertyListFormat) throws {
+        let archiver = KeyedArchiver()
+        archiver.outputFormat = format
+        archiver.encode(DollarKeys(), forKey: "object")
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: try archiver.finishedData())
+        unarchiver.setClass(DollarKeys.self, forClassName: "DollarKeys")
+        let object = try unarchiver.decodeObject(of: DollarKeys.self, forKey: "object")
+        #expect(object?.reads == [2, 1, 1, 2, 2, 1, 1, 2])
+    }
+
     /// A type that does not adopt secure coding.
     final class Loose: KeyedCoding {
         static var archivedClassName: String { "Loose" }
