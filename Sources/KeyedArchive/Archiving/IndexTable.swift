@@ -13,6 +13,7 @@
 struct IndexTable<Value> {
     /// For each slot, the position in `entries` plus one, or 0 for an empty slot.
     private var slots: [Int32] = []
+    /// The key of each entry, while the table hashes (dropped once it indexes directly).
     private var keys: [Int] = []
     private var entries: [Value] = []
     /// log2 of the slot count (0 when nothing is allocated).
@@ -91,8 +92,8 @@ struct IndexTable<Value> {
         }
         if !dense.isEmpty {
             // A key beyond the limit is not cached (callers only pass object indices).
+            // `keys` is not kept: nothing rehashes a directly indexed table.
             guard key >= 0, key < dense.count else { return }
-            keys.append(key)
             entries.append(value)
             dense[key] = Int32(truncatingIfNeeded: entries.count)
             return
@@ -133,6 +134,11 @@ struct IndexTable<Value> {
             dense[keys[position]] = Int32(truncatingIfNeeded: position + 1)
         }
         slots = []
+        keys = []
         bits = 0
+        // A table that reaches a sixteenth of the objects usually holds a good share of
+        // them: room for a quarter saves the copies of growing there step by step (a large
+        // allocation's pages are only committed as they are written).
+        entries.reserveCapacity(keyLimit / 4)
     }
 }

@@ -420,25 +420,36 @@ public final class KeyedUnarchiver {
 }
 
 /// The object being decoded: its fields and its position among unkeyed values.
+///
+/// A container is pushed and popped for every object decoded, so its fields are held as
+/// two optionals rather than an ``ArchiveFields`` (whose copies and destruction go through
+/// its enum's payloads): a binary archive's dictionary, read in place, which the key
+/// lookups use directly, or a parsed dictionary.
 struct DecodingContainer {
-    let fields: ArchiveFields
-    /// The dictionary of `fields` when it is read in place from a binary archive: kept
-    /// apart so that the key lookups, the most frequent operation, read it without
-    /// copying `fields`.
+    /// The object's dictionary when read in place from a binary archive.
     let binaryFields: BinaryPropertyListObject?
+    /// The object's dictionary otherwise (an XML archive, a caller's property list, `$top`).
+    let parsedFields: PropertyListDictionary?
     let uid: Int
     let className: String
     var unkeyedIndex = 0
 
     init(fields: ArchiveFields, uid: Int, className: String) {
-        self.fields = fields
-        if case .binary(let object) = fields {
+        switch fields {
+        case .binary(let object):
             binaryFields = object
-        } else {
+            parsedFields = nil
+        case .parsed(let dictionary):
             binaryFields = nil
+            parsedFields = dictionary
         }
         self.uid = uid
         self.className = className
+    }
+
+    var fields: ArchiveFields {
+        if let binaryFields { return .binary(binaryFields) }
+        return .parsed(parsedFields ?? PropertyListDictionary())
     }
 }
 
@@ -854,8 +865,8 @@ extension KeyedUnarchiver {
             // `T` is `String`, so this reinterprets a value as its own type.
             return unsafeBitCast(text, to: T.self)
         }
-        if resolutionsUnchanged, !inProgressFlags.contains(uid), decoded.contains(uid),
-            let known = decoded[uid],
+        let decodedBefore = decoded.contains(uid)
+        if decodedBefore, resolutionsUnchanged, !inProgressFlags.contains(uid), let known = decoded[uid],
             known.type == ObjectIdentifier(T.self)
         {
             // Decoded before as this very type, under the same rules: resolving its class for
@@ -879,7 +890,7 @@ extension KeyedUnarchiver {
             throw cycleFailure(className: className, uid: uid)
         }
         let chosenID = ObjectIdentifier(chosen)
-        if decoded.contains(uid), let known = decoded[uid] {
+        if decodedBefore, let known = decoded[uid] {
             if known.isInstance {
                 return try cast(
                     known.value, as: T.self,
