@@ -355,6 +355,7 @@ final class BinaryArchiveSource: ArchiveObjectSource {
     /// ``KeyIdentity``) rather than by hashing its text. With `escaping`, the text compared
     /// is `archiveEscapedKey(key)`; the cache is keyed by the key as given either way, and
     /// a key that needs no escaping is the same string both ways.
+    @inline(__always)
     private func position(
         ofKey key: String, escaping: Bool = false, in fields: BinaryPropertyListObject,
         scanner: BinaryPropertyListScanner

@@ -237,6 +237,12 @@ public final class KeyedUnarchiver {
                 // `T` is `String`, so this reinterprets a value as its own type.
                 return unsafeBitCast(text, to: T.self)
             }
+            if decoded.contains(uid), let known = reusable(uid, as: T.self),
+                ObjectIdentifier(Swift.type(of: known)) == ObjectIdentifier(T.self)
+            {
+                // A repeated reference to an object decoded before as `T`: nothing can fail.
+                return reinterpret(known, as: T.self)
+            }
         }
         let isTopLevel = beginOperation(.key(key))
         let lookup: FieldLookup
@@ -866,12 +872,8 @@ extension KeyedUnarchiver {
             return unsafeBitCast(text, to: T.self)
         }
         let decodedBefore = decoded.contains(uid)
-        if decodedBefore, resolutionsUnchanged, !inProgressFlags.contains(uid), let known = decoded[uid],
-            known.type == ObjectIdentifier(T.self)
-        {
-            // Decoded before as this very type, under the same rules: resolving its class for
-            // `T` again would choose `T` again, so the checks below would all pass.
-            return try cast(known.value, as: T.self, "found \(Swift.type(of: known.value))")
+        if decodedBefore, let known = reusable(uid, as: T.self) {
+            return try cast(known, as: T.self, "found \(Swift.type(of: known))")
         }
         let fields: ArchiveFields
         if let object = binary?.quickObject(uid) {
@@ -911,6 +913,17 @@ extension KeyedUnarchiver {
         }
         let value = try instantiate(chosen, uid: uid, fields: fields, className: className)
         return try cast(value, as: T.self, "found \(Swift.type(of: value))")
+    }
+
+    /// What `$objects[uid]` decoded to before as the very type `T`, under the same rules, so
+    /// that it can be returned as is: resolving its class for `T` again would choose `T`
+    /// again, and every check of the general path would pass. `nil` when there is none.
+    @inline(__always)
+    func reusable<T>(_ uid: Int, as type: T.Type) -> Any? {
+        guard resolutionsUnchanged, !inProgressFlags.contains(uid), let known = decoded[uid],
+            known.type == ObjectIdentifier(T.self)
+        else { return nil }
+        return known.value
     }
 
     /// `$objects[uid]` of a binary archive when it is a string, or `nil` for any other

@@ -284,6 +284,13 @@ struct BinaryPropertyListScanner {
         let offset = try offset(of: index)
         let marker = byte(offset)
         let low = Int(marker & 0x0F)
+        if marker >> 4 == 0xD, low < 0x0F, 2 * low * trailer.objectRefSize <= objectsEnd - offset - 1 {
+            // A dictionary of fewer than 15 entries, as objects are: the most frequent
+            // object looked up, decoded without the general path's cases.
+            return BinaryPropertyListObject(
+                index: index, kind: .dictionary, marker: marker, offset: offset, payload: offset + 1,
+                count: low)
+        }
         let kind: BinaryPropertyListKind
         var payload = offset + 1
         var count: Int
