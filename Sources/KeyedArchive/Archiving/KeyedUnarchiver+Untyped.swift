@@ -70,11 +70,11 @@ extension KeyedUnarchiver {
             try checkSecureCoding(chosen, className: description.name)
             if let className = inProgressClassName(uid) { throw cycleFailure(className: className, uid: uid) }
             if let cached = cached(uid, as: chosen) { return cached }
-            return try instantiate(chosen, uid: uid, fields: fields, className: description.name)
+            return try instantiate(chosen, uid: uid, fields: fields, classUID: description.uid)
         }
         if let standard = candidateNames(description).lazy.compactMap(StandardClass.init).first {
             return try decodeStandard(
-                standard, uid: uid, fields: fields, className: description.name, allowed: allowed)
+                standard, uid: uid, fields: fields, classUID: description.uid, allowed: allowed)
         }
         if options.decodesUnknownClassesGenerically {
             return try genericObject(at: uid)
@@ -89,22 +89,22 @@ extension KeyedUnarchiver {
     }
 
     func decodeStandard(
-        _ standard: StandardClass, uid: Int, fields: ArchiveFields, className: String,
+        _ standard: StandardClass, uid: Int, fields: ArchiveFields, classUID: Int,
         allowed: [any KeyedCoding.Type]?
     ) throws -> Any {
         if let className = inProgressClassName(uid) { throw cycleFailure(className: className, uid: uid) }
         switch standard {
         case .string:
-            return try cachedOrInstantiate(String.self, uid: uid, fields: fields, className: className)
-        case .data: return try cachedOrInstantiate(Data.self, uid: uid, fields: fields, className: className)
-        case .date: return try cachedOrInstantiate(Date.self, uid: uid, fields: fields, className: className)
-        case .url: return try cachedOrInstantiate(URL.self, uid: uid, fields: fields, className: className)
-        case .uuid: return try cachedOrInstantiate(UUID.self, uid: uid, fields: fields, className: className)
+            return try cachedOrInstantiate(String.self, uid: uid, fields: fields, classUID: classUID)
+        case .data: return try cachedOrInstantiate(Data.self, uid: uid, fields: fields, classUID: classUID)
+        case .date: return try cachedOrInstantiate(Date.self, uid: uid, fields: fields, classUID: classUID)
+        case .url: return try cachedOrInstantiate(URL.self, uid: uid, fields: fields, classUID: classUID)
+        case .uuid: return try cachedOrInstantiate(UUID.self, uid: uid, fields: fields, classUID: classUID)
         case .null: return ArchivedNull()
         case .array, .set, .dictionary: break
         }
         if let cached = decodedUntyped[uid] { return cached }
-        let value: Any = try withObject(uid: uid, fields: fields, className: className) {
+        let value: Any = try withObject(uid: uid, fields: fields, classUID: classUID) {
             switch standard {
             case .set: return try untypedSet(allowed: allowed)
             case .dictionary: return try untypedDictionary(allowed: allowed)
@@ -116,16 +116,16 @@ extension KeyedUnarchiver {
     }
 
     func cachedOrInstantiate<U: KeyedCoding>(
-        _ type: U.Type, uid: Int, fields: ArchiveFields, className: String
+        _ type: U.Type, uid: Int, fields: ArchiveFields, classUID: Int
     ) throws -> U {
         if let cached = cached(uid, as: U.self) as? U { return cached }
-        return try instantiate(U.self, uid: uid, fields: fields, className: className)
+        return try instantiate(U.self, uid: uid, fields: fields, classUID: classUID)
     }
 
     /// Runs `body` with `$objects[uid]` as the current object, marked in progress, and
     /// restores the state whether `body` returns or throws.
     func withObject<R>(
-        uid: Int, fields: ArchiveFields, className: String, _ body: () throws -> R
+        uid: Int, fields: ArchiveFields, classUID: Int, _ body: () throws -> R
     ) throws -> R {
         guard depth < options.maximumDepth else {
             throw failure(
@@ -133,7 +133,7 @@ extension KeyedUnarchiver {
         }
         // `uid` is in range: it came from `referenceIndex`.
         inProgressFlags.insert(uid)
-        containers.append(DecodingContainer(fields: fields, uid: uid, className: className))
+        containers.append(DecodingContainer(fields: fields, uid: uid, classUID: classUID))
         depth += 1
         defer {
             containers.removeLast()

@@ -160,7 +160,7 @@ public final class KeyedUnarchiver {
         self.source = source
         self.binary = source as? BinaryArchiveSource
         self.options = options
-        self.containers = [DecodingContainer(fields: .parsed(source.top), uid: 0, className: "")]
+        self.containers = [DecodingContainer(fields: .parsed(source.top), uid: 0, classUID: 0)]
         self.inProgressFlags = ObjectIndexSet(objectCount: source.objectCount)
         self.stringsReadOnce = ObjectIndexSet(
             objectCount: source is BinaryArchiveSource ? source.objectCount : 0)
@@ -437,10 +437,13 @@ struct DecodingContainer {
     /// The object's dictionary otherwise (an XML archive, a caller's property list, `$top`).
     let parsedFields: PropertyListDictionary?
     let uid: Int
-    let className: String
+    /// The index of the object's class description (see
+    /// ``KeyedUnarchiver/className(ofClassUID:)``); a number, not the name, so that pushing
+    /// and popping a container retains nothing for a binary archive.
+    let classUID: Int
     var unkeyedIndex = 0
 
-    init(fields: ArchiveFields, uid: Int, className: String) {
+    init(fields: ArchiveFields, uid: Int, classUID: Int) {
         switch fields {
         case .binary(let object):
             binaryFields = object
@@ -450,7 +453,7 @@ struct DecodingContainer {
             parsedFields = dictionary
         }
         self.uid = uid
-        self.className = className
+        self.classUID = classUID
     }
 
     var fields: ArchiveFields {
@@ -907,11 +910,11 @@ extension KeyedUnarchiver {
                 return try cast(value, as: T.self, "found \(Swift.type(of: value))")
             }
         }
-        let className = resolved.description.name
+        let classUID = resolved.description.uid
         if chosenID == ObjectIdentifier(T.self) {
-            return try instantiate(T.self, uid: uid, fields: fields, className: className)
+            return try instantiate(T.self, uid: uid, fields: fields, classUID: classUID)
         }
-        let value = try instantiate(chosen, uid: uid, fields: fields, className: className)
+        let value = try instantiate(chosen, uid: uid, fields: fields, classUID: classUID)
         return try cast(value, as: T.self, "found \(Swift.type(of: value))")
     }
 
@@ -1039,7 +1042,14 @@ extension KeyedUnarchiver {
     @inline(__always)
     func inProgressClassName(_ uid: Int) -> String? {
         guard inProgressFlags.contains(uid) else { return nil }
-        return containers.last { $0.uid == uid }?.className ?? ""
+        return containers.last { $0.uid == uid }.map { className(ofClassUID: $0.classUID) } ?? ""
+    }
+
+    /// The name in the class description `$objects[classUID]`, for messages.
+    func className(ofClassUID classUID: Int) -> String {
+        if let known = classes[classUID] { return known.description.name }
+        return (try? ClassDescription(parsing: source.object(at: classUID), uid: classUID).name)
+            ?? "the class of object #\(classUID)"
     }
 
     func cycleFailure(className: String, uid: Int) -> KeyedArchiveError {
@@ -1059,15 +1069,17 @@ extension KeyedUnarchiver {
     /// Runs `U.init(coder:)` on `$objects[uid]`, marking it in progress meanwhile, then
     /// caches the result and runs back-reference assignments waiting for it.
     func instantiate<U: KeyedCoding>(
-        _ type: U.Type, uid: Int, fields: ArchiveFields, className: String
+        _ type: U.Type, uid: Int, fields: ArchiveFields, classUID: Int
     ) throws -> U {
         let value: U
         do {
-            value = try withObject(uid: uid, fields: fields, className: className) { try U(coder: self) }
+            value = try withObject(uid: uid, fields: fields, classUID: classUID) { try U(coder: self) }
         } catch let thrown {
             pendingAssignments[uid] = nil
             if let archiveError = thrown as? KeyedArchiveError { throw located(archiveError) }
-            throw failure(.invalidArchive, "\(U.self).init(coder:) failed for \(className): \(thrown)")
+            throw failure(
+                .invalidArchive,
+                "\(U.self).init(coder:) failed for \(className(ofClassUID: classUID)): \(thrown)")
         }
         let typeID = ObjectIdentifier(U.self)
         if U.self is AnyObject.Type {

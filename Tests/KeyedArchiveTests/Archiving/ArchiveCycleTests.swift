@@ -52,12 +52,19 @@ struct ArchiveCycleTests {
         #expect(decodedFolder.items.first?.parent === decodedFolder)
     }
 
-    @Test func naiveDecodingOfACycleFailsInsteadOfHandingOutAHalfBuiltObject() throws {
-        let unarchiver = try KeyedUnarchiver(propertyList: Self.folderArchive())
+    @Test(arguments: [nil, PropertyListFormat.binary, .xml])
+    func naiveDecodingOfACycleFailsInsteadOfHandingOutAHalfBuiltObject(_ format: PropertyListFormat?) throws {
+        let archive = Self.folderArchive()
+        let unarchiver =
+            try format.map { try KeyedUnarchiver(forReadingFrom: archive.data(format: $0)) }
+            ?? KeyedUnarchiver(propertyList: archive)
         let error = ArchiveTest.error { try unarchiver.decodeObject(of: NaiveFolder.self, forKey: "root") }
         #expect(error?.code == .unresolvableCycle)
         #expect(error?.location == .keyPath("root.items[0].parent"))
         #expect(error?.message.contains("decodeBackReference") == true)
+        // The object whose init(coder:) is still running is named by its archived class.
+        let message = error?.message ?? ""
+        #expect(message.contains("reference to KeyedArchiveTests.Folder (object #"), "\(message)")
     }
 
     @Test func backReferenceChecksTheClass() throws {
