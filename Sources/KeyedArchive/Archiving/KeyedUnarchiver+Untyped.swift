@@ -292,9 +292,12 @@ extension KeyedUnarchiver {
                 var indices: [Int] = []
                 indices.reserveCapacity(objects.count)  // bounded by the bytes that remain
                 for position in 0..<objects.count {
-                    let element = try scanner.object(scanner.reference(objects, at: position))
-                    guard element.kind == .uid else { return nil }
-                    let raw = scanner.unsigned(element.payload, width: element.count)
+                    // Each element is a UID object: its marker and bytes are read directly.
+                    let offset = try scanner.offset(of: scanner.reference(objects, at: position))
+                    let marker = scanner.byte(offset)
+                    let width = Int(marker & 0x07) + 1
+                    guard marker & 0xF8 == 0x80, width <= scanner.objectsEnd - offset - 1 else { return nil }
+                    let raw = scanner.unsigned(offset + 1, width: width)
                     guard raw < UInt64(objectCount) else { return nil }
                     indices.append(Int(raw))
                 }
