@@ -42,14 +42,18 @@ final class BinaryObjectShape {
 extension CodableArchiveReader {
     /// Runs `body` with the binary source and its scanner, or returns `nil` when the
     /// archive is not read in place; the input's errors get the coding path.
+    ///
+    /// Outside ``decodeRoot(_:from:)`` (a container an `init(from:)` kept and reads from
+    /// later) the input is opened again for the one read.
     @inline(__always)
     private func inPlace<R>(
         _ parent: CodablePath?, _ key: (any CodingKey)?,
         _ body: (BinaryArchiveSource, BinaryPropertyListScanner) throws -> R?
     ) throws -> R? {
-        guard let binary, let scanner else { return nil }
+        guard let binary else { return nil }
         do {
-            return try body(binary, scanner)
+            if let scanner { return try body(binary, scanner) }
+            return try binary.withScanner { try body(binary, $0) }
         } catch let error as KeyedArchiveError {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(

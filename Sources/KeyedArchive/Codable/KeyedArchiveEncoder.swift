@@ -101,6 +101,10 @@ public struct KeyedArchiveEncoder {
 /// instance); value types are decoded at each reference. Whatever the input, decoding
 /// ends: nesting is limited, the work is bounded by the archive's size, and an object
 /// that refers back to itself while it is decoded fails with `unresolvableCycle`.
+///
+/// A binary archive is read in place and lazily: only the values your types ask for are
+/// read, so damage in a value nothing asks for goes unnoticed, while the decode that
+/// reads it fails with its coding path. An XML archive is parsed whole first.
 public struct KeyedArchiveDecoder {
     /// Values handed to every `init(from:)` as `decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
