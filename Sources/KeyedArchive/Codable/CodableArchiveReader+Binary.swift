@@ -153,7 +153,7 @@ extension CodableArchiveReader {
                 let valueArray = try scanner.object(
                     scanner.reference(object, at: object.count + objectsPosition))
                 guard keyArray.kind == .array, valueArray.kind == .array, keyArray.count == valueArray.count,
-                    let keys = try dictionaryKeys(keyArray, binary, scanner)
+                    let keys = try dictionaryKeys(keyArray, scanner)
                 else { return nil }
                 return KeyedSource(keys: keys, binaryValues: valueArray, base: 0, isObjectFields: false)
             case .collection:
@@ -191,34 +191,16 @@ extension CodableArchiveReader {
         let count = object.count
         let first = count > 0 ? try scanner.reference(object, at: 0) : -1
         // Direct-mapped by the key count and the first key: objects of one class hit the
-        // same slot.
+        // same slot (which other shapes may share, so every reference is compared).
         let slot = (first &* 31 &+ count) & (Self.shapeCacheSize - 1)
         if shapes.isEmpty { shapes = [BinaryObjectShape?](repeating: nil, count: Self.shapeCacheSize) }
-        if let shape = shapes[slot], shape.keyReferences.count == count {
-            var matches = true
-            var position = 1
-            while position < count {
-                if try scanner.reference(object, at: position) != shape.keyReferences[position] {
-                    matches = false
-                    break
-                }
-                position += 1
-            }
-            if matches { return shape }
+        if let shape = shapes[slot], shape.keyReferences.count == count,
+            try references(of: object, equal: shape.keyReferences, scanner)
+        {
+            return shape
         }
-        var references: [Int] = []
-        references.reserveCapacity(count)
-        var keys: [String] = []
-        keys.reserveCapacity(count)
-        var seen: Set<String> = []
-        for position in 0..<count {
-            let reference = try scanner.reference(object, at: position)
-            let keyObject = try scanner.object(reference)
-            guard keyObject.kind == .asciiString || keyObject.kind == .utf16String else { return nil }
-            let text = try scanner.string(keyObject)
-            guard seen.insert(text).inserted else { return nil }
-            references.append(reference)
-            keys.append(text)
+        guard let (references, keys) = try keyTexts(of: object, throughUIDs: false, scanner) else {
+            return nil
         }
         let shape = BinaryObjectShape(keyReferences: references, keys: keys)
         shapes[slot] = shape
@@ -256,39 +238,67 @@ extension CodableArchiveReader {
     /// The keys of an `NSDictionary` (`NS.keys`, references to strings), or `nil` when
     /// one is not a plain string or repeats. Dictionaries of one type share their key
     /// references, so the last keys are reused when the references match.
-    private func dictionaryKeys(
-        _ array: BinaryPropertyListObject, _ binary: BinaryArchiveSource, _ scanner: BinaryPropertyListScanner
-    ) throws -> [String]? {
-        let count = array.count
-        if count == lastBinaryKeyReferences.count {
-            var matches = true
-            for position in 0..<count
-            where try scanner.reference(array, at: position) != lastBinaryKeyReferences[position] {
-                matches = false
-                break
-            }
-            if matches { return lastBinaryKeys }
+    private func dictionaryKeys(_ array: BinaryPropertyListObject, _ scanner: BinaryPropertyListScanner)
+        throws
+        -> [String]?
+    {
+        if array.count == lastBinaryKeyReferences.count,
+            try references(of: array, equal: lastBinaryKeyReferences, scanner)
+        {
+            return lastBinaryKeys
         }
+        guard let (references, keys) = try keyTexts(of: array, throughUIDs: true, scanner) else { return nil }
+        lastBinaryKeyReferences = references
+        lastBinaryKeys = keys
+        return keys
+    }
+
+    // MARK: Key lists
+
+    /// Whether the first `stored.count` references of `container` are those of `stored`.
+    @inline(__always)
+    private func references(
+        of container: BinaryPropertyListObject, equal stored: [Int], _ scanner: BinaryPropertyListScanner
+    ) throws -> Bool {
+        var position = 0
+        while position < stored.count {
+            if try scanner.reference(container, at: position) != stored[position] { return false }
+            position += 1
+        }
+        return true
+    }
+
+    /// The first `container.count` references of `container` (an object's keys, or an
+    /// `NS.keys` array whose elements are UIDs of `$objects` entries when `throughUIDs`),
+    /// with the texts of the strings they lead to; `nil` when one is not a string or a
+    /// text repeats.
+    private func keyTexts(
+        of container: BinaryPropertyListObject, throughUIDs: Bool, _ scanner: BinaryPropertyListScanner
+    ) throws -> (references: [Int], keys: [String])? {
+        let count = container.count
         var references: [Int] = []
         references.reserveCapacity(count)
         var keys: [String] = []
         keys.reserveCapacity(count)
         var seen: Set<String> = []
         for position in 0..<count {
-            let reference = try scanner.reference(array, at: position)
-            guard let raw = try uidValue(reference, scanner), raw > 0, raw < UInt64(binary.objectCount) else {
-                return nil
+            let reference = try scanner.reference(container, at: position)
+            let string: BinaryPropertyListObject
+            if throughUIDs {
+                guard let binary, let raw = try uidValue(reference, scanner), raw > 0,
+                    raw < UInt64(binary.objectCount)
+                else { return nil }
+                string = try binary.entryObject(Int(raw), scanner: scanner)
+            } else {
+                string = try scanner.object(reference)
             }
-            let entry = try binary.entryObject(Int(raw), scanner: scanner)
-            guard entry.kind == .asciiString || entry.kind == .utf16String else { return nil }
-            let text = try scanner.string(entry)
+            guard string.kind == .asciiString || string.kind == .utf16String else { return nil }
+            let text = try scanner.string(string)
             guard seen.insert(text).inserted else { return nil }
             references.append(reference)
             keys.append(text)
         }
-        lastBinaryKeyReferences = references
-        lastBinaryKeys = keys
-        return keys
+        return (references, keys)
     }
 }
 
