@@ -413,10 +413,19 @@ final class BinaryArchiveSource: ArchiveObjectSource {
     /// Dictionaries with the same key references (the objects of one class) are checked
     /// once: the reference bytes of the last few layouts found distinct are kept, and the
     /// dictionary looked at last is remembered, as an object's keys are looked up in turn.
+    @inline(__always)
     private func hasDistinctKeyTexts(
         _ fields: BinaryPropertyListObject, scanner: BinaryPropertyListScanner
     ) throws -> Bool {
         if fields.offset == lastCheckedDictionary.offset { return lastCheckedDictionary.distinct }
+        return try checkKeyLayout(fields, scanner: scanner)
+    }
+
+    /// ``hasDistinctKeyTexts(_:scanner:)`` for a dictionary other than the last one asked
+    /// about (kept out of line: the repeated question is asked inline).
+    private func checkKeyLayout(
+        _ fields: BinaryPropertyListObject, scanner: BinaryPropertyListScanner
+    ) throws -> Bool {
         let references = scanner.referenceBytes(fields)
         let layout = KeyLayout(references)
         let slot = layout.slot(among: Self.layoutCacheSize)
