@@ -17,6 +17,34 @@ protocol ArchiveObjectSource {
     func object(at index: Int) throws -> PropertyList
 }
 
+/// A field value as the hot decoding paths read it (see
+/// ``KeyedUnarchiver/quickValue(forKey:)``): a reference or a scalar, read without a
+/// ``PropertyList`` from a binary archive, or taken from a parsed dictionary.
+enum QuickValue {
+    /// A UID, checked to be below the object count; 0 is nil.
+    case reference(Int)
+    case real(Double)
+    /// An integer that fits in 64 bits (binary: 1, 2, 4 bytes unsigned or 8 signed).
+    case integer(Int64)
+    case bool(Bool)
+
+    /// `value` as a quick value, or `nil` for any other kind (or an integer beyond `Int64`).
+    @inline(__always)
+    init?(_ value: PropertyList?, objectCount: Int) {
+        switch value {
+        case .uid(let raw)?:
+            guard raw < UInt64(objectCount) else { return nil }
+            self = .reference(Int(raw))
+        case .real(let real)?: self = .real(real)
+        case .integer(let integer)?:
+            guard let exact = integer.int64Value else { return nil }
+            self = .integer(exact)
+        case .bool(let flag)?: self = .bool(flag)
+        default: return nil
+        }
+    }
+}
+
 /// `$objects` served from a property list parsed in full.
 struct PropertyListArchiveSource: ArchiveObjectSource {
     let objects: [PropertyList]

@@ -270,16 +270,6 @@ final class BinaryArchiveSource: ArchiveObjectSource {
 
     // MARK: Quick reads
 
-    /// A value held by one small object, as the hot decoding paths read it.
-    enum QuickValue {
-        /// A UID, checked to be below the object count; 0 is nil.
-        case reference(Int)
-        case real(Double)
-        /// An integer of 1, 2, 4 (unsigned) or 8 (signed) bytes.
-        case integer(Int64)
-        case bool(Bool)
-    }
-
     /// The value under `key` in `fields` when an operation has the input open (see
     /// ``withInput(_:)``) and the value is a UID, a real, an integer of at most 8 bytes or a
     /// Boolean, read in place without building a property-list value.

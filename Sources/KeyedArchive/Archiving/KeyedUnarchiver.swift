@@ -606,18 +606,22 @@ extension KeyedUnarchiver {
         return .reference(try referenceIndex(value))
     }
 
-    /// The value of `key` (not yet escaped) in the current object, read in place by
-    /// ``BinaryArchiveSource/quickValue(forKey:in:)``, or `nil` for the general path.
+    /// The value of `key` (not yet escaped) in the current object when it is a reference
+    /// or a scalar: read in place by ``BinaryArchiveSource/quickValue(forKey:escaping:in:)``,
+    /// or taken from a parsed dictionary; `nil` for the general path.
     ///
-    /// Only inside an `init(coder:)` reading a binary archive: a nested operation that
-    /// succeeds leaves no trace (its key-path component is pushed and popped, no error is
-    /// recorded), so the decoders return what this finds without that bookkeeping.
+    /// Only inside an `init(coder:)`: a nested operation that succeeds leaves no trace (its
+    /// key-path component is pushed and popped, no error is recorded), so the decoders
+    /// return what this finds without that bookkeeping.
     @inline(__always)
-    func quickValue(forKey key: String) -> BinaryArchiveSource.QuickValue? {
-        guard depth > 0, let binary, let fields = containers[containers.count - 1].binaryFields else {
-            return nil
+    func quickValue(forKey key: String) -> QuickValue? {
+        guard depth > 0 else { return nil }
+        let current = containers.count - 1
+        if let binary, let fields = containers[current].binaryFields {
+            return binary.quickValue(forKey: key, escaping: true, in: fields)
         }
-        return binary.quickValue(forKey: key, escaping: true, in: fields)
+        return QuickValue(
+            containers[current].parsedFields?[archiveEscapedKey(key)], objectCount: source.objectCount)
     }
 
     /// The current object's fields as a property-list dictionary (built, for a binary
@@ -866,10 +870,10 @@ extension KeyedUnarchiver {
 
     /// Decodes `$objects[uid]`, which is not index 0 (nil), as a `T`.
     func decodeEntry<T: KeyedCoding>(_ uid: Int, as type: T.Type) throws -> T {
-        // Strings are the most common entries: read them straight from a binary archive,
-        // without a property-list value, a protocol lookup or a dynamic cast.
-        if ObjectIdentifier(T.self) == ObjectIdentifier(String.self), binary != nil,
-            let text = try binaryString(uid)
+        // Strings are the most common entries: read them straight from a binary archive (or
+        // the parsed entry), without a protocol lookup or a dynamic cast.
+        if ObjectIdentifier(T.self) == ObjectIdentifier(String.self),
+            let text = binary != nil ? try binaryString(uid) : parsedString(uid)
         {
             // `T` is `String`, so this reinterprets a value as its own type.
             return unsafeBitCast(text, to: T.self)
@@ -960,7 +964,15 @@ extension KeyedUnarchiver {
     /// path then decodes it, and reports any damage).
     @inline(__always)
     func quickString(_ uid: Int) -> String? {
+        guard binary != nil else { return parsedString(uid) }
         guard let text = try? binaryString(uid) else { return nil }
+        return text
+    }
+
+    /// `$objects[uid]` of a parsed archive when it is a string, or `nil` for any other entry.
+    @inline(__always)
+    func parsedString(_ uid: Int) -> String? {
+        guard case .string(let text)? = try? source.object(at: uid) else { return nil }
         return text
     }
 
