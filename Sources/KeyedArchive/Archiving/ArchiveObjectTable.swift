@@ -76,7 +76,7 @@ struct ArchiveObjectTable {
     private(set) var entries: [Int] = []
     /// For builder objects that are plain or shareable entries, the entry's index + 1
     /// (0: none). Indexed by builder object, grown on demand.
-    private var entryIndexByObject: [Int] = []
+    private var entryIndexByObject: [UInt32] = []
     /// Class descriptions already stored, by class name.
     private var classDescriptions: [String: Int] = [:]
     /// Object fields holding conditional references, to patch at the end.
@@ -105,13 +105,13 @@ struct ArchiveObjectTable {
     mutating func plainEntry(_ object: Int) -> Int {
         if object < entryIndexByObject.count {
             let known = entryIndexByObject[object]
-            if known != 0 { return known - 1 }
+            if known != 0 { return Int(known) - 1 }
         } else {
             growEntryIndex(to: object + 1)
         }
         let index = entries.count
         entries.append(object)
-        entryIndexByObject[object] = index + 1
+        entryIndexByObject[object] = UInt32(truncatingIfNeeded: index + 1)
         return index
     }
 
@@ -263,14 +263,14 @@ struct ArchiveObjectTable {
         if stored != object {
             entries.removeLast()
             if stored < entryIndexByObject.count, entryIndexByObject[stored] != 0 {
-                return entryIndexByObject[stored] - 1
+                return Int(entryIndexByObject[stored]) - 1
             }
             // Not reachable: every shareable object is indexed below. Refer to it anew.
             entries.append(stored)
             return entries.count - 1
         }
         growEntryIndex(to: object + 1)
-        entryIndexByObject[object] = uid + 1
+        entryIndexByObject[object] = UInt32(truncatingIfNeeded: uid + 1)
         return uid
     }
 

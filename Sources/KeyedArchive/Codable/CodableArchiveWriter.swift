@@ -411,15 +411,7 @@ final class CodableArchiveWriter {
     // MARK: Collections
 
     private func storeDictionary(_ node: CodableEncodingNode) -> Int {
-        let count = node.fields.count
-        var sameKeys = count == lastDictionaryKeys.count
-        if sameKeys {
-            for index in 0..<count where node.fields[index].key != lastDictionaryKeys[index] {
-                sameKeys = false
-                break
-            }
-        }
-        if !sameKeys {
+        if !Self.fields(node.fields, haveKeys: lastDictionaryKeys) {
             lastDictionaryKeys = node.fields.map(\.key)
             lastDictionaryKeyUIDs = lastDictionaryKeys.map { unique(.string($0)) }
             lastDictionaryKeyArray = nil
@@ -492,15 +484,7 @@ final class CodableArchiveWriter {
     /// when the keys are those of the last object, their key objects exist already, so
     /// only the values are added.
     private func storeFields(of node: CodableEncodingNode, classUID: Int) -> Int {
-        let count = node.fields.count
-        var sameKeys = count == lastFieldKeys.count
-        if sameKeys {
-            for index in 0..<count where node.fields[index].key != lastFieldKeys[index] {
-                sameKeys = false
-                break
-            }
-        }
-        guard sameKeys else {
+        guard Self.fields(node.fields, haveKeys: lastFieldKeys) else {
             let uid = storeObject(classUID: classUID, fields: objectFields(node))
             lastFieldKeys = node.fields.map(\.key)
             lastFieldKeyObjects = lastFieldKeys.map { archiver.table.keyObject(archiveEscapedKey($0)) }
@@ -510,6 +494,14 @@ final class CodableArchiveWriter {
         return Self.storeObject(
             in: &archiver.table, classUID: classUID, keys: lastFieldKeyObjects, values: &fieldValueObjects,
             fields: node.fields)
+    }
+
+    /// Whether the fields' keys are `keys`, in order: a node with the last node's keys
+    /// reuses that node's key objects.
+    private static func fields(_ fields: [CodableEncodingNode.Field], haveKeys keys: [String]) -> Bool {
+        guard fields.count == keys.count else { return false }
+        for index in 0..<keys.count where fields[index].key != keys[index] { return false }
+        return true
     }
 
     /// Reserves an entry and stores the fields in it, in one access to the table.

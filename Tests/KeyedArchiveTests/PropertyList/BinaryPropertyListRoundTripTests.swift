@@ -205,6 +205,47 @@ struct BinaryPropertyListRoundTripTests {
         try unfinished.setArray(reserved, elements: [5])
         #expect(throws: KeyedArchiveError.self) { try unfinished.finish(topObject: reserved) }
     }
+
+    /// Objects, references and payload bytes are stored with 32-bit positions: past the
+    /// builder's limit it refuses at `finish` with an error (the limit is lowered here).
+    @Test(arguments: ["objects", "object references", "bytes of strings and data"])
+    func builderRefusesPastItsLimit(_ what: String) throws {
+        var builder = BinaryPropertyListBuilder()
+        builder.limit = 4
+        let first = builder.addString("a")
+        switch what {
+        case "objects":
+            for value in 1...4 { _ = builder.addInteger(Int64(value)) }
+        case "object references":
+            _ = builder.addArray([first, first])
+            _ = builder.addArray([first, first, first])
+        default:
+            _ = builder.addData([1, 2, 3, 4])
+        }
+        let error = #expect(throws: KeyedArchiveError.self) { try builder.finish(topObject: first) }
+        #expect(error?.code == .invalidValue)
+        #expect(error?.message.contains("more than 4 \(what)") == true, "\(error?.message ?? "")")
+    }
+
+    @Test func builderRefusesReferencesBeyond32Bits() throws {
+        var builder = BinaryPropertyListBuilder()
+        let array = builder.addArray([1 << 33])
+        let error = #expect(throws: KeyedArchiveError.self) { try builder.finish(topObject: array) }
+        #expect(error?.message.contains("\(1 << 33) does not exist") == true, "\(error?.message ?? "")")
+    }
+
+    /// More than 65,536 objects: 4-byte references and offsets, many regrown tables.
+    @Test func builderWritesLargeTables() throws {
+        var builder = BinaryPropertyListBuilder()
+        let root = builder.reserveObject()
+        let elements = (0..<70_000).map { builder.addInteger(Int64($0) * 3) }
+        #expect(builder.addInteger(Int64(69_999 * 3)) == elements.last)
+        try builder.setArray(root, elements: elements)
+        let data = try builder.finish(topObject: root)
+        #expect(
+            try PropertyList(from: data)
+                == .array((0..<70_000).map { .integer(PropertyListInteger(Int64($0) * 3)) }))
+    }
 }
 
 @Suite(

@@ -32,20 +32,52 @@ struct BinaryPropertyListBuilder {
         case scalar, array, dictionary, reserved
     }
 
+    /// One object in 24 bytes (32-bit positions, counts and hashes keep the tables small:
+    /// most of the time of a large archive goes to touching fresh memory).
     private struct Entry {
-        /// Scalars: the leading encoded bytes (marker, count or value), kept here so that
-        /// numbers, dates and UIDs need no other storage; containers: empty.
-        var header = ScalarHeader()
-        var kind: EntryKind
+        /// Scalars: the header bytes after the marker (a count or a value, at most 8),
+        /// first byte lowest, so that numbers, dates and UIDs need no other storage.
+        var headerTail: UInt64 = 0
         /// Scalars: start of the payload in `scalarBytes`; containers: start in `references`.
-        var start: Int
+        var start: UInt32
         /// Scalars: payload length; arrays: elements; dictionaries: pairs.
-        var count: Int
-        /// Hash of a scalar's encoded bytes, or of a shareable dictionary's references.
-        var hash: Int
+        var count: UInt32
+        /// Hash of a scalar's encoded bytes, or of a shareable container's references
+        /// (the low 32 bits; the tables use no more).
+        var hash: UInt32
+        /// Scalars: the marker byte.
+        var marker: UInt8 = 0
+        /// Scalars: the number of header bytes, marker included (1 to 9).
+        var headerLength: UInt8 = 0
+        var kind: EntryKind
 
+        init(kind: EntryKind, start: Int, count: Int, hash: Int) {
+            self.kind = kind
+            self.start = UInt32(truncatingIfNeeded: start)
+            self.count = UInt32(truncatingIfNeeded: count)
+            self.hash = UInt32(truncatingIfNeeded: hash)
+        }
+
+        /// A scalar; `header` holds at most 9 bytes (callers check).
+        init(scalar header: ScalarHeader, start: Int, count: Int, hash: Int) {
+            self.init(kind: .scalar, start: start, count: count, hash: hash)
+            marker = header.marker
+            headerTail = header.tail
+            headerLength = UInt8(truncatingIfNeeded: header.count)
+        }
+
+        var header: ScalarHeader { ScalarHeader(marker: marker, tail: headerTail, count: Int(headerLength)) }
+
+        /// Whether this scalar's header is `header`.
+        @inline(__always)
+        func hasHeader(_ header: ScalarHeader) -> Bool {
+            headerTail == header.tail && marker == header.marker && Int(headerLength) == header.count
+        }
+
+        var startIndex: Int { Int(start) }
+        var elementCount: Int { Int(count) }
         /// The number of bytes a scalar takes in the output.
-        var scalarLength: Int { header.count + count }
+        var scalarLength: Int { Int(headerLength) + Int(count) }
     }
 
     private var entries: [Entry] = []
@@ -53,16 +85,24 @@ struct BinaryPropertyListBuilder {
     private var scalarBytes: [UInt8] = []
     /// Element references of arrays; key then value references of dictionaries: the
     /// first `referenceCount`; the rest is room for more, written in place.
-    private var references: [Int] = []
+    private var references: [UInt32] = []
     private var referenceCount = 0
     /// Open-addressing table of scalar entries (entry index + 1; 0 is empty).
-    private var slots: [Int] = []
+    private var slots: [UInt32] = []
     private var scalarCount = 0
     /// Open-addressing table of shareable containers (entry index + 1; 0 is empty).
-    private var dictionarySlots: [Int] = []
+    private var dictionarySlots: [UInt32] = []
     private var shareableCount = 0
     /// The objects of UIDs added so far, by UID value (object + 1; 0 is unknown).
-    private var uidObjects: [Int] = []
+    private var uidObjects: [UInt32] = []
+    /// The most objects, references and payload bytes the builder holds: positions and
+    /// counts are stored in 32 bits. Below `UInt32.max`, which marks a reference that
+    /// cannot exist; lowered by tests.
+    var limit = Int(UInt32.max - 1)
+    /// The first limit passed; ``finish(topObject:)`` throws it.
+    private var limitError: KeyedArchiveError?
+    /// The first reference given that 32 bits cannot hold (stored as `UInt32.max`).
+    private var unrepresentableReference: Int?
     /// Seeds the hashes, so that colliding inputs cannot be prepared in advance.
     private let hashSeed = ByteHash.randomSeed()
 
@@ -180,7 +220,7 @@ struct BinaryPropertyListBuilder {
         // Archives refer to UIDs 0..<n over and over: remember their objects directly.
         if value < UInt64(uidObjects.count) {
             let known = uidObjects[Int(value)]
-            if known != 0 { return known - 1 }
+            if known != 0 { return Int(known) - 1 }
         }
         var header = ScalarHeader()
         if value < 1 << 8 {
@@ -204,7 +244,7 @@ struct BinaryPropertyListBuilder {
             uidObjects.append(
                 contentsOf: repeatElement(0, count: max(index + 1, uidObjects.count * 2) - uidObjects.count))
         }
-        uidObjects[index] = object + 1
+        uidObjects[index] = UInt32(truncatingIfNeeded: object + 1)
         return object
     }
 
@@ -214,8 +254,7 @@ struct BinaryPropertyListBuilder {
     /// it with ``setArray(_:elements:)`` or ``setDictionary(_:keys:values:)`` before
     /// ``finish(topObject:)``.
     mutating func reserveObject() -> Int {
-        entries.append(Entry(kind: .reserved, start: 0, count: 0, hash: 0))
-        return entries.count - 1
+        appendEntry(Entry(kind: .reserved, start: 0, count: 0, hash: 0))
     }
 
     /// Makes a reserved object an array of the given object references.
@@ -245,9 +284,9 @@ struct BinaryPropertyListBuilder {
 
     /// Adds an array of already-added objects.
     mutating func addArray<Elements: Collection<Int>>(_ elements: Elements) -> Int {
-        entries.append(Entry(kind: .array, start: referenceCount, count: elements.count, hash: 0))
+        let object = appendEntry(Entry(kind: .array, start: referenceCount, count: elements.count, hash: 0))
         appendReferences(elements)
-        return entries.count - 1
+        return object
     }
 
     /// Adds a dictionary of already-added objects.
@@ -278,16 +317,22 @@ struct BinaryPropertyListBuilder {
             throw KeyedArchiveError(
                 .invalidValue, "object \(object): \(keys.count) dictionary keys but \(values.count) values")
         }
-        let hash = ByteHash.hash(keys, values, seed: hashSeed)
+        guard 2 * keys.count <= limit - referenceCount else {
+            exceedLimit("more than \(limit) object references")
+            return object
+        }
+        let hash = Self.tableHash(ByteHash.hash(keys, values, seed: hashSeed))
         if (shareableCount + 1) * 2 > dictionarySlots.count { growDictionarySlots() }
         let mask = dictionarySlots.count - 1
         var slot = hash & mask
         while dictionarySlots[slot] != 0 {
-            let candidate = dictionarySlots[slot] - 1
+            let candidate = Int(dictionarySlots[slot]) - 1
             let entry = entries[candidate]
-            if entry.hash == hash, entry.kind == .dictionary, entry.count == keys.count,
-                references[entry.start..<entry.start + entry.count].elementsEqual(keys),
-                references[entry.start + entry.count..<entry.start + 2 * entry.count].elementsEqual(values)
+            if entry.hash == hash, entry.kind == .dictionary, entry.elementCount == keys.count,
+                references[entry.startIndex..<entry.startIndex + keys.count].elementsEqual(
+                    keys, by: Self.same),
+                references[entry.startIndex + keys.count..<entry.startIndex + 2 * keys.count].elementsEqual(
+                    values, by: Self.same)
             {
                 guard mayRelease, object == entries.count - 1 else { break }
                 entries.removeLast()
@@ -301,7 +346,7 @@ struct BinaryPropertyListBuilder {
         appendReferences(keys)
         appendReferences(values)
         if isNew {
-            dictionarySlots[slot] = object + 1
+            dictionarySlots[slot] = UInt32(truncatingIfNeeded: object + 1)
             shareableCount += 1
         }
         return object
@@ -326,6 +371,10 @@ struct BinaryPropertyListBuilder {
         }
         let start = referenceCount
         let count = keys.count + 1
+        guard 2 * count <= limit - start else {
+            exceedLimit("more than \(limit) object references")
+            return object
+        }
         appendReferences(CollectionOfOne(leadingKey))
         appendReferences(keys)
         appendReferences(CollectionOfOne(leadingValue))
@@ -334,16 +383,18 @@ struct BinaryPropertyListBuilder {
             entries[object] = Entry(kind: .dictionary, start: start, count: count, hash: 0)
             return object
         }
-        let hash = ByteHash.hash(
-            references[start..<start + count], references[start + count..<start + 2 * count], seed: hashSeed)
+        let hash = Self.tableHash(
+            ByteHash.hash(
+                references[start..<start + count], references[start + count..<start + 2 * count],
+                seed: hashSeed))
         if (shareableCount + 1) * 2 > dictionarySlots.count { growDictionarySlots() }
         let mask = dictionarySlots.count - 1
         var slot = hash & mask
         while dictionarySlots[slot] != 0 {
-            let candidate = dictionarySlots[slot] - 1
+            let candidate = Int(dictionarySlots[slot]) - 1
             let entry = entries[candidate]
-            if entry.hash == hash, entry.kind == .dictionary, entry.count == count,
-                references[entry.start..<entry.start + 2 * count].elementsEqual(
+            if entry.hash == hash, entry.kind == .dictionary, entry.elementCount == count,
+                references[entry.startIndex..<entry.startIndex + 2 * count].elementsEqual(
                     references[start..<start + 2 * count])
             {
                 guard mayRelease, object == entries.count - 1 else { break }
@@ -356,7 +407,7 @@ struct BinaryPropertyListBuilder {
         let isNew = dictionarySlots[slot] == 0
         entries[object] = Entry(kind: .dictionary, start: start, count: count, hash: isNew ? hash : 0)
         if isNew {
-            dictionarySlots[slot] = object + 1
+            dictionarySlots[slot] = UInt32(truncatingIfNeeded: object + 1)
             shareableCount += 1
         }
         return object
@@ -387,15 +438,16 @@ struct BinaryPropertyListBuilder {
     /// an equal one added before is returned instead, and the references dropped.
     private mutating func shareArray(from start: Int) -> Int {
         let count = referenceCount - start
-        let hash = ByteHash.hash(references[start..<referenceCount], [][...], seed: hashSeed)
+        let hash = Self.tableHash(
+            ByteHash.hash(references[start..<referenceCount], EmptyCollection<UInt32>(), seed: hashSeed))
         if (shareableCount + 1) * 2 > dictionarySlots.count { growDictionarySlots() }
         let mask = dictionarySlots.count - 1
         var slot = hash & mask
         while dictionarySlots[slot] != 0 {
-            let candidate = dictionarySlots[slot] - 1
+            let candidate = Int(dictionarySlots[slot]) - 1
             let entry = entries[candidate]
-            if entry.hash == hash, entry.kind == .array, entry.count == count,
-                references[entry.start..<entry.start + count].elementsEqual(
+            if entry.hash == hash, entry.kind == .array, entry.elementCount == count,
+                references[entry.startIndex..<entry.startIndex + count].elementsEqual(
                     references[start..<referenceCount])
             {
                 referenceCount = start
@@ -403,10 +455,10 @@ struct BinaryPropertyListBuilder {
             }
             slot = (slot + 1) & mask
         }
-        entries.append(Entry(kind: .array, start: start, count: count, hash: hash))
-        dictionarySlots[slot] = entries.count
+        let object = appendEntry(Entry(kind: .array, start: start, count: count, hash: hash))
+        dictionarySlots[slot] = UInt32(truncatingIfNeeded: object + 1)
         shareableCount += 1
-        return entries.count - 1
+        return object
     }
 
     /// Replaces the value at `position` (in the order the values were given) of a
@@ -415,11 +467,12 @@ struct BinaryPropertyListBuilder {
     /// - Throws: `invalidValue` if `object` is not such a dictionary or has no such position.
     mutating func replaceValue(ofDictionary object: Int, at position: Int, with value: Int) throws {
         guard entries.indices.contains(object), entries[object].kind == .dictionary,
-            entries[object].hash == 0, (0..<entries[object].count).contains(position)
+            entries[object].hash == 0, (0..<entries[object].elementCount).contains(position)
         else {
             throw KeyedArchiveError(.invalidValue, "object \(object) has no replaceable value \(position)")
         }
-        references[entries[object].start + entries[object].count + position] = value
+        references[entries[object].startIndex + entries[object].elementCount + position] = storedReference(
+            value)
     }
 
     /// Appends references, written in place into room made by doubling (cheaper than
@@ -428,31 +481,80 @@ struct BinaryPropertyListBuilder {
     private mutating func appendReferences<Run: Collection<Int>>(_ run: Run) {
         let start = referenceCount
         let end = start + run.count
+        guard end <= limit else {
+            exceedLimit("more than \(limit) object references")
+            return
+        }
         if end > references.count {
-            let capacity = max(end, 2 * references.count, 256)
+            let capacity = min(max(end, 2 * references.count, 256), limit)
             references.append(contentsOf: repeatElement(0, count: capacity - references.count))
         }
-        references.withUnsafeMutableBufferPointer { buffer in
+        let unrepresentable = references.withUnsafeMutableBufferPointer { buffer -> Int? in
             var index = start
+            var unrepresentable: Int?
             for reference in run where index < end {
-                buffer[index] = reference
+                if reference >= 0, reference < Int(UInt32.max) {
+                    buffer[index] = UInt32(truncatingIfNeeded: reference)
+                } else {
+                    buffer[index] = UInt32.max
+                    unrepresentable = unrepresentable ?? reference
+                }
                 index += 1
             }
+            return unrepresentable
         }
+        if let unrepresentable { noteUnrepresentable(unrepresentable) }
         referenceCount = end
     }
+
+    /// A reference as stored: `UInt32.max` (never an object) for one 32 bits cannot hold,
+    /// remembered so that ``finish(topObject:)`` names it.
+    private mutating func storedReference(_ reference: Int) -> UInt32 {
+        if reference >= 0, reference < Int(UInt32.max) { return UInt32(truncatingIfNeeded: reference) }
+        noteUnrepresentable(reference)
+        return UInt32.max
+    }
+
+    private mutating func noteUnrepresentable(_ reference: Int) {
+        if unrepresentableReference == nil { unrepresentableReference = reference }
+    }
+
+    /// Appends an entry and returns its object; past ``limit`` objects, records the error
+    /// and returns the last object (or 0) instead: ``finish(topObject:)`` throws.
+    @inline(__always)
+    private mutating func appendEntry(_ entry: Entry) -> Int {
+        guard entries.count < limit else {
+            exceedLimit("more than \(limit) objects")
+            return max(entries.count - 1, 0)
+        }
+        entries.append(entry)
+        return entries.count - 1
+    }
+
+    private mutating func exceedLimit(_ what: String) {
+        if limitError == nil {
+            limitError = KeyedArchiveError(.invalidValue, "the property list is too large to write: \(what)")
+        }
+    }
+
+    /// The part of a hash the tables and entries keep.
+    @inline(__always)
+    private static func tableHash(_ hash: Int) -> Int { Int(UInt32(truncatingIfNeeded: hash)) }
+
+    @inline(__always)
+    private static func same(_ stored: UInt32, _ reference: Int) -> Bool { Int(stored) == reference }
 
     private mutating func growDictionarySlots() {
         dictionarySlots = rehashed(dictionarySlots)
     }
 
     /// A table twice the size holding the same entries (entry index + 1; 0 is empty).
-    private func rehashed(_ slots: [Int]) -> [Int] {
+    private func rehashed(_ slots: [UInt32]) -> [UInt32] {
         let capacity = max(64, slots.count * 2)
-        var grown = [Int](repeating: 0, count: capacity)
+        var grown = [UInt32](repeating: 0, count: capacity)
         let mask = capacity - 1
         for stored in slots where stored > 0 && stored <= entries.count {
-            var slot = entries[stored - 1].hash & mask
+            var slot = Int(entries[Int(stored) - 1].hash) & mask
             while grown[slot] != 0 { slot = (slot + 1) & mask }
             grown[slot] = stored
         }
@@ -475,7 +577,13 @@ struct BinaryPropertyListBuilder {
     /// - Throws: `invalidValue` if there are no objects, `topObject` or a reference is out
     ///   of range, or a reserved object was never set.
     func finish(topObject: Int) throws -> Data {
+        if let limitError { throw limitError }
         let objectCount = entries.count
+        if let unrepresentableReference {
+            throw KeyedArchiveError(
+                .invalidValue,
+                "object reference \(unrepresentableReference) does not exist (\(objectCount) objects)")
+        }
         guard entries.indices.contains(topObject) else {
             throw KeyedArchiveError(
                 .invalidValue, "top object \(topObject) does not exist (\(objectCount) objects)")
@@ -506,13 +614,15 @@ struct BinaryPropertyListBuilder {
                                 output.appendScalar(
                                     entry.header,
                                     payload: UnsafeRawBufferPointer(
-                                        rebasing: scalars[entry.start..<entry.start + entry.count]))
+                                        rebasing: scalars[
+                                            entry.startIndex..<entry.startIndex + entry.elementCount]))
                             case .array, .dictionary:
-                                output.appendHeader(entry.kind == .array ? 0xA0 : 0xD0, count: entry.count)
-                                let length = entry.kind == .array ? entry.count : 2 * entry.count
+                                let count = entry.elementCount
+                                output.appendHeader(entry.kind == .array ? 0xA0 : 0xD0, count: count)
+                                let length = entry.kind == .array ? count : 2 * count
                                 output.appendReferences(
                                     UnsafeBufferPointer(
-                                        rebasing: references[entry.start..<entry.start + length]),
+                                        rebasing: references[entry.startIndex..<entry.startIndex + length]),
                                     width: referenceSize)
                             case .reserved:
                                 break
@@ -540,35 +650,37 @@ struct BinaryPropertyListBuilder {
     /// Where the objects end (the offset table's offset), after checking that every object
     /// was set, every reference exists and every dictionary key is a string.
     private static func checkedObjectsEnd(
-        _ entries: UnsafeBufferPointer<Entry>, _ references: UnsafeBufferPointer<Int>, referenceSize: Int
+        _ entries: UnsafeBufferPointer<Entry>, _ references: UnsafeBufferPointer<UInt32>, referenceSize: Int
     ) throws -> Int {
         let objectCount = entries.count
         var position = 8
         for (index, entry) in entries.enumerated() {
             let length: Int
+            let count = entry.elementCount
             switch entry.kind {
             case .scalar:
                 position += entry.scalarLength
                 continue
             case .array:
-                length = entry.count
+                length = count
             case .dictionary:
-                length = 2 * entry.count
+                length = 2 * count
             case .reserved:
                 throw KeyedArchiveError(.invalidValue, "object \(index) was reserved but never set")
             }
-            position += headerLength(count: entry.count) + length * referenceSize
-            guard entry.start >= 0, entry.start <= references.count - length else {
+            position += headerLength(count: count) + length * referenceSize
+            let start = entry.startIndex
+            guard start <= references.count - length else {
                 throw KeyedArchiveError(.invalidValue, "object \(index): references out of range")
             }
-            for reference in references[entry.start..<entry.start + length]
-            where reference < 0 || reference >= objectCount {
+            for reference in references[start..<start + length] where Int(reference) >= objectCount {
                 throw KeyedArchiveError(
                     .invalidValue, "object reference \(reference) does not exist (\(objectCount) objects)")
             }
             guard entry.kind == .dictionary else { continue }
-            for key in references[entry.start..<entry.start + entry.count] {
-                let marker = entries[key].header.marker >> 4
+            for key in references[start..<start + count] {
+                let key = Int(key)
+                let marker = entries[key].marker >> 4
                 guard entries[key].kind == .scalar, marker == 0x5 || marker == 0x6 else {
                     throw KeyedArchiveError(
                         .invalidValue, "object \(index): dictionary key \(key) is not a string object")
@@ -609,32 +721,39 @@ struct BinaryPropertyListBuilder {
     private mutating func intern(
         _ header: ScalarHeader, payload: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)
     ) -> Int {
-        let hash = ByteHash.hash(payload, seed: hashSeed ^ header.hashWord)
+        let hash = Self.tableHash(ByteHash.hash(payload, seed: hashSeed ^ header.hashWord))
         if (scalarCount + 1) * 2 > slots.count { growSlots() }
         let mask = slots.count - 1
         var slot = hash & mask
         while slots[slot] != 0 {
-            let candidate = slots[slot] - 1
+            let candidate = Int(slots[slot]) - 1
             let entry = entries[candidate]
-            if entry.hash == hash, entry.header == header, entry.count == payload.count,
-                payload.isEmpty || storedPayload(at: entry.start, equals: payload)
+            if entry.hash == hash, entry.hasHeader(header), entry.elementCount == payload.count,
+                payload.isEmpty || storedPayload(at: entry.startIndex, equals: payload)
             {
                 return candidate
             }
             slot = (slot + 1) & mask
         }
         let start = scalarBytes.count
+        guard payload.count <= limit - start, header.count <= ScalarHeader.storedLimit else {
+            exceedLimit("more than \(limit) bytes of strings and data")
+            return max(entries.count - 1, 0)
+        }
+        guard entries.count < limit else {
+            exceedLimit("more than \(limit) objects")
+            return max(entries.count - 1, 0)
+        }
         if !payload.isEmpty { scalarBytes.append(contentsOf: payload) }
-        entries.append(Entry(header: header, kind: .scalar, start: start, count: payload.count, hash: hash))
-        slots[slot] = entries.count
+        let object = appendEntry(Entry(scalar: header, start: start, count: payload.count, hash: hash))
+        slots[slot] = UInt32(truncatingIfNeeded: object + 1)
         scalarCount += 1
-        return entries.count - 1
+        return object
     }
 
     /// Stores a scalar without a payload without looking it up (the caller de-duplicates it).
     private mutating func appendScalar(_ header: ScalarHeader) -> Int {
-        entries.append(Entry(header: header, kind: .scalar, start: 0, count: 0, hash: 0))
-        return entries.count - 1
+        appendEntry(Entry(scalar: header, start: 0, count: 0, hash: 0))
     }
 
     private func storedPayload(at start: Int, equals payload: UnsafeRawBufferPointer) -> Bool {
@@ -724,7 +843,7 @@ private struct Output {
     }
 
     /// Appends big-endian integers of `width` bytes (1, 2, 4 or 8), checking the room once.
-    mutating func appendReferences(_ values: UnsafeBufferPointer<Int>, width: Int) {
+    mutating func appendReferences(_ values: UnsafeBufferPointer<UInt32>, width: Int) {
         let length = values.count * width
         guard length <= buffer.count - position, let base = buffer.baseAddress else {
             overflowed = overflowed || length > 0
@@ -790,7 +909,22 @@ private struct ScalarHeader: Equatable {
     /// stays small.
     private var length: UInt8 = 0
 
+    /// The most bytes an ``BinaryPropertyListBuilder`` entry keeps: the marker and 8 more.
+    static let storedLimit = 9
+
     var count: Int { Int(length) }
+
+    init() {}
+
+    /// A header of `count` bytes: `marker`, then the bytes of `tail`, lowest first.
+    init(marker: UInt8, tail: UInt64, count: Int) {
+        low = UInt64(marker) | tail << 8
+        high = tail >> 56
+        length = UInt8(truncatingIfNeeded: count)
+    }
+
+    /// The bytes after the marker, lowest first (the first 8 of them).
+    var tail: UInt64 { low >> 8 | high << 56 }
 
     @inline(__always)
     mutating func append(_ byte: UInt8) {

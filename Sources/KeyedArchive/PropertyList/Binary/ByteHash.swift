@@ -54,10 +54,14 @@ enum ByteHash {
     }
 
     /// Hashes two runs of integers (a dictionary's key and value references); never 0.
-    static func hash(_ first: ArraySlice<Int>, _ second: ArraySlice<Int>, seed: UInt64) -> Int {
+    /// Equal values hash alike whatever their integer types.
+    @inline(__always)
+    static func hash<First: Collection, Second: Collection>(_ first: First, _ second: Second, seed: UInt64)
+        -> Int
+    where First.Element: BinaryInteger, Second.Element: BinaryInteger {
         var state = seed ^ (UInt64(first.count) &* multiplier)
-        for value in first { state = fold(UInt64(bitPattern: Int64(value)) ^ state, secondary) }
-        for value in second { state = fold(UInt64(bitPattern: Int64(value)) ^ state, multiplier) }
+        for value in first { state = fold(UInt64(truncatingIfNeeded: value) ^ state, secondary) }
+        for value in second { state = fold(UInt64(truncatingIfNeeded: value) ^ state, multiplier) }
         let result = Int(truncatingIfNeeded: fold(state, multiplier))
         return result == 0 ? 1 : result
     }
