@@ -418,14 +418,21 @@ final class BinaryArchiveSource: ArchiveObjectSource {
     ) throws -> Bool {
         let references = scanner.referenceBytes(fields)
         let layout = KeyLayout(references)
-        let slot = layout.slot(among: Self.layoutCacheSize)
+        // Two ways per set: the layouts read in turn (an object and the date or array it
+        // holds) may share a set.
+        let slot = layout.slot(among: Self.layoutCacheSize) & ~1
         var distinct = false
         if distinctLayouts[slot].matches(layout, references) {
             distinct = true
+        } else if distinctLayouts[slot + 1].matches(layout, references) {
+            distinct = true
+            distinctLayouts.swapAt(slot, slot + 1)
         } else if fields.count <= Self.layoutKeyLimit {
             distinct = try Self.keyTextsAreDistinct(fields, scanner: scanner)
             if distinct {
-                // The layout takes its slot, replacing any other there.
+                // The layout takes the set's first way; the one there moves to the second,
+                // replacing the least recently used.
+                distinctLayouts[slot + 1] = distinctLayouts[slot]
                 distinctLayouts[slot] = layout.keepingBytes(references)
             }
         }
@@ -451,9 +458,9 @@ final class BinaryArchiveSource: ArchiveObjectSource {
 
     /// Dictionaries with more keys are not checked: their keys are found by text.
     private static let layoutKeyLimit = 32
-    /// Slots of the layout table (a power of two): the classes whose objects are read in
-    /// turn rarely number more.
-    private static let layoutCacheSize = 16
+    /// Slots of the layout table (a power of two, two ways per set): the classes whose
+    /// objects are read in turn rarely number more.
+    private static let layoutCacheSize = 32
 
     /// Two ways for each of 64 sets.
     private static let keyCacheSize = 128

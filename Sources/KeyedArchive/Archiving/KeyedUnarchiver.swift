@@ -121,7 +121,8 @@ public final class KeyedUnarchiver {
     /// A binary archive is read lazily and in place, without copying it: opening it reads
     /// only its header, trailer and `$top`, and each decode reads just the objects it
     /// reaches, so decoding one key of a large archive does not parse the whole file. An
-    /// XML archive is parsed when opened.
+    /// XML archive is checked and rewritten as a binary property list when opened (no tree
+    /// of values is built), then read the same way.
     ///
     /// - Parameters:
     ///   - data: The archive.
@@ -133,11 +134,18 @@ public final class KeyedUnarchiver {
     public convenience init(
         forReadingFrom data: Data, options: KeyedUnarchivingOptions = KeyedUnarchivingOptions()
     ) throws {
-        if PropertyListFormat.detect(data) == .binary {
+        switch PropertyListFormat.detect(data) {
+        case .binary:
             // Binary archives are read lazily and in place, one $objects entry at a time.
             let binary = try BinaryArchiveSource(data: data, options: options)
             try self.init(source: binary, options: options)
-        } else {
+        case .xml:
+            // XML is rewritten as a binary property list in one pass (no tree of values),
+            // which is then read as a binary archive is.
+            let binary = try XMLPropertyListReader.binaryPropertyList(
+                data, options: options.propertyListOptions)
+            try self.init(source: BinaryArchiveSource(data: binary, options: options), options: options)
+        case .openStep:
             let root = try PropertyList(from: data, options: options.propertyListOptions)
             try self.init(source: PropertyListArchiveSource(root, options: options), options: options)
         }

@@ -32,23 +32,57 @@ import Foundation
 /// budget allows are refused with `limitExceeded`. The scanner keeps an explicit stack, so deep
 /// input cannot exhaust the call stack.
 enum XMLPropertyListReader {
-    static func read(_ data: Data, options: PropertyListReadingOptions) throws -> PropertyList {
+    /// Reads `data` into a ``PropertyList``.
+    ///
+    /// - Parameter quickly: Whether values laid out as writers lay them out are read by the
+    ///   quick path (`false` only to test that both paths agree).
+    static func read(_ data: Data, options: PropertyListReadingOptions, quickly: Bool = true) throws
+        -> PropertyList
+    {
+        var builder = XMLTreeBuilder()
+        return try parse(data, options: options, quickly: quickly, into: &builder)
+    }
+
+    /// Reads `data` into a binary property list (`bplist00`) holding the same value, without
+    /// building a ``PropertyList``: the input is checked exactly as ``read(_:options:)``
+    /// checks it, and reading the result gives the value `read` gives.
+    ///
+    /// The keyed unarchiver opens XML archives this way, then reads the result lazily, in
+    /// place, as it reads binary archives.
+    ///
+    /// - Throws: What ``read(_:options:)`` throws, or `limitExceeded` when the result would
+    ///   pass the binary builder's limits.
+    static func binaryPropertyList(
+        _ data: Data, options: PropertyListReadingOptions, quickly: Bool = true
+    ) throws -> Data {
+        var builder = XMLBinaryBuilder()
+        let top = try parse(data, options: options, quickly: quickly, into: &builder)
+        return try builder.finish(topObject: top)
+    }
+
+    private static func parse<Builder: XMLValueBuilder>(
+        _ data: Data, options: PropertyListReadingOptions, quickly: Bool, into builder: inout Builder
+    ) throws -> Builder.Value {
         let budget = options.valueBudget(forInputLength: data.count)
         switch try XMLInputText.prepare(data) {
         case .utf8(let start):
             return try data.withUnsafeBytes { raw in
-                try parse(raw.bindMemory(to: UInt8.self), from: start, options: options, budget: budget)
+                try parse(
+                    raw.bindMemory(to: UInt8.self), from: start, options: options, budget: budget,
+                    quickly: quickly, into: &builder)
             }
         case .transcoded(let text):
             return try text.withUnsafeBufferPointer { bytes in
-                try parse(bytes, from: 0, options: options, budget: budget)
+                try parse(bytes, from: 0, options: options, budget: budget, quickly: quickly, into: &builder)
             }
         }
     }
 
-    private static func parse(
-        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, options: PropertyListReadingOptions, budget: Int
-    ) throws -> PropertyList {
+    private static func parse<Builder: XMLValueBuilder>(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, options: PropertyListReadingOptions,
+        budget: Int,
+        quickly: Bool, into builder: inout Builder
+    ) throws -> Builder.Value {
         if let invalid = XMLInputText.firstInvalidUTF8(in: bytes, from: start) {
             throw KeyedArchiveError(
                 .corruptData, "invalid UTF-8 (byte 0x\(hexByte(bytes[invalid])))",
@@ -56,11 +90,13 @@ enum XMLPropertyListReader {
         }
         var parser = XMLPropertyListParser(
             bytes: bytes, start: start, maximumDepth: options.maximumDepth, valueBudget: budget)
-        return try parser.parseDocument()
+        parser.readsQuickly = quickly
+        return try parser.parseDocument(into: &builder)
     }
 }
 
-/// The scanner and tree builder behind ``XMLPropertyListReader``. Every read of `bytes` is
+/// The scanner behind ``XMLPropertyListReader``, which hands each value to an
+/// ``XMLValueBuilder``. Every read of `bytes` is
 /// preceded by a check against `count`.
 struct XMLPropertyListParser {
     enum Tag: UInt8, CaseIterable {
@@ -131,6 +167,8 @@ struct XMLPropertyListParser {
     let valueBudget: Int
     var index: Int
     var valuesBuilt = 0
+    /// Whether values laid out as writers lay them out are read by the quick path.
+    var readsQuickly = true
     var scratch: [UInt8] = []
 
     init(bytes: UnsafeBufferPointer<UInt8>, start: Int, maximumDepth: Int, valueBudget: Int) {
@@ -144,7 +182,8 @@ struct XMLPropertyListParser {
 
     // MARK: - Document
 
-    mutating func parseDocument() throws -> PropertyList {
+    mutating func parseDocument<Builder: XMLValueBuilder>(into builder: inout Builder) throws -> Builder.Value
+    {
         var sawDoctype = false
         // Prolog: declaration, comments, processing instructions, one DOCTYPE.
         while true {
@@ -175,7 +214,7 @@ struct XMLPropertyListParser {
         }
 
         let root = try readStartTag()
-        let value: PropertyList
+        let value: Builder.Value
         if case .start(.plist, let isEmpty, let offset) = root {
             guard !isEmpty else {
                 throw failure("empty <plist/>: a property list holds one value", at: offset)
@@ -184,7 +223,7 @@ struct XMLPropertyListParser {
             guard case .start = first else {
                 throw failure("empty <plist>: expected a value, found </plist>", at: offset)
             }
-            value = try parseValue(first)
+            value = try parseValueTryingQuickly(first, into: &builder)
             let after = try nextMarkup(closing: .plist)
             if case .start(let tag, _, let extraOffset) = after {
                 throw failure(
@@ -192,7 +231,7 @@ struct XMLPropertyListParser {
                     at: extraOffset)
             }
         } else {
-            value = try parseValue(root)
+            value = try parseValueTryingQuickly(root, into: &builder)
         }
 
         // Epilog: only whitespace, comments and processing instructions.
@@ -212,32 +251,36 @@ struct XMLPropertyListParser {
 
     // MARK: - Values
 
-    /// Builds the value that starts with `first` (a start tag), iterating with an explicit
-    /// stack of open containers.
-    mutating func parseValue(_ first: Markup) throws -> PropertyList {
+    /// Builds the value that starts with `first` (a start tag) with `builder`, iterating
+    /// with an explicit stack of open containers.
+    mutating func parseValue<Builder: XMLValueBuilder>(
+        _ first: Markup, into builder: inout Builder
+    ) throws -> Builder.Value {
         var frames: [Frame] = []
-        let values = MovingStack<PropertyList>()
-        let keys = MovingStack<String>()
         var markup = first
         while true {
-            var value: PropertyList
+            var value: Builder.Value
             switch markup {
             case .start(let tag, let isEmpty, let offset):
                 if let frame = frames.last, frame.tag == .dict,
-                    keys.count - frame.keyStart == values.count - frame.valueStart
+                    builder.keyCount - frame.keyStart == builder.valueCount - frame.valueStart
                 {
                     // A dictionary expecting its next key.
                     guard tag == .key else {
                         throw failure("unexpected <\(tag.name)>, expected <key> or </dict>", at: offset)
                     }
-                    keys.push(isEmpty ? "" : try readText(closing: .key))
+                    if isEmpty {
+                        builder.pushKey(UnsafeBufferPointer(start: nil, count: 0))
+                    } else {
+                        try readText(closing: .key) { builder.pushKey($0) }
+                    }
                     markup = try nextMarkup(closing: .dict)
                     continue
                 }
                 switch tag {
                 case .array, .dict:
                     if isEmpty {
-                        value = tag == .array ? .array([]) : .dictionary(PropertyListDictionary())
+                        value = tag == .array ? builder.emptyArray() : try builder.emptyDictionary()
                     } else {
                         guard frames.count < maximumDepth else {
                             throw failure(
@@ -247,30 +290,37 @@ struct XMLPropertyListParser {
                         if tag == .dict, let uid = readCompactUID() {
                             // Counted as the general path counts it: the integer, then the UID.
                             valuesBuilt += 1
-                            value = .uid(uid)
+                            value = builder.uid(uid)
                         } else {
                             frames.append(
                                 Frame(
-                                    tag: tag, offset: offset, valueStart: values.count, keyStart: keys.count))
+                                    tag: tag, offset: offset, valueStart: builder.valueCount,
+                                    keyStart: builder.keyCount))
                             markup = try nextMarkup(closing: tag)
                             continue
                         }
                     }
                 case .string:
-                    value = .string(isEmpty ? "" : try readText(closing: .string))
+                    if isEmpty {
+                        value = builder.string(UnsafeBufferPointer(start: nil, count: 0))
+                    } else {
+                        value = try readText(closing: .string) { builder.string($0) }
+                    }
                 case .integer:
-                    value = try readInteger(isEmpty: isEmpty, offset: offset)
+                    value = builder.integer(try readInteger(isEmpty: isEmpty, offset: offset))
                 case .real:
-                    value = try readReal(isEmpty: isEmpty, offset: offset)
+                    value = builder.real(try readReal(isEmpty: isEmpty, offset: offset))
                 case .date:
-                    value = try readDate(isEmpty: isEmpty, offset: offset)
+                    value = try builder.date(try readDate(isEmpty: isEmpty, offset: offset))
                 case .data:
-                    value = try readData(isEmpty: isEmpty)
+                    value = try readData(isEmpty: isEmpty) { builder.data($0) }
                 case .true, .false:
                     if !isEmpty { try expectEndTag(tag) }
-                    value = .bool(tag == .true)
+                    value = builder.bool(tag == .true)
                 case .key:
-                    if let frame = frames.last, frame.tag == .dict, let key = keys[keys.count - 1] {
+                    if let frame = frames.last, frame.tag == .dict,
+                        let key = builder.key(at: builder.keyCount - 1)
+                    {
                         throw failure("missing value for key \"\(key)\": found <key>", at: offset)
                     }
                     throw failure("unexpected <key> outside a <dict>", at: offset)
@@ -282,18 +332,24 @@ struct XMLPropertyListParser {
                 guard let frame = frames.popLast() else {
                     throw failure("unexpected \(describe(at: offset))", at: offset)
                 }
-                let elementCount = values.count - frame.valueStart
                 if frame.tag == .array {
-                    value = .array(values.popArray(from: frame.valueStart))
+                    value = builder.array(from: frame.valueStart)
                 } else {
-                    guard keys.count - frame.keyStart == elementCount else {
+                    guard builder.keyCount - frame.keyStart == builder.valueCount - frame.valueStart else {
                         throw failure(
-                            "missing value for key \"\(keys[keys.count - 1] ?? "")\": found </dict>",
+                            "missing value for key \"\(builder.key(at: builder.keyCount - 1) ?? "")\": found </dict>",
                             at: offset)
                     }
-                    value = try makeDictionary(
-                        keys: keys, from: frame.keyStart, values: values, from: frame.valueStart,
-                        offset: frame.offset)
+                    // A dictionary whose only entry (after duplicates are merged, as
+                    // CoreFoundation decides it) is `CF$UID` with an integer is a UID.
+                    switch try builder.dictionary(keysFrom: frame.keyStart, valuesFrom: frame.valueStart) {
+                    case .value(let dictionary):
+                        value = dictionary
+                    case .uidOutOfRange(let number):
+                        throw failure(
+                            "CF$UID \(number) is out of range (0 through \(UInt64.max))", at: frame.offset,
+                            code: .valueOutOfRange)
+                    }
                 }
             }
             valuesBuilt += 1
@@ -303,7 +359,7 @@ struct XMLPropertyListParser {
                     code: .limitExceeded)
             }
             guard let parent = frames.last else { return value }
-            values.push(value)
+            builder.push(value)
             markup = try nextMarkup(closing: parent.tag)
         }
     }
@@ -315,69 +371,52 @@ struct XMLPropertyListParser {
     ///
     /// Keyed archives hold a UID for every reference; reading them this way skips building
     /// a key, an integer and a dictionary for each.
-    private mutating func readCompactUID() -> UInt64? {
+    mutating func readCompactUID() -> UInt64? {
+        guard let base = bytes.baseAddress else { return nil }
+        // Bytes are compared a word at a time, little-endian: `load(at:)` needs 8 bytes.
+        @inline(__always) func load(at position: Int) -> UInt64 {
+            UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+        }
         var position = skippingWhitespace(from: index)
-        guard matches("<key>CF$UID</key>", at: position) else { return nil }
+        // `<key>CF$UID</key>` (17 bytes), then whitespace and `<integer>`.
+        guard count - position >= 17, load(at: position) == 0x2446_433E_7965_6B3C,  // "<key>CF$"
+            load(at: position + 8) == 0x7965_6B2F_3C44_4955,  // "UID</key"
+            base[position + 16] == UInt8(ascii: ">")
+        else { return nil }
         position = skippingWhitespace(from: position + 17)
-        guard matches("<integer>", at: position) else { return nil }
+        guard count - position >= 9, load(at: position) == 0x7265_6765_746E_693C,  // "<integer"
+            base[position + 8] == UInt8(ascii: ">")
+        else { return nil }
         position += 9
         let digitsStart = position
         var number: UInt64 = 0
         while position < count, position - digitsStart < 19 {
-            let digit = bytes[position] &- UInt8(ascii: "0")
+            let digit = base[position] &- UInt8(ascii: "0")
             guard digit < 10 else { break }
             number = number &* 10 &+ UInt64(digit)
             position += 1
         }
-        guard position > digitsStart, matches("</integer>", at: position) else { return nil }
+        // `</integer>` (10 bytes), whitespace, `</dict>` (7 bytes).
+        guard position > digitsStart, count - position >= 10,
+            load(at: position) == 0x6567_6574_6E69_2F3C,  // "</intege"
+            base[position + 8] == UInt8(ascii: "r"), base[position + 9] == UInt8(ascii: ">")
+        else { return nil }
         position = skippingWhitespace(from: position + 10)
-        guard matches("</dict>", at: position) else { return nil }
+        guard count - position >= 7,
+            UnsafeRawPointer(base + position).loadUnaligned(as: UInt32.self)
+                == UInt32(littleEndian: 0x6964_2F3C),  // "</di"
+            UnsafeRawPointer(base + position + 3).loadUnaligned(as: UInt32.self)
+                == UInt32(littleEndian: 0x3E74_6369)  // "ict>"
+        else { return nil }
         index = position + 7
         return number
     }
 
-    /// Moves the entries of a closing `<dict>` off the stacks into a dictionary, or a UID.
-    ///
-    /// A UID is a dictionary whose only entry (after duplicates are merged, as CoreFoundation
-    /// decides it) is `CF$UID` with an integer.
-    private func makeDictionary(
-        keys: MovingStack<String>, from keyStart: Int, values: MovingStack<PropertyList>,
-        from valueStart: Int,
-        offset: Int
-    ) throws -> PropertyList {
-        let entryCount = values.count - valueStart
-        if entryCount == 1, keys[keyStart] == "CF$UID", case .integer(let number) = values[valueStart] {
-            // The common case, without building a dictionary.
-            guard let uid = number.uint64Value else {
-                throw failure(
-                    "CF$UID \(number) is out of range (0 through \(UInt64.max))", at: offset,
-                    code: .valueOutOfRange)
-            }
-            keys.pop(from: keyStart) { _, _ in }
-            values.pop(from: valueStart) { _, _ in }
-            return .uid(uid)
-        }
-        var dictionary = PropertyListDictionary(minimumCapacity: entryCount)
-        values.pop(from: valueStart) { position, value in
-            if let key = keys[keyStart + position] { dictionary[key] = value }
-        }
-        keys.pop(from: keyStart) { _, _ in }
-        if dictionary.count == 1, case .integer(let number) = dictionary["CF$UID"] {
-            guard let uid = number.uint64Value else {
-                throw failure(
-                    "CF$UID \(number) is out of range (0 through \(UInt64.max))", at: offset,
-                    code: .valueOutOfRange)
-            }
-            return .uid(uid)
-        }
-        return .dictionary(dictionary)
-    }
-
-    private mutating func readInteger(isEmpty: Bool, offset: Int) throws -> PropertyList {
+    mutating func readInteger(isEmpty: Bool, offset: Int) throws -> PropertyListInteger {
         guard !isEmpty else { throw failure("empty <integer>", at: offset) }
         let range = try readPlainContent(of: .integer)
         switch XMLScalarText.parseInteger(bytes, range) {
-        case .value(let number): return .integer(number)
+        case .value(let number): return number
         case .empty: throw failure("empty <integer>", at: offset)
         case .invalid: throw failure("invalid integer \(quoted(range))", at: range.lowerBound)
         case .outOfRange:
@@ -387,17 +426,18 @@ struct XMLPropertyListParser {
         }
     }
 
-    private mutating func readReal(isEmpty: Bool, offset: Int) throws -> PropertyList {
+    mutating func readReal(isEmpty: Bool, offset: Int) throws -> Double {
         guard !isEmpty else { throw failure("empty <real>", at: offset) }
         let range = try readPlainContent(of: .real)
         switch XMLScalarText.parseReal(bytes, range) {
-        case .value(let number): return .real(number)
+        case .value(let number): return number
         case .empty: throw failure("empty <real>", at: offset)
         case .invalid: throw failure("invalid real \(quoted(range))", at: range.lowerBound)
         }
     }
 
-    private mutating func readDate(isEmpty: Bool, offset: Int) throws -> PropertyList {
+    /// The date's seconds since 2001-01-01.
+    mutating func readDate(isEmpty: Bool, offset: Int) throws -> Double {
         guard !isEmpty else { throw failure("empty <date>", at: offset) }
         let range = try readPlainContent(of: .date)
         let text = XMLScalarText.trimmed(bytes, range)
@@ -406,14 +446,15 @@ struct XMLPropertyListParser {
         guard let seconds = ISO8601Date.parse(string) else {
             throw failure("invalid date \(quoted(range)), expected YYYY-MM-DDTHH:MM:SSZ", at: text.lowerBound)
         }
-        return .date(Date(timeIntervalSinceReferenceDate: seconds))
+        return seconds
     }
 
-    private mutating func readData(isEmpty: Bool) throws -> PropertyList {
-        guard !isEmpty else { return .data(Data()) }
+    /// Decodes `<data>` and hands the bytes to `body`.
+    mutating func readData<R>(isEmpty: Bool, _ body: (Data) -> R) throws -> R {
+        guard !isEmpty else { return body(Data()) }
         let range = try readPlainContent(of: .data)
         do {
-            return .data(try PropertyListBase64.decode(bytes, range))
+            return body(try PropertyListBase64.decode(bytes, range))
         } catch .invalidByte(let position) {
             throw failure("invalid base64 \(describe(at: position)) in <data>", at: position)
         } catch .misplacedPadding(let position) {
@@ -427,8 +468,8 @@ struct XMLPropertyListParser {
 
     /// Reads character data up to the end tag of `tag` (already opened), decoding entities,
     /// character references and CDATA sections and skipping comments and processing
-    /// instructions.
-    mutating func readText(closing tag: Tag) throws -> String {
+    /// instructions, and hands the text's UTF-8 bytes (valid only during the call) to `body`.
+    mutating func readText<R>(closing tag: Tag, _ body: (UnsafeBufferPointer<UInt8>) -> R) throws -> R {
         let contentStart = index
         var position = index
         while position < count {
@@ -440,11 +481,9 @@ struct XMLPropertyListParser {
             bytes[position + 1] == UInt8(ascii: "/")
         {
             // The common case: plain text straight to the end tag.
-            let string = String(
-                decoding: UnsafeBufferPointer(rebasing: bytes[contentStart..<position]), as: UTF8.self)
             index = position
             _ = try readEndTag(expected: tag)
-            return string
+            return body(UnsafeBufferPointer(rebasing: bytes[contentStart..<position]))
         }
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[contentStart..<position]))
@@ -459,7 +498,7 @@ struct XMLPropertyListParser {
             } else if byte == UInt8(ascii: "<") {
                 if matches("</", at: index) {
                     _ = try readEndTag(expected: tag)
-                    return String(decoding: scratch, as: UTF8.self)
+                    return scratch.withUnsafeBufferPointer(body)
                 } else if matches("<![CDATA[", at: index) {
                     try appendCDATA()
                 } else if matches("<!--", at: index) {
@@ -566,7 +605,7 @@ struct XMLPropertyListParser {
 
     /// The bytes of `<integer>`, `<real>`, `<date>` or `<data>` content (no markup allowed),
     /// consuming the end tag.
-    private mutating func readPlainContent(of tag: Tag) throws -> Range<Int> {
+    mutating func readPlainContent(of tag: Tag) throws -> Range<Int> {
         let contentStart = index
         var position = index
         while position < count, bytes[position] != UInt8(ascii: "<") { position += 1 }
@@ -679,7 +718,7 @@ struct XMLPropertyListParser {
     /// as writers lay them out; otherwise returns `nil` without moving, for the general
     /// path. The name is told by its first bytes and checked whole with one comparison.
     @inline(__always)
-    private mutating func readCompactStartTag() -> Markup? {
+    mutating func readCompactStartTag() -> Markup? {
         let offset = index
         // The longest tag, `<integer/>`, is ten bytes; the name is read as one word.
         guard offset + 10 <= count, let base = bytes.baseAddress else { return nil }
@@ -882,9 +921,18 @@ struct XMLPropertyListParser {
 
     /// The first position from `position` on that is not whitespace (or `count`).
     @inline(__always)
-    private func skippingWhitespace(from position: Int) -> Int {
+    func skippingWhitespace(from position: Int) -> Int {
+        guard position < count, let base = bytes.baseAddress, base[position] <= 0x20 else { return position }
         var position = position
-        while position < count, XMLScalarText.isWhitespace(bytes[position]) { position += 1 }
+        // Indentation as writers write it, a line end or tab followed by tabs, is measured a
+        // word at a time; whatever follows is checked byte by byte.
+        if count - position >= 8, XMLScalarText.isWhitespace(base[position]) {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+            // The bytes after the first, tabs made zero.
+            let rest = (word ^ 0x0909_0909_0909_0909) >> 8
+            position += rest == 0 ? 8 : 1 + rest.trailingZeroBitCount >> 3
+        }
+        while position < count, XMLScalarText.isWhitespace(base[position]) { position += 1 }
         return position
     }
 
@@ -902,7 +950,7 @@ struct XMLPropertyListParser {
 
     /// Whether `literal` occurs at `position`.
     @inline(__always)
-    private func matches(_ literal: StaticString, at position: Int) -> Bool {
+    func matches(_ literal: StaticString, at position: Int) -> Bool {
         let length = literal.utf8CodeUnitCount
         guard position >= 0, length <= count - position, let base = bytes.baseAddress else { return false }
         // Eight bytes at a time, then the rest one by one.
@@ -925,7 +973,7 @@ struct XMLPropertyListParser {
 
     /// Up to eight name bytes packed little-endian into an integer; 0 for longer names.
     @inline(__always)
-    private func packedName(_ range: Range<Int>) -> UInt64 {
+    func packedName(_ range: Range<Int>) -> UInt64 {
         let length = range.count
         guard length <= 8 else { return 0 }
         if length > 0, range.lowerBound + 8 <= count, let base = bytes.baseAddress {

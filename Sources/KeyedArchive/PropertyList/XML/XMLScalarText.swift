@@ -27,7 +27,8 @@ enum XMLScalarText {
 
     @inline(__always)
     static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
+        // Space, line feed, tab and carriage return, as bits of one mask.
+        byte <= 0x20 && (0x1_0000_2600 as UInt64) >> UInt64(byte) & 1 != 0
     }
 
     /// Narrows `range` to its part without leading and trailing XML whitespace.

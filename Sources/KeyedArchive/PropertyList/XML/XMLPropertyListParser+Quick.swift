@@ -1,0 +1,250 @@
+/// The quick reading of values laid out as writers lay them out.
+///
+/// Property lists written by Apple's, this package's and Python's writers use a small part
+/// of what XML allows: each tag exactly `<name>`, `</name>` or `<name/>`, text without
+/// entities, no comments inside values. ``XMLPropertyListParser/readValueQuickly(_:into:)``
+/// reads that part with fewer checks per tag than the general path
+/// (``XMLPropertyListParser/parseValue(_:into:)``), into the same builder. Anything else
+/// (an attribute, an entity, a comment, a malformed value, a limit reached) makes it give
+/// up, and the general path reads the value again from its start: the general path alone
+/// decides what is accepted and what every error says, and the quick reading only ever
+/// accepts what the general path would accept, giving the same value.
+extension XMLPropertyListParser {
+    /// Reads the value that starts with `first`: quickly when it is laid out as writers lay
+    /// it out, otherwise (starting over, with a new builder) by the general path.
+    mutating func parseValueTryingQuickly<Builder: XMLValueBuilder>(
+        _ first: Markup, into builder: inout Builder
+    ) throws -> Builder.Value {
+        guard readsQuickly else { return try parseValue(first, into: &builder) }
+        let restart = (index: index, valuesBuilt: valuesBuilt)
+        if let value = readValueQuickly(first, into: &builder) { return value }
+        index = restart.index
+        valuesBuilt = restart.valuesBuilt
+        builder = Builder()
+        return try parseValue(first, into: &builder)
+    }
+
+    /// An open container of the quick reading.
+    private struct QuickFrame {
+        let isDictionary: Bool
+        let valueStart: Int
+        let keyStart: Int
+    }
+
+    /// The value that starts with `first`, or `nil` as soon as anything falls outside the
+    /// quick subset (the builder and the position are then left as they are).
+    private mutating func readValueQuickly<Builder: XMLValueBuilder>(
+        _ first: Markup, into builder: inout Builder
+    ) -> Builder.Value? {
+        guard case .start(var tag, var isEmpty, _) = first, let base = bytes.baseAddress else { return nil }
+        var frames: [QuickFrame] = []
+        frames.reserveCapacity(16)
+        var haveStartTag = true
+        while true {
+            if !haveStartTag {
+                // The next markup: an end tag closing the innermost container, a key, or a
+                // start tag.
+                let position = skippingWhitespace(from: index)
+                guard count - position >= 2, base[position] == UInt8(ascii: "<"), let frame = frames.last
+                else {
+                    return nil
+                }
+                index = position
+                let expectingKey =
+                    frame.isDictionary
+                    && builder.keyCount - frame.keyStart == builder.valueCount - frame.valueStart
+                if base[position + 1] == UInt8(ascii: "/") {
+                    guard skipEndTag(frame.isDictionary ? .dict : .array) else { return nil }
+                    frames.removeLast()
+                    let value: Builder.Value
+                    if frame.isDictionary {
+                        guard expectingKey,
+                            case .value(let dictionary)? = try? builder.dictionary(
+                                keysFrom: frame.keyStart, valuesFrom: frame.valueStart)
+                        else { return nil }
+                        value = dictionary
+                    } else {
+                        value = builder.array(from: frame.valueStart)
+                    }
+                    switch finish(value, frames: frames, into: &builder) {
+                    case .pushed: continue
+                    case .outermost(let done): return done
+                    case .overBudget: return nil
+                    }
+                }
+                guard case .start(let nextTag, let nextIsEmpty, _)? = readCompactStartTag() else {
+                    return nil
+                }
+                if expectingKey {
+                    guard nextTag == .key else { return nil }
+                    if nextIsEmpty {
+                        builder.pushKey(UnsafeBufferPointer(start: nil, count: 0))
+                    } else {
+                        guard readQuickText(closing: .key, { builder.pushKey($0) }) != nil else { return nil }
+                    }
+                    continue
+                }
+                tag = nextTag
+                isEmpty = nextIsEmpty
+            }
+            haveStartTag = false
+            let value: Builder.Value
+            switch tag {
+            case .dict, .array:
+                if isEmpty {
+                    if tag == .array {
+                        value = builder.emptyArray()
+                    } else {
+                        guard let empty = try? builder.emptyDictionary() else { return nil }
+                        value = empty
+                    }
+                } else if frames.count >= maximumDepth {
+                    return nil
+                } else if tag == .dict, let uid = readCompactUID() {
+                    // Counted as the general path counts it: the integer, then the UID.
+                    valuesBuilt += 1
+                    value = builder.uid(uid)
+                } else {
+                    frames.append(
+                        QuickFrame(
+                            isDictionary: tag == .dict, valueStart: builder.valueCount,
+                            keyStart: builder.keyCount))
+                    continue
+                }
+            case .string:
+                if isEmpty {
+                    value = builder.string(UnsafeBufferPointer(start: nil, count: 0))
+                } else {
+                    guard let string = readQuickText(closing: .string, { builder.string($0) }) else {
+                        return nil
+                    }
+                    value = string
+                }
+            case .integer:
+                guard !isEmpty, let range = readQuickContent(closing: .integer),
+                    case .value(let number) = XMLScalarText.parseInteger(bytes, range)
+                else { return nil }
+                value = builder.integer(number)
+            case .real:
+                guard !isEmpty, let range = readQuickContent(closing: .real),
+                    case .value(let number) = XMLScalarText.parseReal(bytes, range)
+                else { return nil }
+                value = builder.real(number)
+            case .date:
+                guard let seconds = try? readDate(isEmpty: isEmpty, offset: index),
+                    let date = try? builder.date(seconds)
+                else { return nil }
+                value = date
+            case .data:
+                guard let data = try? readData(isEmpty: isEmpty, { builder.data($0) }) else { return nil }
+                value = data
+            case .true, .false:
+                guard isEmpty else { return nil }
+                value = builder.bool(tag == .true)
+            case .key, .plist:
+                return nil
+            }
+            switch finish(value, frames: frames, into: &builder) {
+            case .pushed: continue
+            case .outermost(let done): return done
+            case .overBudget: return nil
+            }
+        }
+    }
+
+    private enum Finished<Value> {
+        /// Pushed into the innermost open container.
+        case pushed
+        /// The value read.
+        case outermost(Value)
+        /// More values than the budget allows: the general path says so.
+        case overBudget
+    }
+
+    /// Counts a finished value and pushes it into its container, as the general path does.
+    @inline(__always)
+    private mutating func finish<Builder: XMLValueBuilder>(
+        _ value: Builder.Value, frames: [QuickFrame], into builder: inout Builder
+    ) -> Finished<Builder.Value> {
+        valuesBuilt += 1
+        if valuesBuilt > valueBudget { return .overBudget }
+        guard !frames.isEmpty else { return .outermost(value) }
+        builder.push(value)
+        return .pushed
+    }
+
+    /// Reads text without markup or references up to `</tag>` and hands its bytes to `body`;
+    /// `nil` for anything else (the general path reads it).
+    @inline(__always)
+    private mutating func readQuickText<R>(closing tag: Tag, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R?
+    {
+        let contentStart = index
+        guard let end = quickTextEnd(from: contentStart) else { return nil }
+        index = end
+        guard skipEndTag(tag) else { return nil }
+        return body(UnsafeBufferPointer(rebasing: bytes[contentStart..<end]))
+    }
+
+    /// Reads the content of `<integer>` or `<real>` up to `</tag>`.
+    @inline(__always)
+    private mutating func readQuickContent(closing tag: Tag) -> Range<Int>? {
+        let contentStart = index
+        var position = index
+        while position < count, bytes[position] != UInt8(ascii: "<") { position += 1 }
+        index = position
+        guard skipEndTag(tag) else { return nil }
+        return contentStart..<position
+    }
+
+    /// Moves past `</tag>` at `index`, written exactly so; `false` for anything else.
+    @inline(__always)
+    private mutating func skipEndTag(_ tag: Tag) -> Bool {
+        let position = index
+        let length = tag.nameLength
+        // `</`, the name read as one masked word (names are at most 7 bytes), `>`.
+        guard count - position >= 10, let base = bytes.baseAddress else {
+            // Near the end of the input: the general reading, once `</` is there.
+            return matches("</", at: position) && (try? readEndTag(expected: tag)) != nil
+        }
+        let raw = UnsafeRawPointer(base + position)
+        guard UInt16(littleEndian: raw.loadUnaligned(as: UInt16.self)) == 0x2F3C,
+            UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 2, as: UInt64.self))
+                & (1 << UInt64(length &* 8) &- 1) == tag.packedName,
+            base[position + 2 + length] == UInt8(ascii: ">")
+        else { return false }
+        index = position + 3 + length
+        return true
+    }
+
+    /// The position of the first `<` from `position` on, eight bytes at a time; `nil` when
+    /// an `&` comes first or there is none.
+    @inline(__always)
+    private func quickTextEnd(from position: Int) -> Int? {
+        guard let base = bytes.baseAddress else { return nil }
+        var position = position
+        while count - position >= 8 {
+            let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
+            let found =
+                Self.zeroBytes(word ^ 0x3C3C_3C3C_3C3C_3C3C) | Self.zeroBytes(word ^ 0x2626_2626_2626_2626)
+            if found != 0 {
+                position += UInt64(littleEndian: found).trailingZeroBitCount >> 3
+                return base[position] == UInt8(ascii: "<") ? position : nil
+            }
+            position += 8
+        }
+        while position < count {
+            let byte = base[position]
+            if byte == UInt8(ascii: "<") { return position }
+            if byte == UInt8(ascii: "&") { return nil }
+            position += 1
+        }
+        return nil
+    }
+
+    /// The high bit of each byte of `word` that is zero, and no other bit.
+    @inline(__always)
+    private static func zeroBytes(_ word: UInt64) -> UInt64 {
+        let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        return ~(((word & low) &+ low) | word | low)
+    }
+}

@@ -1,0 +1,236 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What ``XMLPropertyListParser`` hands the values it reads to.
+///
+/// The parser checks the document and keeps the stack of open containers; a builder makes
+/// values and keeps the children of open containers on its own stacks, which the parser
+/// addresses by position (``keyCount`` and ``valueCount`` when a container opened). Two
+/// builders share the one parser, so both accept and refuse exactly the same documents:
+/// ``XMLTreeBuilder`` makes a ``PropertyList``; ``XMLBinaryBuilder`` writes a binary
+/// property list holding the same value, with no tree in between.
+protocol XMLValueBuilder {
+    associatedtype Value
+
+    /// A builder with empty stacks.
+    init()
+
+    /// The keys on the key stack.
+    var keyCount: Int { get }
+    /// The values on the value stack.
+    var valueCount: Int { get }
+
+    /// Pushes the key of the next dictionary entry: its UTF-8 bytes, valid only during the call.
+    mutating func pushKey(_ text: UnsafeBufferPointer<UInt8>)
+    /// The key at `position` on the key stack, for messages.
+    func key(at position: Int) -> String?
+    /// Pushes the next child of the innermost open container.
+    mutating func push(_ value: Value)
+
+    /// A string from its UTF-8 bytes, valid only during the call.
+    mutating func string(_ text: UnsafeBufferPointer<UInt8>) -> Value
+    mutating func integer(_ value: PropertyListInteger) -> Value
+    mutating func real(_ value: Double) -> Value
+    /// A date, as seconds since 2001-01-01 (always finite).
+    mutating func date(_ seconds: Double) throws -> Value
+    mutating func data(_ bytes: Data) -> Value
+    mutating func bool(_ value: Bool) -> Value
+    mutating func uid(_ value: UInt64) -> Value
+    mutating func emptyArray() -> Value
+    mutating func emptyDictionary() throws -> Value
+
+    /// Pops the values from `valueStart` on into an array.
+    mutating func array(from valueStart: Int) -> Value
+    /// Pops the keys from `keyStart` and the values from `valueStart` on (as many) into a
+    /// dictionary; or into a UID when its only entry, duplicates merged, is `CF$UID` with
+    /// an integer (CoreFoundation's rule).
+    mutating func dictionary(keysFrom keyStart: Int, valuesFrom valueStart: Int) throws
+        -> XMLDictionaryResult<Value>
+}
+
+/// What closing a `<dict>` gives.
+enum XMLDictionaryResult<Value> {
+    case value(Value)
+    /// The dictionary is a UID whose number is negative or beyond 64 bits.
+    case uidOutOfRange(PropertyListInteger)
+}
+
+/// Builds a ``PropertyList`` tree.
+struct XMLTreeBuilder: XMLValueBuilder {
+    init() {}
+
+    private let keys = MovingStack<String>()
+    private let values = MovingStack<PropertyList>()
+
+    var keyCount: Int { keys.count }
+    var valueCount: Int { values.count }
+
+    func pushKey(_ text: UnsafeBufferPointer<UInt8>) {
+        keys.push(String(decoding: text, as: UTF8.self))
+    }
+
+    func key(at position: Int) -> String? { keys[position] }
+
+    func push(_ value: PropertyList) { values.push(value) }
+
+    func string(_ text: UnsafeBufferPointer<UInt8>) -> PropertyList {
+        .string(String(decoding: text, as: UTF8.self))
+    }
+
+    func integer(_ value: PropertyListInteger) -> PropertyList { .integer(value) }
+    func real(_ value: Double) -> PropertyList { .real(value) }
+    func date(_ seconds: Double) -> PropertyList { .date(Date(timeIntervalSinceReferenceDate: seconds)) }
+    func data(_ bytes: Data) -> PropertyList { .data(bytes) }
+    func bool(_ value: Bool) -> PropertyList { .bool(value) }
+    func uid(_ value: UInt64) -> PropertyList { .uid(value) }
+    func emptyArray() -> PropertyList { .array([]) }
+    func emptyDictionary() -> PropertyList { .dictionary(PropertyListDictionary()) }
+
+    func array(from valueStart: Int) -> PropertyList {
+        .array(values.popArray(from: valueStart))
+    }
+
+    func dictionary(keysFrom keyStart: Int, valuesFrom valueStart: Int) -> XMLDictionaryResult<PropertyList> {
+        let entryCount = values.count - valueStart
+        if entryCount == 1, keys[keyStart] == "CF$UID", case .integer(let number) = values[valueStart] {
+            // The common case, without building a dictionary.
+            keys.pop(from: keyStart) { _, _ in }
+            values.pop(from: valueStart) { _, _ in }
+            guard let uid = number.uint64Value else { return .uidOutOfRange(number) }
+            return .value(.uid(uid))
+        }
+        var dictionary = PropertyListDictionary(minimumCapacity: entryCount)
+        values.pop(from: valueStart) { position, value in
+            if let key = keys[keyStart + position] { dictionary[key] = value }
+        }
+        keys.pop(from: keyStart) { _, _ in }
+        if dictionary.count == 1, case .integer(let number) = dictionary["CF$UID"] {
+            guard let uid = number.uint64Value else { return .uidOutOfRange(number) }
+            return .value(.uid(uid))
+        }
+        return .value(.dictionary(dictionary))
+    }
+}
+
+/// Writes a binary property list as the parser reads, through a
+/// ``BinaryPropertyListBuilder``: values are object numbers.
+///
+/// Equal scalars (and so the keys every object of a class repeats) become one object, as
+/// writers store them. A dictionary's entries are written as the document lists them,
+/// duplicates included: the binary readers merge duplicate keys as the XML reader does
+/// (the first spelling, the last value), so the value read back is the same.
+struct XMLBinaryBuilder: XMLValueBuilder {
+    private var builder = BinaryPropertyListBuilder()
+    private var keys: [Int] = []
+    private var values: [Int] = []
+    /// The object of the key `CF$UID`, once one was read.
+    private var uidKey = -1
+    /// Short keys read recently, by a hash of their bytes (see ``keyObject(_:)``).
+    private var recentKeys = [RecentKey](repeating: RecentKey(), count: 64)
+
+    private struct RecentKey {
+        /// The key's bytes, zero-padded.
+        var words: (UInt64, UInt64) = (0, 0)
+        var count = 0
+        var object = -1
+    }
+
+    var keyCount: Int { keys.count }
+    var valueCount: Int { values.count }
+
+    init() {
+        keys.reserveCapacity(64)
+        values.reserveCapacity(256)
+    }
+
+    mutating func pushKey(_ text: UnsafeBufferPointer<UInt8>) {
+        keys.append(keyObject(text))
+    }
+
+    /// The object of a key's string. Objects of one class repeat the same few keys, so
+    /// short keys are found in a small table by their bytes before the builder hashes them.
+    private mutating func keyObject(_ text: UnsafeBufferPointer<UInt8>) -> Int {
+        guard text.count <= 16 else { return addKey(text) }
+        var words: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: UnsafeRawBufferPointer(text)) }
+        let mixed =
+            (words.0 ^ (words.1 &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(text.count)) &* 0x9E37_79B9_7F4A_7C15
+        // Open addressing over a few slots; when they are all taken, the first is replaced.
+        let first = Int(truncatingIfNeeded: mixed >> 58)
+        for probe in 0..<4 {
+            let slot = (first + probe) & 63
+            let known = recentKeys[slot]
+            if known.object < 0 {
+                let object = addKey(text)
+                recentKeys[slot] = RecentKey(words: words, count: text.count, object: object)
+                return object
+            }
+            if known.count == text.count, known.words == words { return known.object }
+        }
+        let object = addKey(text)
+        recentKeys[first] = RecentKey(words: words, count: text.count, object: object)
+        return object
+    }
+
+    private mutating func addKey(_ text: UnsafeBufferPointer<UInt8>) -> Int {
+        let key = builder.addString(utf8: text)
+        if uidKey < 0, text.count == 6, text.elementsEqual("CF$UID".utf8) { uidKey = key }
+        return key
+    }
+
+    func key(at position: Int) -> String? {
+        guard keys.indices.contains(position) else { return nil }
+        return builder.stringValue(of: keys[position])
+    }
+
+    mutating func push(_ value: Int) { values.append(value) }
+
+    mutating func string(_ text: UnsafeBufferPointer<UInt8>) -> Int { builder.addString(utf8: text) }
+    mutating func integer(_ value: PropertyListInteger) -> Int { builder.addInteger(value) }
+    mutating func real(_ value: Double) -> Int { builder.addReal(value) }
+    mutating func date(_ seconds: Double) throws -> Int {
+        try builder.addDate(Date(timeIntervalSinceReferenceDate: seconds))
+    }
+    mutating func data(_ bytes: Data) -> Int { builder.addData(bytes) }
+    mutating func bool(_ value: Bool) -> Int { builder.addBool(value) }
+    mutating func uid(_ value: UInt64) -> Int { builder.addUID(value) }
+    mutating func emptyArray() -> Int { builder.addArray(EmptyCollection()) }
+
+    mutating func emptyDictionary() throws -> Int {
+        try builder.addDictionary(keys: EmptyCollection(), values: EmptyCollection())
+    }
+
+    mutating func array(from valueStart: Int) -> Int {
+        guard valueStart < values.count else { return emptyArray() }
+        let object = builder.addArray(values[valueStart...])
+        values.removeSubrange(valueStart...)
+        return object
+    }
+
+    mutating func dictionary(keysFrom keyStart: Int, valuesFrom valueStart: Int) throws
+        -> XMLDictionaryResult<Int>
+    {
+        guard keyStart < keys.count, valueStart < values.count else { return .value(try emptyDictionary()) }
+        defer {
+            keys.removeSubrange(keyStart...)
+            values.removeSubrange(valueStart...)
+        }
+        // Every key `CF$UID` (keys are interned, so equal keys are one object) and the last
+        // value an integer: the dictionary the XML reader would merge to one entry, a UID.
+        if uidKey >= 0, keys[keyStart...].allSatisfy({ $0 == uidKey }),
+            let last = values.last, let number = builder.integerValue(of: last)
+        {
+            guard let uid = number.uint64Value else { return .uidOutOfRange(number) }
+            return .value(builder.addUID(uid))
+        }
+        return .value(try builder.addDictionary(keys: keys[keyStart...], values: values[valueStart...]))
+    }
+
+    /// The binary property list, `top` its root.
+    func finish(topObject top: Int) throws -> Data {
+        try builder.finish(topObject: top)
+    }
+}
