@@ -157,6 +157,26 @@ import Testing
         }
     }
 
+    @Test func largeCountsAndWideValuesReadAlike() throws {
+        // Counts past 15, 255 and 65,535 take extended headers in the binary rewriting; UIDs
+        // and integers take every width; non-ASCII strings become UTF-16.
+        var elements = (0..<70_000).map {
+            "<dict><key>CF$UID</key><integer>\($0 * 977 % 70_001)</integer></dict>"
+        }
+        elements.append("<string>" + String(repeating: "long text ", count: 7_000) + "</string>")
+        elements.append("<string>" + String(repeating: "é世😀", count: 5_000) + "</string>")
+        elements.append("<integer>18446744073709551615</integer><integer>-9223372036854775808</integer>")
+        elements.append("<dict><key>CF$UID</key><integer>4294967296</integer></dict>")
+        let entries = (0..<300).map { "<key>k\($0)</key><integer>\($0 * 1_000_003)</integer>" }.joined()
+        elements.append("<dict>\(entries)</dict>")
+        let document = "<plist version=\"1.0\"><array>\(elements.joined(separator: "\n"))</array></plist>"
+        guard case .value(.array(let read)) = Self.expectAgreement(Data(document.utf8), "large counts") else {
+            Issue.record("the large document did not read")
+            return
+        }
+        #expect(read.count == 70_006)
+    }
+
     @Test func documentsEndingAnywhereReadAlike() throws {
         // Every prefix of a small archive-like document: end tags near the end of the
         // input are where the quick reading's word loads stop.

@@ -215,68 +215,6 @@ struct BinaryPropertyListBuilder {
         return units.withUnsafeBytes { intern(header, payload: $0) }
     }
 
-    /// Adds a string given as UTF-8: ASCII as marker `0x5n`, anything else as UTF-16BE (`0x6n`).
-    mutating func addString(utf8 text: UnsafeBufferPointer<UInt8>) -> Int {
-        guard BinaryPropertyListScanner.isASCII(text) else {
-            return addString(String(decoding: text, as: UTF8.self))
-        }
-        var header = ScalarHeader()
-        header.appendCount(0x50, count: text.count)
-        return intern(header, payload: UnsafeRawBufferPointer(text))
-    }
-
-    /// The string an object holds, if it is a string.
-    func stringValue(of object: Int) -> String? {
-        guard entries.indices.contains(object), entries[object].kind == .scalar else { return nil }
-        let entry = entries[object]
-        let start = entry.startIndex
-        return scalarBytes.withUnsafeBufferPointer { bytes -> String? in
-            switch entry.marker & 0xF0 {
-            case 0x50:
-                guard start + entry.elementCount <= bytes.count else { return nil }
-                return String(
-                    decoding: UnsafeBufferPointer(rebasing: bytes[start..<start + entry.elementCount]),
-                    as: Unicode.ASCII.self)
-            case 0x60:
-                guard start + entry.elementCount <= bytes.count, entry.elementCount % 2 == 0 else {
-                    return nil
-                }
-                let units = stride(from: start, to: start + entry.elementCount, by: 2).map {
-                    UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1])
-                }
-                return String(decoding: units, as: UTF16.self)
-            default:
-                return nil
-            }
-        }
-    }
-
-    /// The integer an object holds, if it is an integer.
-    func integerValue(of object: Int) -> PropertyListInteger? {
-        guard entries.indices.contains(object), entries[object].kind == .scalar else { return nil }
-        let entry = entries[object]
-        // The header's bytes after the marker are the big-endian value, first byte lowest.
-        func bigEndian(_ tail: UInt64, width: Int) -> UInt64 {
-            var value: UInt64 = 0
-            for index in 0..<width { value = value << 8 | (tail >> UInt64(index * 8)) & 0xFF }
-            return value
-        }
-        switch entry.marker {
-        case 0x10, 0x11, 0x12:
-            return PropertyListInteger(bigEndian(entry.headerTail, width: 1 << Int(entry.marker & 0x0F)))
-        case 0x13:
-            return PropertyListInteger(Int64(bitPattern: bigEndian(entry.headerTail, width: 8)))
-        case 0x14:
-            let start = entry.startIndex
-            guard entry.elementCount == 8, start + 8 <= scalarBytes.count else { return nil }
-            let low = scalarBytes[start..<start + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            return PropertyListInteger(
-                high: Int64(bitPattern: bigEndian(entry.headerTail, width: 8)), low: low)
-        default:
-            return nil
-        }
-    }
-
     /// Adds a UID in 1, 2, 4 or 8 bytes.
     mutating func addUID(_ value: UInt64) -> Int {
         // Archives refer to UIDs 0..<n over and over: remember their objects directly.

@@ -59,7 +59,7 @@ extension XMLPropertyListParser {
                     let value: Builder.Value
                     if frame.isDictionary {
                         guard expectingKey,
-                            case .value(let dictionary)? = try? builder.dictionary(
+                            case .value(let dictionary) = builder.dictionary(
                                 keysFrom: frame.keyStart, valuesFrom: frame.valueStart)
                         else { return nil }
                         value = dictionary
@@ -72,15 +72,32 @@ extension XMLPropertyListParser {
                     case .overBudget: return nil
                     }
                 }
+                if expectingKey, count - position >= 16,
+                    UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+                        & 0xFF_FFFF_FFFF == 0x3E_7965_6B3C  // "<key>"
+                {
+                    // The key, read in place: its text, `</key>`.
+                    let textStart = position + 5
+                    guard let end = quickTextEnd(from: textStart) else { return nil }
+                    index = end
+                    guard skipEndTag(.key) else { return nil }
+                    builder.pushKey(
+                        UnsafeBufferPointer(start: base + textStart, count: end - textStart),
+                        readable: count - textStart)
+                    continue
+                }
                 guard case .start(let nextTag, let nextIsEmpty, _)? = readCompactStartTag() else {
                     return nil
                 }
                 if expectingKey {
                     guard nextTag == .key else { return nil }
                     if nextIsEmpty {
-                        builder.pushKey(UnsafeBufferPointer(start: nil, count: 0))
+                        builder.pushKey(UnsafeBufferPointer(start: nil, count: 0), readable: 0)
                     } else {
-                        guard readQuickText(closing: .key, { builder.pushKey($0) }) != nil else { return nil }
+                        guard readQuickText(closing: .key, { builder.pushKey($0, readable: $0.count) }) != nil
+                        else {
+                            return nil
+                        }
                     }
                     continue
                 }
@@ -92,12 +109,7 @@ extension XMLPropertyListParser {
             switch tag {
             case .dict, .array:
                 if isEmpty {
-                    if tag == .array {
-                        value = builder.emptyArray()
-                    } else {
-                        guard let empty = try? builder.emptyDictionary() else { return nil }
-                        value = empty
-                    }
+                    value = tag == .array ? builder.emptyArray() : builder.emptyDictionary()
                 } else if frames.count >= maximumDepth {
                     return nil
                 } else if tag == .dict, let uid = readCompactUID() {
@@ -131,10 +143,8 @@ extension XMLPropertyListParser {
                 else { return nil }
                 value = builder.real(number)
             case .date:
-                guard let seconds = try? readDate(isEmpty: isEmpty, offset: index),
-                    let date = try? builder.date(seconds)
-                else { return nil }
-                value = date
+                guard let seconds = try? readDate(isEmpty: isEmpty, offset: index) else { return nil }
+                value = builder.date(seconds)
             case .data:
                 guard let data = try? readData(isEmpty: isEmpty, { builder.data($0) }) else { return nil }
                 value = data

@@ -55,7 +55,7 @@ enum XMLPropertyListReader {
     static func binaryPropertyList(
         _ data: Data, options: PropertyListReadingOptions, quickly: Bool = true
     ) throws -> Data {
-        var builder = XMLBinaryBuilder()
+        var builder = XMLBinaryBuilder(inputLength: data.count)
         let top = try parse(data, options: options, quickly: quickly, into: &builder)
         return try builder.finish(topObject: top)
     }
@@ -270,9 +270,9 @@ struct XMLPropertyListParser {
                         throw failure("unexpected <\(tag.name)>, expected <key> or </dict>", at: offset)
                     }
                     if isEmpty {
-                        builder.pushKey(UnsafeBufferPointer(start: nil, count: 0))
+                        builder.pushKey(UnsafeBufferPointer(start: nil, count: 0), readable: 0)
                     } else {
-                        try readText(closing: .key) { builder.pushKey($0) }
+                        try readText(closing: .key) { builder.pushKey($0, readable: $0.count) }
                     }
                     markup = try nextMarkup(closing: .dict)
                     continue
@@ -280,7 +280,7 @@ struct XMLPropertyListParser {
                 switch tag {
                 case .array, .dict:
                     if isEmpty {
-                        value = tag == .array ? builder.emptyArray() : try builder.emptyDictionary()
+                        value = tag == .array ? builder.emptyArray() : builder.emptyDictionary()
                     } else {
                         guard frames.count < maximumDepth else {
                             throw failure(
@@ -311,7 +311,7 @@ struct XMLPropertyListParser {
                 case .real:
                     value = builder.real(try readReal(isEmpty: isEmpty, offset: offset))
                 case .date:
-                    value = try builder.date(try readDate(isEmpty: isEmpty, offset: offset))
+                    value = builder.date(try readDate(isEmpty: isEmpty, offset: offset))
                 case .data:
                     value = try readData(isEmpty: isEmpty) { builder.data($0) }
                 case .true, .false:
@@ -342,7 +342,7 @@ struct XMLPropertyListParser {
                     }
                     // A dictionary whose only entry (after duplicates are merged, as
                     // CoreFoundation decides it) is `CF$UID` with an integer is a UID.
-                    switch try builder.dictionary(keysFrom: frame.keyStart, valuesFrom: frame.valueStart) {
+                    switch builder.dictionary(keysFrom: frame.keyStart, valuesFrom: frame.valueStart) {
                     case .value(let dictionary):
                         value = dictionary
                     case .uidOutOfRange(let number):

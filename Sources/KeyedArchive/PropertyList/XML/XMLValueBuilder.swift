@@ -23,8 +23,9 @@ protocol XMLValueBuilder {
     /// The values on the value stack.
     var valueCount: Int { get }
 
-    /// Pushes the key of the next dictionary entry: its UTF-8 bytes, valid only during the call.
-    mutating func pushKey(_ text: UnsafeBufferPointer<UInt8>)
+    /// Pushes the key of the next dictionary entry: its UTF-8 bytes, valid only during the
+    /// call, of which `readable` bytes from the start (at least `text.count`) may be read.
+    mutating func pushKey(_ text: UnsafeBufferPointer<UInt8>, readable: Int)
     /// The key at `position` on the key stack, for messages.
     func key(at position: Int) -> String?
     /// Pushes the next child of the innermost open container.
@@ -35,20 +36,19 @@ protocol XMLValueBuilder {
     mutating func integer(_ value: PropertyListInteger) -> Value
     mutating func real(_ value: Double) -> Value
     /// A date, as seconds since 2001-01-01 (always finite).
-    mutating func date(_ seconds: Double) throws -> Value
+    mutating func date(_ seconds: Double) -> Value
     mutating func data(_ bytes: Data) -> Value
     mutating func bool(_ value: Bool) -> Value
     mutating func uid(_ value: UInt64) -> Value
     mutating func emptyArray() -> Value
-    mutating func emptyDictionary() throws -> Value
+    mutating func emptyDictionary() -> Value
 
     /// Pops the values from `valueStart` on into an array.
     mutating func array(from valueStart: Int) -> Value
     /// Pops the keys from `keyStart` and the values from `valueStart` on (as many) into a
     /// dictionary; or into a UID when its only entry, duplicates merged, is `CF$UID` with
     /// an integer (CoreFoundation's rule).
-    mutating func dictionary(keysFrom keyStart: Int, valuesFrom valueStart: Int) throws
-        -> XMLDictionaryResult<Value>
+    mutating func dictionary(keysFrom keyStart: Int, valuesFrom valueStart: Int) -> XMLDictionaryResult<Value>
 }
 
 /// What closing a `<dict>` gives.
@@ -68,7 +68,7 @@ struct XMLTreeBuilder: XMLValueBuilder {
     var keyCount: Int { keys.count }
     var valueCount: Int { values.count }
 
-    func pushKey(_ text: UnsafeBufferPointer<UInt8>) {
+    func pushKey(_ text: UnsafeBufferPointer<UInt8>, readable: Int) {
         keys.push(String(decoding: text, as: UTF8.self))
     }
 
@@ -116,19 +116,21 @@ struct XMLTreeBuilder: XMLValueBuilder {
 }
 
 /// Writes a binary property list as the parser reads, through a
-/// ``BinaryPropertyListBuilder``: values are object numbers.
+/// ``BinaryPropertyListStream``: values are object numbers, and each container is written
+/// when it closes.
 ///
-/// Equal scalars (and so the keys every object of a class repeats) become one object, as
-/// writers store them. A dictionary's entries are written as the document lists them,
-/// duplicates included: the binary readers merge duplicate keys as the XML reader does
-/// (the first spelling, the last value), so the value read back is the same.
+/// Keys are written once each (objects of one class repeat the same few keys, and readers
+/// recognise an object's layout by its key references); other values are written where
+/// they occur. A dictionary's entries are written as the document lists them, duplicates
+/// included: the binary readers merge duplicate keys as the XML reader does (the first
+/// spelling, the last value), so the value read back is the same.
 struct XMLBinaryBuilder: XMLValueBuilder {
-    private var builder = BinaryPropertyListBuilder()
-    private var keys: [Int] = []
-    private var values: [Int] = []
+    private let stream: BinaryPropertyListStream
+    private let keys = ReferenceStack()
+    private let values = ReferenceStack()
     /// The object of the key `CF$UID`, once one was read.
     private var uidKey = -1
-    /// Short keys read recently, by a hash of their bytes (see ``keyObject(_:)``).
+    /// Short keys read so far, by a hash of their bytes (see ``keyObject(_:)``).
     private var recentKeys = [RecentKey](repeating: RecentKey(), count: 64)
 
     private struct RecentKey {
@@ -141,24 +143,38 @@ struct XMLBinaryBuilder: XMLValueBuilder {
     var keyCount: Int { keys.count }
     var valueCount: Int { values.count }
 
-    init() {
-        keys.reserveCapacity(64)
-        values.reserveCapacity(256)
+    init() { self.init(inputLength: 0) }
+
+    /// A builder for a document of `inputLength` bytes: binary output takes about a fifth
+    /// of the XML, and an object about 50 bytes of it.
+    init(inputLength: Int) {
+        stream = BinaryPropertyListStream(
+            expectedBytes: inputLength / 4 + 256, expectedObjects: inputLength / 48)
     }
 
-    mutating func pushKey(_ text: UnsafeBufferPointer<UInt8>) {
-        keys.append(keyObject(text))
+    mutating func pushKey(_ text: UnsafeBufferPointer<UInt8>, readable: Int) {
+        keys.push(UInt32(truncatingIfNeeded: keyObject(text, readable: readable)))
     }
 
-    /// The object of a key's string. Objects of one class repeat the same few keys, so
-    /// short keys are found in a small table by their bytes before the builder hashes them.
-    private mutating func keyObject(_ text: UnsafeBufferPointer<UInt8>) -> Int {
+    /// The object of a key's string: short keys are looked up by their bytes in a small
+    /// open-addressed table and written once; longer ones (rare) are written each time.
+    private mutating func keyObject(_ text: UnsafeBufferPointer<UInt8>, readable: Int) -> Int {
         guard text.count <= 16 else { return addKey(text) }
         var words: (UInt64, UInt64) = (0, 0)
-        withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: UnsafeRawBufferPointer(text)) }
+        if readable >= 16, let base = text.baseAddress {
+            // Two words read in place, the bytes past the key masked off.
+            let raw = UnsafeRawPointer(base)
+            let first = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+            let second = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            let count = text.count
+            words.0 = count >= 8 ? first : first & (1 << UInt64(count * 8) &- 1)
+            words.1 = count <= 8 ? 0 : count == 16 ? second : second & (1 << UInt64((count - 8) * 8) &- 1)
+        } else {
+            withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: UnsafeRawBufferPointer(text)) }
+        }
         let mixed =
             (words.0 ^ (words.1 &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(text.count)) &* 0x9E37_79B9_7F4A_7C15
-        // Open addressing over a few slots; when they are all taken, the first is replaced.
+        // A few probes; when they are all taken, the first slot is replaced.
         let first = Int(truncatingIfNeeded: mixed >> 58)
         for probe in 0..<4 {
             let slot = (first + probe) & 63
@@ -176,61 +192,103 @@ struct XMLBinaryBuilder: XMLValueBuilder {
     }
 
     private mutating func addKey(_ text: UnsafeBufferPointer<UInt8>) -> Int {
-        let key = builder.addString(utf8: text)
-        if uidKey < 0, text.count == 6, text.elementsEqual("CF$UID".utf8) { uidKey = key }
+        let key = stream.addString(utf8: text)
+        if text.count == 6, text.elementsEqual("CF$UID".utf8) { uidKey = key }
         return key
     }
 
     func key(at position: Int) -> String? {
-        guard keys.indices.contains(position) else { return nil }
-        return builder.stringValue(of: keys[position])
+        guard let key = keys[position] else { return nil }
+        return stream.stringValue(of: Int(key))
     }
 
-    mutating func push(_ value: Int) { values.append(value) }
+    mutating func push(_ value: Int) { values.push(UInt32(truncatingIfNeeded: value)) }
 
-    mutating func string(_ text: UnsafeBufferPointer<UInt8>) -> Int { builder.addString(utf8: text) }
-    mutating func integer(_ value: PropertyListInteger) -> Int { builder.addInteger(value) }
-    mutating func real(_ value: Double) -> Int { builder.addReal(value) }
-    mutating func date(_ seconds: Double) throws -> Int {
-        try builder.addDate(Date(timeIntervalSinceReferenceDate: seconds))
+    mutating func string(_ text: UnsafeBufferPointer<UInt8>) -> Int { stream.addString(utf8: text) }
+    mutating func integer(_ value: PropertyListInteger) -> Int { stream.addInteger(value) }
+    mutating func real(_ value: Double) -> Int { stream.addReal(value) }
+    mutating func date(_ seconds: Double) -> Int { stream.addDate(seconds) }
+    mutating func data(_ bytes: Data) -> Int { stream.addData(bytes) }
+    mutating func bool(_ value: Bool) -> Int { stream.addBool(value) }
+    mutating func uid(_ value: UInt64) -> Int { stream.addUID(value) }
+
+    mutating func emptyArray() -> Int {
+        stream.addArray(UnsafeBufferPointer(start: nil, count: 0))
     }
-    mutating func data(_ bytes: Data) -> Int { builder.addData(bytes) }
-    mutating func bool(_ value: Bool) -> Int { builder.addBool(value) }
-    mutating func uid(_ value: UInt64) -> Int { builder.addUID(value) }
-    mutating func emptyArray() -> Int { builder.addArray(EmptyCollection()) }
 
-    mutating func emptyDictionary() throws -> Int {
-        try builder.addDictionary(keys: EmptyCollection(), values: EmptyCollection())
+    mutating func emptyDictionary() -> Int {
+        stream.addDictionary(
+            keys: UnsafeBufferPointer(start: nil, count: 0), values: UnsafeBufferPointer(start: nil, count: 0)
+        )
     }
 
     mutating func array(from valueStart: Int) -> Int {
-        guard valueStart < values.count else { return emptyArray() }
-        let object = builder.addArray(values[valueStart...])
-        values.removeSubrange(valueStart...)
+        let object = stream.addArray(values.elements(from: valueStart))
+        values.truncate(to: valueStart)
         return object
     }
 
-    mutating func dictionary(keysFrom keyStart: Int, valuesFrom valueStart: Int) throws
-        -> XMLDictionaryResult<Int>
-    {
-        guard keyStart < keys.count, valueStart < values.count else { return .value(try emptyDictionary()) }
+    mutating func dictionary(keysFrom keyStart: Int, valuesFrom valueStart: Int) -> XMLDictionaryResult<Int> {
+        let keyObjects = keys.elements(from: keyStart)
+        let valueObjects = values.elements(from: valueStart)
         defer {
-            keys.removeSubrange(keyStart...)
-            values.removeSubrange(valueStart...)
+            keys.truncate(to: keyStart)
+            values.truncate(to: valueStart)
         }
-        // Every key `CF$UID` (keys are interned, so equal keys are one object) and the last
-        // value an integer: the dictionary the XML reader would merge to one entry, a UID.
-        if uidKey >= 0, keys[keyStart...].allSatisfy({ $0 == uidKey }),
-            let last = values.last, let number = builder.integerValue(of: last)
+        // Every key `CF$UID` (keys are written once, so equal keys are one object) and the
+        // last value an integer: the dictionary the XML reader would merge to one entry, a UID.
+        if uidKey >= 0, !keyObjects.isEmpty, keyObjects.allSatisfy({ Int($0) == uidKey }),
+            let last = valueObjects.last, let number = stream.integerValue(of: Int(last))
         {
             guard let uid = number.uint64Value else { return .uidOutOfRange(number) }
-            return .value(builder.addUID(uid))
+            return .value(stream.addUID(uid))
         }
-        return .value(try builder.addDictionary(keys: keys[keyStart...], values: values[valueStart...]))
+        return .value(stream.addDictionary(keys: keyObjects, values: valueObjects))
     }
 
     /// The binary property list, `top` its root.
     func finish(topObject top: Int) throws -> Data {
-        try builder.finish(topObject: top)
+        try stream.finish(topObject: top)
+    }
+}
+
+/// A stack of object numbers over memory it owns: pushed for every value, so without an
+/// array's uniqueness and capacity checks.
+private final class ReferenceStack {
+    @exclusivity(unchecked) private var base: UnsafeMutablePointer<UInt32>
+    @exclusivity(unchecked) private var capacity = 256
+    @exclusivity(unchecked) private(set) var count = 0
+
+    init() { base = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity) }
+
+    deinit { base.deallocate() }
+
+    @inline(__always)
+    func push(_ element: UInt32) {
+        if count == capacity {
+            let grown = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity * 2)
+            grown.initialize(from: base, count: count)
+            base.deallocate()
+            base = grown
+            capacity *= 2
+        }
+        base[count] = element
+        count += 1
+    }
+
+    subscript(position: Int) -> UInt32? {
+        position >= 0 && position < count ? base[position] : nil
+    }
+
+    /// The elements from `start` to the top (empty when `start` is past it), valid until the
+    /// next push.
+    func elements(from start: Int) -> UnsafeBufferPointer<UInt32> {
+        guard start >= 0, start < count else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return UnsafeBufferPointer(start: base + start, count: count - start)
+    }
+
+    /// Drops the elements from `start` on.
+    func truncate(to start: Int) {
+        if start >= 0, start < count { count = start }
     }
 }

@@ -1,0 +1,343 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes a binary property list object by object, straight into its final bytes: each
+/// object is encoded the moment it is added, and a container is added after its contents
+/// (so a reader of a document, which finishes the contents first, can stream into it).
+///
+/// ``BinaryPropertyListBuilder`` keeps a table of objects and lays the file out at the end,
+/// which lets it share equal scalars and number containers before their contents; this
+/// writer trades that for one pass with no table. Nothing is shared except small UIDs,
+/// whose object is remembered by value (archives refer to the same UIDs over and over);
+/// callers that want a value stored once keep its object number themselves. References
+/// and offsets are 4 bytes; past that, ``finish(topObject:)`` throws.
+///
+/// The XML reader writes through it when the keyed unarchiver opens an XML archive.
+final class BinaryPropertyListStream {
+    // Every property is touched for every object written, and no access spans a call that
+    // could reach the writer again, so Swift's dynamic exclusivity checks on class
+    // properties would only cost time (they were most of the writer's profile).
+
+    /// The output, `malloc`ed so that ``finish(topObject:)`` can hand it to `Data` as is.
+    @exclusivity(unchecked) private var bytes: UnsafeMutableRawPointer?
+    @exclusivity(unchecked) private var capacity: Int
+    @exclusivity(unchecked) private var length = 8
+    /// The byte offset of each object.
+    @exclusivity(unchecked) private var offsets: [UInt32] = []
+    /// The object of each small UID value + 1 (0: none yet).
+    @exclusivity(unchecked) private var uidObjects: [UInt32] = []
+    /// Set when the output or the object count passes what 4-byte offsets and references
+    /// address; ``finish(topObject:)`` throws it.
+    @exclusivity(unchecked) private var tooLarge = false
+
+    static let referenceSize = 4
+
+    /// Creates a writer expecting about `expectedBytes` of output and `expectedObjects` objects.
+    init(expectedBytes: Int, expectedObjects: Int) {
+        capacity = max(64, expectedBytes)
+        bytes = malloc(capacity)
+        offsets.reserveCapacity(max(16, expectedObjects))
+        if let bytes { bytes.copyMemory(from: "bplist00", byteCount: 8) } else { tooLarge = true }
+    }
+
+    deinit { free(bytes) }
+
+    /// The number of objects added so far.
+    var objectCount: Int { offsets.count }
+
+    // MARK: Output
+
+    /// Room for `count` more bytes at the end of the output; `nil` when memory ran out.
+    @inline(__always)
+    private func room(_ count: Int) -> UnsafeMutableRawPointer? {
+        if capacity - length < count { grow(count) }
+        guard let bytes else { return nil }
+        return bytes + length
+    }
+
+    private func grow(_ count: Int) {
+        let needed = length + count
+        var newCapacity = capacity
+        while newCapacity < needed { newCapacity *= 2 }
+        guard let moved = realloc(bytes, newCapacity) else {
+            free(bytes)
+            bytes = nil
+            capacity = 0
+            length = 0
+            tooLarge = true
+            return
+        }
+        bytes = moved
+        capacity = newCapacity
+    }
+
+    /// Starts the next object at the end of the output.
+    @inline(__always)
+    private func beginObject() -> Int {
+        if length >= Int(UInt32.max) || offsets.count >= Int(UInt32.max) { tooLarge = true }
+        offsets.append(UInt32(truncatingIfNeeded: length))
+        return offsets.count - 1
+    }
+
+    /// Writes `marker | count`, with an integer following for counts from 15 on.
+    @inline(__always)
+    private func writeHeader(_ marker: UInt8, count: Int) {
+        guard count >= 15 else {
+            writeByte(marker | UInt8(count))
+            return
+        }
+        writeByte(marker | 0x0F)
+        let width = BinaryPropertyListBuilder.byteWidth(forCount: count)
+        writeByte(0x10 | UInt8(width.trailingZeroBitCount))
+        writeBigEndian(UInt64(count), width: width)
+    }
+
+    @inline(__always)
+    private func writeByte(_ byte: UInt8) {
+        guard let destination = room(1) else { return }
+        destination.storeBytes(of: byte, as: UInt8.self)
+        length += 1
+    }
+
+    @inline(__always)
+    private func writeBigEndian(_ value: UInt64, width: Int) {
+        guard let destination = room(8) else { return }
+        // All eight bytes are stored; the output then moves on by `width`.
+        destination.storeBytes(of: (value << UInt64(64 - width * 8)).bigEndian, as: UInt64.self)
+        length += width
+    }
+
+    private func writeBytes(_ source: UnsafeRawBufferPointer) {
+        guard !source.isEmpty, let base = source.baseAddress, let destination = room(source.count) else {
+            return
+        }
+        destination.copyMemory(from: base, byteCount: source.count)
+        length += source.count
+    }
+
+    // MARK: Objects
+
+    /// Adds a string given as UTF-8: ASCII as marker `0x5n`, anything else as UTF-16BE (`0x6n`).
+    func addString(utf8 text: UnsafeBufferPointer<UInt8>) -> Int {
+        let object = beginObject()
+        if BinaryPropertyListScanner.isASCII(text) {
+            writeHeader(0x50, count: text.count)
+            writeBytes(UnsafeRawBufferPointer(text))
+        } else {
+            let units = Array(String(decoding: text, as: UTF8.self).utf16)
+            writeHeader(0x60, count: units.count)
+            guard let destination = room(units.count * 2) else { return object }
+            for (position, unit) in units.enumerated() {
+                destination.storeBytes(of: unit.bigEndian, toByteOffset: position * 2, as: UInt16.self)
+            }
+            length += units.count * 2
+        }
+        return object
+    }
+
+    /// Adds an integer in the widths Apple's writer uses: 1, 2 or 4 bytes unsigned, 8 bytes
+    /// signed, 16 bytes beyond `Int64.max`.
+    func addInteger(_ value: PropertyListInteger) -> Int {
+        let object = beginObject()
+        if let unsigned = value.uint64Value, unsigned <= UInt64(Int64.max) {
+            let width = unsigned < 1 << 8 ? 1 : unsigned < 1 << 16 ? 2 : unsigned < 1 << 32 ? 4 : 8
+            writeByte(0x10 | UInt8(width.trailingZeroBitCount))
+            writeBigEndian(unsigned, width: width)
+        } else if let signed = value.int64Value {
+            writeByte(0x13)
+            writeBigEndian(UInt64(bitPattern: signed), width: 8)
+        } else {
+            writeByte(0x14)
+            writeBigEndian(UInt64(bitPattern: value.high), width: 8)
+            writeBigEndian(value.low, width: 8)
+        }
+        return object
+    }
+
+    func addReal(_ value: Double) -> Int {
+        let object = beginObject()
+        writeByte(0x23)
+        writeBigEndian(value.bitPattern, width: 8)
+        return object
+    }
+
+    /// Adds a date, as seconds since 2001-01-01.
+    func addDate(_ seconds: Double) -> Int {
+        let object = beginObject()
+        writeByte(0x33)
+        writeBigEndian(seconds.bitPattern, width: 8)
+        return object
+    }
+
+    func addBool(_ value: Bool) -> Int {
+        let object = beginObject()
+        writeByte(value ? 0x09 : 0x08)
+        return object
+    }
+
+    func addData(_ data: Data) -> Int {
+        let object = beginObject()
+        writeHeader(0x40, count: data.count)
+        data.withUnsafeBytes { writeBytes($0) }
+        return object
+    }
+
+    /// Adds a UID in 1, 2, 4 or 8 bytes; a small UID added before is that same object.
+    func addUID(_ value: UInt64) -> Int {
+        let remembered = value < 1 << 24
+        if remembered, value < UInt64(uidObjects.count), uidObjects[Int(value)] != 0 {
+            return Int(uidObjects[Int(value)]) - 1
+        }
+        let object = beginObject()
+        let width = value < 1 << 8 ? 1 : value < 1 << 16 ? 2 : value < 1 << 32 ? 4 : 8
+        writeByte(0x80 | UInt8(width - 1))
+        writeBigEndian(value, width: width)
+        if remembered {
+            let index = Int(value)
+            if index >= uidObjects.count {
+                uidObjects.append(
+                    contentsOf: repeatElement(
+                        0, count: max(index + 1, uidObjects.count * 2) - uidObjects.count))
+            }
+            uidObjects[index] = UInt32(truncatingIfNeeded: object + 1)
+        }
+        return object
+    }
+
+    /// Adds an array of objects added before.
+    func addArray(_ elements: UnsafeBufferPointer<UInt32>) -> Int {
+        let object = beginObject()
+        writeHeader(0xA0, count: elements.count)
+        writeReferences(elements)
+        return object
+    }
+
+    /// Adds a dictionary of objects added before (as many keys as values).
+    func addDictionary(keys: UnsafeBufferPointer<UInt32>, values: UnsafeBufferPointer<UInt32>) -> Int {
+        let object = beginObject()
+        writeHeader(0xD0, count: min(keys.count, values.count))
+        writeReferences(UnsafeBufferPointer(rebasing: keys.prefix(values.count)))
+        writeReferences(UnsafeBufferPointer(rebasing: values.prefix(keys.count)))
+        return object
+    }
+
+    private func writeReferences(_ references: UnsafeBufferPointer<UInt32>) {
+        guard let destination = room(references.count * Self.referenceSize) else { return }
+        for (position, reference) in references.enumerated() {
+            destination.storeBytes(of: reference.bigEndian, toByteOffset: position * 4, as: UInt32.self)
+        }
+        length += references.count * Self.referenceSize
+    }
+
+    // MARK: Reading back
+
+    /// The integer an object holds, if it is one.
+    func integerValue(of object: Int) -> PropertyListInteger? {
+        guard let (marker, payload) = encoded(object) else { return nil }
+        func bigEndian(_ from: Int, _ width: Int) -> UInt64 {
+            (0..<width).reduce(UInt64(0)) { $0 << 8 | UInt64(payload[from + $1]) }
+        }
+        switch marker {
+        case 0x10, 0x11, 0x12:
+            let width = 1 << Int(marker & 0x0F)
+            return payload.count >= width ? PropertyListInteger(bigEndian(0, width)) : nil
+        case 0x13:
+            return payload.count >= 8 ? PropertyListInteger(Int64(bitPattern: bigEndian(0, 8))) : nil
+        case 0x14:
+            guard payload.count >= 16 else { return nil }
+            return PropertyListInteger(high: Int64(bitPattern: bigEndian(0, 8)), low: bigEndian(8, 8))
+        default:
+            return nil
+        }
+    }
+
+    /// The text of a string object, for messages.
+    func stringValue(of object: Int) -> String? {
+        guard let (marker, payload) = encoded(object) else { return nil }
+        var count = Int(marker & 0x0F)
+        var start = 0
+        if count == 0x0F {
+            guard let first = payload.first, first & 0xF0 == 0x10 else { return nil }
+            let width = 1 << Int(first & 0x0F)
+            guard width <= 8, payload.count > width else { return nil }
+            count = Int((1...width).reduce(UInt64(0)) { $0 << 8 | UInt64(payload[$1]) })
+            start = 1 + width
+        }
+        switch marker & 0xF0 {
+        case 0x50:
+            guard payload.count - start >= count else { return nil }
+            return String(decoding: payload[start..<start + count], as: Unicode.ASCII.self)
+        case 0x60:
+            guard payload.count - start >= count * 2 else { return nil }
+            let units = (0..<count).map {
+                UInt16(payload[start + 2 * $0]) << 8 | UInt16(payload[start + 2 * $0 + 1])
+            }
+            return String(decoding: units, as: UTF16.self)
+        default:
+            return nil
+        }
+    }
+
+    /// An object's marker and the bytes after it up to the next object (or the end).
+    private func encoded(_ object: Int) -> (UInt8, [UInt8])? {
+        guard offsets.indices.contains(object), let bytes else { return nil }
+        let start = Int(offsets[object])
+        let end = object + 1 < offsets.count ? Int(offsets[object + 1]) : length
+        guard start < end, end <= length else { return nil }
+        let all = UnsafeRawBufferPointer(start: bytes + start, count: end - start)
+        return (all[0], Array(all.dropFirst()))
+    }
+
+    // MARK: Finishing
+
+    /// Appends the offset table and trailer and hands the bytes over; the writer is empty
+    /// afterwards.
+    ///
+    /// - Throws: `invalidValue` when `topObject` does not exist; `limitExceeded` when the
+    ///   output passes 4 GB or 4 billion objects (or memory ran out).
+    func finish(topObject: Int) throws -> Data {
+        guard !tooLarge else {
+            throw KeyedArchiveError(
+                .limitExceeded, "the binary property list would pass 4 GB or \(UInt32.max) objects")
+        }
+        guard offsets.indices.contains(topObject) else {
+            throw KeyedArchiveError(
+                .invalidValue, "top object \(topObject) does not exist (\(offsets.count) objects)")
+        }
+        let tableOffset = length
+        guard let table = room(offsets.count * 4 + BinaryPropertyListTrailer.size) else {
+            throw KeyedArchiveError(.limitExceeded, "out of memory for the binary property list")
+        }
+        for (position, offset) in offsets.enumerated() {
+            table.storeBytes(of: offset.bigEndian, toByteOffset: position * 4, as: UInt32.self)
+        }
+        length += offsets.count * 4
+        // Trailer: 5 unused bytes, the sort version, the offset size, the reference size,
+        // then the object count, top object and offset-table offset as 8-byte integers.
+        for _ in 0..<6 { writeByte(0) }
+        writeByte(4)
+        writeByte(UInt8(Self.referenceSize))
+        writeBigEndian(UInt64(offsets.count), width: 8)
+        writeBigEndian(UInt64(topObject), width: 8)
+        writeBigEndian(UInt64(tableOffset), width: 8)
+        guard !tooLarge, let bytes else {
+            throw KeyedArchiveError(.limitExceeded, "out of memory for the binary property list")
+        }
+        self.bytes = nil
+        let data = Data(bytesNoCopy: bytes, count: length, deallocator: .free)
+        capacity = 0
+        length = 0
+        offsets = []
+        return data
+    }
+}
