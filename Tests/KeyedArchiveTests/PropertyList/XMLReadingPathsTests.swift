@@ -177,6 +177,29 @@ import Testing
         #expect(read.count == 70_006)
     }
 
+    /// The quick reading checks UTF-8 as it reads (text it passes over, the prolog and the
+    /// epilog after it), where the general reading checks the whole input first: an
+    /// invalid byte anywhere must still be the error reported, before any other.
+    @Test(arguments: [[0xFF], [0xC3], [0xC3, 0xA9], [0xE4, 0xB8, 0x96], [0xED, 0xA0, 0x80]] as [[UInt8]])
+    func bytesAnywhereReadAlike(_ inserted: [UInt8]) throws {
+        let documents = [
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- c --><plist version=\"1.0\"><dict><key>k</key>"
+                + "<string>text</string><key>n</key><array><integer>1</integer><real>2.5</real>"
+                + "<date>2001-01-01T00:00:00Z</date><data>AAEC</data><dict><key>CF$UID</key><integer>3</integer>"
+                + "</dict></array></dict></plist>\n<!-- end -->\n",
+            // With a structural error after (and before) the insertion points.
+            "<plist><array><string>abc</string><string>def</string></array><oops/></plist>",
+        ]
+        for document in documents {
+            let bytes = Array(document.utf8)
+            for position in 0...bytes.count {
+                var changed = bytes
+                changed.insert(contentsOf: inserted, at: position)
+                Self.expectAgreement(Data(changed), "\(inserted) at \(position)")
+            }
+        }
+    }
+
     @Test func documentsEndingAnywhereReadAlike() throws {
         // Every prefix of a small archive-like document: end tags near the end of the
         // input are where the quick reading's word loads stop.

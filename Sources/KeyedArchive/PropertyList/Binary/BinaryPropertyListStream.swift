@@ -193,11 +193,17 @@ final class BinaryPropertyListStream {
     }
 
     /// Adds a UID in 1, 2, 4 or 8 bytes; a small UID added before is that same object.
+    @inline(__always)
     func addUID(_ value: UInt64) -> Int {
-        let remembered = value < 1 << 24
-        if remembered, value < UInt64(uidObjects.count), uidObjects[Int(value)] != 0 {
-            return Int(uidObjects[Int(value)]) - 1
+        if value < UInt64(uidObjects.count) {
+            let known = uidObjects[Int(value)]
+            if known != 0 { return Int(known) - 1 }
         }
+        return addNewUID(value)
+    }
+
+    private func addNewUID(_ value: UInt64) -> Int {
+        let remembered = value < 1 << 24
         let object = beginObject()
         let width = value < 1 << 8 ? 1 : value < 1 << 16 ? 2 : value < 1 << 32 ? 4 : 8
         writeByte(0x80 | UInt8(width - 1))
@@ -231,10 +237,15 @@ final class BinaryPropertyListStream {
         return object
     }
 
+    @inline(__always)
     private func writeReferences(_ references: UnsafeBufferPointer<UInt32>) {
-        guard let destination = room(references.count * Self.referenceSize) else { return }
-        for (position, reference) in references.enumerated() {
-            destination.storeBytes(of: reference.bigEndian, toByteOffset: position * 4, as: UInt32.self)
+        guard let source = references.baseAddress,
+            let destination = room(references.count * Self.referenceSize)
+        else { return }
+        var offset = 0
+        for position in 0..<references.count {
+            destination.storeBytes(of: source[position].bigEndian, toByteOffset: offset, as: UInt32.self)
+            offset &+= 4
         }
         length += references.count * Self.referenceSize
     }

@@ -17,10 +17,15 @@ extension XMLPropertyListParser {
     ) throws -> Builder.Value {
         guard readsQuickly else { return try parseValue(first, into: &builder) }
         let restart = (index: index, valuesBuilt: valuesBuilt)
-        if let value = readValueQuickly(first, into: &builder) { return value }
+        if let value = readValueQuickly(first, into: &builder) {
+            quicklyRead = restart.index..<index
+            return value
+        }
         index = restart.index
         valuesBuilt = restart.valuesBuilt
         builder = Builder()
+        // The general reading reads checked input.
+        if !isValidated { try validateUTF8() }
         return try parseValue(first, into: &builder)
     }
 
@@ -226,29 +231,49 @@ extension XMLPropertyListParser {
         return true
     }
 
-    /// The position of the first `<` from `position` on, eight bytes at a time; `nil` when
-    /// an `&` comes first or there is none.
+    /// The position of the first `<` from `start` on, eight bytes at a time; `nil` when an
+    /// `&` comes first, there is none, or the text is not valid UTF-8 (ASCII is seen in
+    /// passing; other text is checked, as the quick reading reads unchecked input).
     @inline(__always)
-    private func quickTextEnd(from position: Int) -> Int? {
+    private func quickTextEnd(from start: Int) -> Int? {
         guard let base = bytes.baseAddress else { return nil }
-        var position = position
+        var position = start
+        var highBits: UInt64 = 0
+        var end = -1
         while count - position >= 8 {
-            let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
             let found =
                 Self.zeroBytes(word ^ 0x3C3C_3C3C_3C3C_3C3C) | Self.zeroBytes(word ^ 0x2626_2626_2626_2626)
             if found != 0 {
-                position += UInt64(littleEndian: found).trailingZeroBitCount >> 3
-                return base[position] == UInt8(ascii: "<") ? position : nil
+                let length = found.trailingZeroBitCount >> 3
+                // Only the bytes before the delimiter count.
+                highBits |= length == 0 ? 0 : word & (1 << UInt64(length &* 8) &- 1)
+                position += length
+                guard base[position] == UInt8(ascii: "<") else { return nil }
+                end = position
+                break
             }
+            highBits |= word
             position += 8
         }
-        while position < count {
-            let byte = base[position]
-            if byte == UInt8(ascii: "<") { return position }
-            if byte == UInt8(ascii: "&") { return nil }
-            position += 1
+        if end < 0 {
+            while position < count {
+                let byte = base[position]
+                if byte == UInt8(ascii: "<") { break }
+                if byte == UInt8(ascii: "&") { return nil }
+                highBits |= UInt64(byte)
+                position += 1
+            }
+            guard position < count else { return nil }
+            end = position
         }
-        return nil
+        if highBits & 0x8080_8080_8080_8080 != 0,
+            XMLInputText.firstInvalidUTF8(in: UnsafeBufferPointer(rebasing: bytes[start..<end]), from: 0)
+                != nil
+        {
+            return nil
+        }
+        return end
     }
 
     /// The high bit of each byte of `word` that is zero, and no other bit.

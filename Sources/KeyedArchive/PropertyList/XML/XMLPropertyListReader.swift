@@ -83,15 +83,28 @@ enum XMLPropertyListReader {
         budget: Int,
         quickly: Bool, into builder: inout Builder
     ) throws -> Builder.Value {
-        if let invalid = XMLInputText.firstInvalidUTF8(in: bytes, from: start) {
-            throw KeyedArchiveError(
-                .corruptData, "invalid UTF-8 (byte 0x\(hexByte(bytes[invalid])))",
-                at: XMLInputText.location(of: invalid, in: bytes, from: start))
-        }
         var parser = XMLPropertyListParser(
             bytes: bytes, start: start, maximumDepth: options.maximumDepth, valueBudget: budget)
         parser.readsQuickly = quickly
-        return try parser.parseDocument(into: &builder)
+        guard quickly else {
+            try parser.validateUTF8()
+            return try parser.parseDocument(into: &builder)
+        }
+        // The quick reading checks the bytes it reads as it reads them (see
+        // `XMLPropertyListParser.validateUTF8(from:to:)`), which spares a pass over the
+        // whole input; the rest is checked here. Any error is reported as the general
+        // reading reports it: an invalid byte anywhere comes first.
+        do {
+            let value = try parser.parseDocument(into: &builder)
+            if let quick = parser.quicklyRead {
+                try parser.validateUTF8(from: start, to: quick.lowerBound)
+                try parser.validateUTF8(from: quick.upperBound, to: bytes.count)
+            }
+            return value
+        } catch let error as KeyedArchiveError {
+            if !parser.isValidated { try parser.validateUTF8() }
+            throw error
+        }
     }
 }
 
@@ -169,6 +182,10 @@ struct XMLPropertyListParser {
     var valuesBuilt = 0
     /// Whether values laid out as writers lay them out are read by the quick path.
     var readsQuickly = true
+    /// Whether the whole input is known to be valid UTF-8.
+    var isValidated = false
+    /// The bytes the quick reading read (and checked), when it read the value.
+    var quicklyRead: Range<Int>?
     var scratch: [UInt8] = []
 
     init(bytes: UnsafeBufferPointer<UInt8>, start: Int, maximumDepth: Int, valueBudget: Int) {
@@ -178,6 +195,24 @@ struct XMLPropertyListParser {
         self.index = start
         self.maximumDepth = maximumDepth
         self.valueBudget = valueBudget
+    }
+
+    // MARK: - Encoding
+
+    /// Checks that `bytes[from..<to]` is valid UTF-8 (the whole input by default).
+    ///
+    /// - Throws: `corruptData` naming the first invalid byte and its line and column.
+    mutating func validateUTF8(from lower: Int? = nil, to upper: Int? = nil) throws {
+        let lower = lower ?? start
+        let upper = upper ?? count
+        if lower == start && upper == count { isValidated = true }
+        guard lower < upper else { return }
+        let range = UnsafeBufferPointer(rebasing: bytes[lower..<upper])
+        if let invalid = XMLInputText.firstInvalidUTF8(in: range, from: 0) {
+            throw KeyedArchiveError(
+                .corruptData, "invalid UTF-8 (byte 0x\(hexByte(bytes[lower + invalid])))",
+                at: XMLInputText.location(of: lower + invalid, in: bytes, from: start))
+        }
     }
 
     // MARK: - Document

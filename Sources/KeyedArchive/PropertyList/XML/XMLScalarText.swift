@@ -117,7 +117,12 @@ enum XMLScalarText {
         let start = text.lowerBound
         let end = text.upperBound
         guard start < end else { return .empty }
-        if let special = specialReal(bytes, text) { return .value(special) }
+        // `nan`, `inf` and `infinity` start with a letter, or a sign and a letter.
+        if bytes[start] > UInt8(ascii: "9") || (end - start > 1 && bytes[start + 1] > UInt8(ascii: "9")),
+            let special = specialReal(bytes, text)
+        {
+            return .value(special)
+        }
 
         var index = start
         var negative = false

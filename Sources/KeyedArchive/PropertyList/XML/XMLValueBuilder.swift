@@ -158,6 +158,7 @@ struct XMLBinaryBuilder: XMLValueBuilder {
 
     /// The object of a key's string: short keys are looked up by their bytes in a small
     /// open-addressed table and written once; longer ones (rare) are written each time.
+    @inline(__always)
     private mutating func keyObject(_ text: UnsafeBufferPointer<UInt8>, readable: Int) -> Int {
         guard text.count <= 16 else { return addKey(text) }
         var words: (UInt64, UInt64) = (0, 0)
@@ -210,6 +211,7 @@ struct XMLBinaryBuilder: XMLValueBuilder {
     mutating func date(_ seconds: Double) -> Int { stream.addDate(seconds) }
     mutating func data(_ bytes: Data) -> Int { stream.addData(bytes) }
     mutating func bool(_ value: Bool) -> Int { stream.addBool(value) }
+    @inline(__always)
     mutating func uid(_ value: UInt64) -> Int { stream.addUID(value) }
 
     mutating func emptyArray() -> Int {
