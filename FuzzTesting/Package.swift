@@ -12,7 +12,9 @@ let package = Package(
             dependencies: [.product(name: "KeyedArchive", package: "KeyedArchive")]
         ),
         .executableTarget(name: "FuzzBinary", dependencies: ["FuzzSupport"]),
-        .executableTarget(name: "FuzzXML", dependencies: ["FuzzSupport"]),
+        .executableTarget(
+            name: "FuzzXML",
+            dependencies: ["FuzzSupport", .product(name: "KeyedArchive", package: "KeyedArchive")]),
         .executableTarget(name: "FuzzOpenStep", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzUnarchiver", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzRoundTrip", dependencies: ["FuzzSupport"]),
