@@ -1,8 +1,8 @@
 /// The quick reading of values laid out as writers lay them out.
 ///
 /// Property lists written by Apple's, this package's and Python's writers use a small part
-/// of what XML allows: each tag exactly `<name>`, `</name>` or `<name/>`, text without
-/// entities, no comments inside values. ``XMLPropertyListParser/readValueQuickly(_:into:)``
+/// of what XML allows: each tag exactly `<name>`, `</name>` or `<name/>`, no comments between
+/// values. (Text with references, CDATA or comments is read by the general text reading.) ``XMLPropertyListParser/readValueQuickly(_:into:)``
 /// reads that part with fewer checks per tag than the general path
 /// (``XMLPropertyListParser/parseValue(_:into:)``), into the same builder. Anything else
 /// (an attribute, an entity, a comment, a malformed value, a limit reached) makes it give
@@ -83,7 +83,12 @@ extension XMLPropertyListParser {
                 {
                     // The key, read in place: its text, `</key>`.
                     let textStart = position + 5
-                    guard let end = quickTextEnd(from: textStart) else { return nil }
+                    guard let end = quickTextEnd(from: textStart) else {
+                        index = textStart
+                        guard readQuickText(closing: .key, { builder.pushKey($0, readable: $0.count) }) != nil
+                        else { return nil }
+                        continue
+                    }
                     index = end
                     guard skipEndTag(.key) else { return nil }
                     builder.pushKey(
@@ -194,7 +199,17 @@ extension XMLPropertyListParser {
     private mutating func readQuickText<R>(closing tag: Tag, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R?
     {
         let contentStart = index
-        guard let end = quickTextEnd(from: contentStart) else { return nil }
+        guard let end = quickTextEnd(from: contentStart) else {
+            // References, CDATA or comments in the text: the general text reading (so that
+            // one `&amp;` does not send the whole document to the general path), on bytes
+            // then checked to be UTF-8.
+            guard let value = try? readText(closing: tag, body),
+                XMLInputText.firstInvalidUTF8(
+                    in: UnsafeBufferPointer(rebasing: bytes[contentStart..<index]), from: 0)
+                    == nil
+            else { return nil }
+            return value
+        }
         index = end
         guard skipEndTag(tag) else { return nil }
         return body(UnsafeBufferPointer(rebasing: bytes[contentStart..<end]))
