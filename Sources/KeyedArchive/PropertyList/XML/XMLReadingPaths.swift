@@ -17,14 +17,7 @@ public enum XMLReadingPaths {
     /// - Returns: A description of the first disagreement.
     public static func disagreement(in data: Data) -> String? {
         let options = PropertyListReadingOptions()
-        func outcome(_ body: () throws -> PropertyList) -> String {
-            do {
-                return "value \(try body())"
-            } catch {
-                return "error \(error)"
-            }
-        }
-        let general = outcome { try XMLPropertyListReader.read(data, options: options, quickly: false) }
+        let general = Outcome { try XMLPropertyListReader.read(data, options: options, quickly: false) }
         let readings: [(String, () throws -> PropertyList)] = [
             ("quick tree", { try XMLPropertyListReader.read(data, options: options, quickly: true) }),
             (
@@ -46,11 +39,33 @@ public enum XMLReadingPaths {
             ),
         ]
         for (name, reading) in readings {
-            let other = outcome(reading)
+            let other = Outcome(reading)
             if other != general {
-                return "general tree: \(general.prefix(300))\n\(name): \(other.prefix(300))"
+                return
+                    "general tree: \(general.description.prefix(300))\n\(name): \(other.description.prefix(300))"
             }
         }
         return nil
+    }
+
+    /// A value (compared as values, NaN equal to NaN) or an error (compared by message).
+    private enum Outcome: Equatable {
+        case value(PropertyList)
+        case error(String)
+
+        init(_ body: () throws -> PropertyList) {
+            do {
+                self = .value(try body())
+            } catch {
+                self = .error(String(describing: error))
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .value(let value): return "value \(value)"
+            case .error(let message): return "error \(message)"
+            }
+        }
     }
 }
