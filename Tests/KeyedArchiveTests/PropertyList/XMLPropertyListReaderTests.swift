@@ -465,30 +465,37 @@ struct MalformedXML: Sendable, CustomTestStringConvertible {
         "<integer>", "<data>", "=", "\u{0}", "\u{FF}", "é", "\r\n",
     ].map { Array($0.utf8) }
 
+    /// `original` with one to four random edits: a byte overwritten, a markup fragment
+    /// inserted, a run removed, the end cut off, or a run copied elsewhere (duplicate keys,
+    /// extra values, unbalanced tags).
+    static func mutated(_ original: [UInt8], _ generator: inout ValueGenerator) -> [UInt8] {
+        var bytes = original
+        for _ in 0..<(1 + generator.below(4)) {
+            let position = generator.below(bytes.count + 1)
+            switch generator.below(5) {
+            case 0 where position < bytes.count:
+                bytes[position] = UInt8(truncatingIfNeeded: generator.next())
+            case 1:
+                bytes.insert(contentsOf: fragments[generator.below(fragments.count)], at: position)
+            case 2:
+                bytes.removeSubrange(position..<min(bytes.count, position + generator.below(40)))
+            case 3:
+                bytes.removeSubrange(position...)
+            default:
+                let end = min(bytes.count, position + generator.below(60))
+                bytes.insert(contentsOf: bytes[position..<end], at: generator.below(bytes.count + 1))
+            }
+        }
+        return bytes
+    }
+
     @Test(arguments: 0..<8)
     func mutatedDocumentsFailCleanly(_ seed: Int) throws {
         var generator = ValueGenerator(seed: UInt64(seed) &+ 1000)
         let original = [UInt8](try generator.value(depth: 0).data(format: .xml))
         var outcomes = (values: 0, errors: 0)
         for _ in 0..<300 {
-            var bytes = original
-            for _ in 0..<(1 + generator.below(4)) {
-                let position = generator.below(bytes.count + 1)
-                switch generator.below(5) {
-                case 0 where position < bytes.count:
-                    bytes[position] = UInt8(truncatingIfNeeded: generator.next())
-                case 1:
-                    bytes.insert(
-                        contentsOf: Self.fragments[generator.below(Self.fragments.count)], at: position)
-                case 2:
-                    bytes.removeSubrange(position..<min(bytes.count, position + generator.below(40)))
-                case 3:
-                    bytes.removeSubrange(position...)
-                default:
-                    let end = min(bytes.count, position + generator.below(60))
-                    bytes.insert(contentsOf: bytes[position..<end], at: generator.below(bytes.count + 1))
-                }
-            }
+            let bytes = Self.mutated(original, &generator)
             do {
                 _ = try PropertyList(from: Data(bytes), format: .xml)
                 outcomes.values += 1

@@ -74,24 +74,7 @@ import Testing
         let original = [UInt8](try generator.value(depth: 0).data(format: .xml))
         var outcomes = (values: 0, errors: 0)
         for trial in 0..<100 {
-            var bytes = original
-            for _ in 0..<(1 + generator.below(3)) {
-                let position = generator.below(bytes.count + 1)
-                switch generator.below(4) {
-                case 0 where position < bytes.count:
-                    bytes[position] = UInt8(truncatingIfNeeded: generator.next())
-                case 1:
-                    let fragment = XMLPropertyListMutationTests.fragments[
-                        generator.below(XMLPropertyListMutationTests.fragments.count)]
-                    bytes.insert(contentsOf: fragment, at: position)
-                case 2:
-                    bytes.removeSubrange(position..<min(bytes.count, position + generator.below(20)))
-                default:
-                    // A copied run: duplicate keys, extra values, unbalanced tags.
-                    let end = min(bytes.count, position + generator.below(60))
-                    bytes.insert(contentsOf: bytes[position..<end], at: generator.below(bytes.count + 1))
-                }
-            }
+            let bytes = XMLPropertyListMutationTests.mutated(original, &generator)
             switch Self.expectAgreement(Data(bytes), "seed \(seed) trial \(trial)") {
             case .value: outcomes.values += 1
             case .error: outcomes.errors += 1

@@ -5,10 +5,12 @@
 /// moves the container's children out in one go. Indices below ``count`` are initialized;
 /// every access checks its index against ``count``.
 final class MovingStack<Element> {
-    private var base: UnsafeMutablePointer<Element>
-    private var capacity: Int
+    // Touched for every value read; no access spans a call that could reach the stack
+    // again, so Swift's dynamic exclusivity checks on class properties would only cost time.
+    @exclusivity(unchecked) private var base: UnsafeMutablePointer<Element>
+    @exclusivity(unchecked) private var capacity: Int
     /// The number of elements on the stack.
-    private(set) var count = 0
+    @exclusivity(unchecked) private(set) var count = 0
 
     init(capacity: Int = 64) {
         self.capacity = max(capacity, 1)
@@ -20,6 +22,7 @@ final class MovingStack<Element> {
         base.deallocate()
     }
 
+    @inline(__always)
     func push(_ element: consuming Element) {
         if count == capacity {
             let newCapacity = capacity * 2
@@ -31,6 +34,20 @@ final class MovingStack<Element> {
         }
         (base + count).initialize(to: element)
         count += 1
+    }
+
+    /// The elements from `start` to the top (none when `start` is past it), lent in place:
+    /// valid until the stack next changes.
+    func elements(from start: Int) -> UnsafeBufferPointer<Element> {
+        guard start >= 0, start < count else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return UnsafeBufferPointer(start: base + start, count: count - start)
+    }
+
+    /// Drops the elements from `start` to the top.
+    func removeAll(from start: Int) {
+        guard start >= 0, start < count else { return }
+        (base + start).deinitialize(count: count - start)
+        count = start
     }
 
     /// The element at `index`, or `nil` if there is none.

@@ -447,7 +447,7 @@ struct XMLPropertyListParser {
         return number
     }
 
-    mutating func readInteger(isEmpty: Bool, offset: Int) throws -> PropertyListInteger {
+    private mutating func readInteger(isEmpty: Bool, offset: Int) throws -> PropertyListInteger {
         guard !isEmpty else { throw failure("empty <integer>", at: offset) }
         let range = try readPlainContent(of: .integer)
         switch XMLScalarText.parseInteger(bytes, range) {
@@ -461,7 +461,7 @@ struct XMLPropertyListParser {
         }
     }
 
-    mutating func readReal(isEmpty: Bool, offset: Int) throws -> Double {
+    private mutating func readReal(isEmpty: Bool, offset: Int) throws -> Double {
         guard !isEmpty else { throw failure("empty <real>", at: offset) }
         let range = try readPlainContent(of: .real)
         switch XMLScalarText.parseReal(bytes, range) {
@@ -640,7 +640,7 @@ struct XMLPropertyListParser {
 
     /// The bytes of `<integer>`, `<real>`, `<date>` or `<data>` content (no markup allowed),
     /// consuming the end tag.
-    mutating func readPlainContent(of tag: Tag) throws -> Range<Int> {
+    private mutating func readPlainContent(of tag: Tag) throws -> Range<Int> {
         let contentStart = index
         var position = index
         while position < count, bytes[position] != UInt8(ascii: "<") { position += 1 }
@@ -1008,7 +1008,7 @@ struct XMLPropertyListParser {
 
     /// Up to eight name bytes packed little-endian into an integer; 0 for longer names.
     @inline(__always)
-    func packedName(_ range: Range<Int>) -> UInt64 {
+    private func packedName(_ range: Range<Int>) -> UInt64 {
         let length = range.count
         guard length <= 8 else { return 0 }
         if length > 0, range.lowerBound + 8 <= count, let base = bytes.baseAddress {

@@ -60,8 +60,6 @@ enum XMLDictionaryResult<Value> {
 
 /// Builds a ``PropertyList`` tree.
 struct XMLTreeBuilder: XMLValueBuilder {
-    init() {}
-
     private let keys = MovingStack<String>()
     private let values = MovingStack<PropertyList>()
 
@@ -126,8 +124,8 @@ struct XMLTreeBuilder: XMLValueBuilder {
 /// spelling, the last value), so the value read back is the same.
 struct XMLBinaryBuilder: XMLValueBuilder {
     private let stream: BinaryPropertyListStream
-    private let keys = ReferenceStack()
-    private let values = ReferenceStack()
+    private let keys = MovingStack<UInt32>()
+    private let values = MovingStack<UInt32>(capacity: 256)
     /// The object of the key `CF$UID`, once one was read.
     private var uidKey = -1
     /// Short keys read so far, by a hash of their bytes (see ``keyObject(_:)``).
@@ -226,7 +224,7 @@ struct XMLBinaryBuilder: XMLValueBuilder {
 
     mutating func array(from valueStart: Int) -> Int {
         let object = stream.addArray(values.elements(from: valueStart))
-        values.truncate(to: valueStart)
+        values.removeAll(from: valueStart)
         return object
     }
 
@@ -234,8 +232,8 @@ struct XMLBinaryBuilder: XMLValueBuilder {
         let keyObjects = keys.elements(from: keyStart)
         let valueObjects = values.elements(from: valueStart)
         defer {
-            keys.truncate(to: keyStart)
-            values.truncate(to: valueStart)
+            keys.removeAll(from: keyStart)
+            values.removeAll(from: valueStart)
         }
         // Every key `CF$UID` (keys are written once, so equal keys are one object) and the
         // last value an integer: the dictionary the XML reader would merge to one entry, a UID.
@@ -251,46 +249,5 @@ struct XMLBinaryBuilder: XMLValueBuilder {
     /// The binary property list, `top` its root.
     func finish(topObject top: Int) throws -> Data {
         try stream.finish(topObject: top)
-    }
-}
-
-/// A stack of object numbers over memory it owns: pushed for every value, so without an
-/// array's uniqueness and capacity checks.
-private final class ReferenceStack {
-    @exclusivity(unchecked) private var base: UnsafeMutablePointer<UInt32>
-    @exclusivity(unchecked) private var capacity = 256
-    @exclusivity(unchecked) private(set) var count = 0
-
-    init() { base = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity) }
-
-    deinit { base.deallocate() }
-
-    @inline(__always)
-    func push(_ element: UInt32) {
-        if count == capacity {
-            let grown = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity * 2)
-            grown.initialize(from: base, count: count)
-            base.deallocate()
-            base = grown
-            capacity *= 2
-        }
-        base[count] = element
-        count += 1
-    }
-
-    subscript(position: Int) -> UInt32? {
-        position >= 0 && position < count ? base[position] : nil
-    }
-
-    /// The elements from `start` to the top (empty when `start` is past it), valid until the
-    /// next push.
-    func elements(from start: Int) -> UnsafeBufferPointer<UInt32> {
-        guard start >= 0, start < count else { return UnsafeBufferPointer(start: nil, count: 0) }
-        return UnsafeBufferPointer(start: base + start, count: count - start)
-    }
-
-    /// Drops the elements from `start` on.
-    func truncate(to start: Int) {
-        if start >= 0, start < count { count = start }
     }
 }
