@@ -6,7 +6,7 @@ import Foundation
 
 /// Apple's standard classes, by archived name, as the untyped decoding methods handle them.
 enum StandardClass {
-    case string, data, date, url, uuid, array, set, dictionary, null
+    case string, data, date, url, uuid, array, set, countedSet, dictionary, null
 
     init?(_ name: String) {
         switch name {
@@ -16,7 +16,8 @@ enum StandardClass {
         case "NSURL": self = .url
         case "NSUUID": self = .uuid
         case "NSArray", "NSMutableArray", "NSOrderedSet", "NSMutableOrderedSet": self = .array
-        case "NSSet", "NSMutableSet", "NSCountedSet": self = .set
+        case "NSSet", "NSMutableSet": self = .set
+        case "NSCountedSet": self = .countedSet
         case "NSDictionary", "NSMutableDictionary": self = .dictionary
         case "NSNull": self = .null
         default: return nil
@@ -66,19 +67,42 @@ extension KeyedUnarchiver {
         case .plain(let value): return try plainValue(value)
         }
         let description = try classDescription(of: fields, uid: uid)
-        if let chosen = try resolve(description, allowed: allowed) {
-            try checkSecureCoding(chosen, className: description.name)
+        switch try untypedDecoding(of: description, allowed: allowed) {
+        case .type(let chosen):
             if let className = inProgressClassName(uid) { throw cycleFailure(className: className, uid: uid) }
             if let cached = cached(uid, as: chosen) { return cached }
             return try instantiate(chosen, uid: uid, fields: fields, classUID: description.uid)
-        }
-        if let standard = candidateNames(description).lazy.compactMap(StandardClass.init).first {
+        case .standard(let standard):
             return try decodeStandard(
                 standard, uid: uid, fields: fields, classUID: description.uid, allowed: allowed)
-        }
-        if options.decodesUnknownClassesGenerically {
+        case .generic:
             return try genericObject(at: uid)
         }
+    }
+
+    /// How the untyped methods decode an object of the class `description`.
+    enum UntypedDecoding {
+        /// As this type, mapped or among the allowed ones (checked for secure coding).
+        case type(any KeyedCoding.Type)
+        /// As one of Apple's standard classes.
+        case standard(StandardClass)
+        /// As a generic graph (``KeyedUnarchivingOptions/decodesUnknownClassesGenerically``).
+        case generic
+    }
+
+    /// How the untyped methods decode an object of the class `description`, or the
+    /// error for a class they may not decode.
+    func untypedDecoding(
+        of description: ClassDescription, allowed: [any KeyedCoding.Type]?
+    ) throws -> UntypedDecoding {
+        if let chosen = try resolve(description, allowed: allowed) {
+            try checkSecureCoding(chosen, className: description.name)
+            return .type(chosen)
+        }
+        if let standard = candidateNames(description).lazy.compactMap(StandardClass.init).first {
+            return .standard(standard)
+        }
+        if options.decodesUnknownClassesGenerically { return .generic }
         if requiresSecureCoding, let allowed {
             throw notAllowed(description.name, mappedTo: nil, allowed: allowed)
         }
@@ -92,7 +116,10 @@ extension KeyedUnarchiver {
         _ standard: StandardClass, uid: Int, fields: ArchiveFields, classUID: Int,
         allowed: [any KeyedCoding.Type]?
     ) throws -> Any {
-        if let className = inProgressClassName(uid) { throw cycleFailure(className: className, uid: uid) }
+        if let className = inProgressClassName(uid) {
+            if isUntypedCollectionCycle(uid) { throw UntypedCycle(uid: uid) }
+            throw cycleFailure(className: className, uid: uid)
+        }
         switch standard {
         case .string:
             return try cachedOrInstantiate(String.self, uid: uid, fields: fields, classUID: classUID)
@@ -101,18 +128,88 @@ extension KeyedUnarchiver {
         case .url: return try cachedOrInstantiate(URL.self, uid: uid, fields: fields, classUID: classUID)
         case .uuid: return try cachedOrInstantiate(UUID.self, uid: uid, fields: fields, classUID: classUID)
         case .null: return ArchivedNull()
-        case .array, .set, .dictionary: break
+        case .array, .set, .countedSet, .dictionary: break
         }
         if let cached = decodedUntyped[uid] { return cached }
-        let value: Any = try withObject(uid: uid, fields: fields, classUID: classUID) {
-            switch standard {
-            case .set: return try untypedSet(allowed: allowed)
-            case .dictionary: return try untypedDictionary(allowed: allowed)
-            default: return try untypedArray(allowed: allowed)
+        if let members = collectionCycleMembers, members.indices.contains(uid), members[uid] {
+            let graph = try cyclicCollection(at: uid, allowed: allowed)
+            decodedUntyped[uid] = graph
+            return graph
+        }
+        let value: Any
+        do {
+            value = try withObject(uid: uid, fields: fields, classUID: classUID) {
+                untypedCollections.append(containers.count - 1)
+                defer { untypedCollections.removeLast() }
+                switch standard {
+                case .set, .countedSet: return try untypedSet(standard, allowed: allowed)
+                case .dictionary: return try untypedDictionary(allowed: allowed)
+                default: return try untypedArray(allowed: allowed)
+                }
             }
+        } catch let cycle as UntypedCycle where cycle.uid == uid {
+            value = try cyclicCollection(at: uid, allowed: allowed)
         }
         decodedUntyped[uid] = value
         return value
+    }
+
+    /// Thrown from inside the untyped decoding of a collection that reaches the collection
+    /// `uid`, still being decoded, through standard collections alone; caught where `uid`
+    /// is decoded, which then returns the generic graph rooted at it.
+    struct UntypedCycle: Error {
+        let uid: Int
+    }
+
+    /// Whether `$objects[uid]`, in progress, is a standard collection decoded by the
+    /// untyped methods with only such collections between it and the innermost object,
+    /// so that a reference to it can be answered by a graph: no `init(coder:)` runs in
+    /// between that could see the signal.
+    func isUntypedCollectionCycle(_ uid: Int) -> Bool {
+        var expected = containers.count - 1
+        for containerIndex in untypedCollections.reversed() {
+            guard containerIndex == expected else { return false }
+            if containers[containerIndex].uid == uid { return true }
+            expected -= 1
+        }
+        return false
+    }
+
+    /// The collection `$objects[uid]`, which contains itself, as the generic graph rooted
+    /// at it, once every object the graph reaches has been checked as the untyped
+    /// decoding would check it (allowed classes, secure coding, unknown classes).
+    ///
+    /// The first such collection also works out every standard collection that is on a
+    /// cycle of standard collections, so that each of them decodes as a graph however the
+    /// cycle is entered (and whatever was decoded before).
+    func cyclicCollection(at uid: Int, allowed: [any KeyedCoding.Type]?) throws -> ArchivedObjectGraph {
+        let graph = try genericObject(at: uid)
+        if collectionCycleMembers == nil {
+            let collections = graph.nodes.map { node -> ArchivedNode in
+                guard case .object(let object) = node,
+                    ([object.className] + object.classChain).contains(where: {
+                        switch StandardClass($0) {
+                        case .array?, .set?, .countedSet?, .dictionary?: return true
+                        default: return false
+                        }
+                    })
+                else { return .null }
+                return node
+            }
+            collectionCycleMembers = ArchiveGraphBuilder.cyclicNodes(collections)
+        }
+        var seen = Set<Int>([uid])
+        var pending = [uid]
+        while let next = pending.popLast() {
+            guard case .object? = graph[next], case .object(let fields) = try entry(at: next) else {
+                continue
+            }
+            _ = try untypedDecoding(of: try classDescription(of: fields, uid: next), allowed: allowed)
+            for reference in graph[next]?.references ?? [] where seen.insert(reference).inserted {
+                pending.append(reference)
+            }
+        }
+        return graph
     }
 
     func cachedOrInstantiate<U: KeyedCoding>(
@@ -162,42 +259,70 @@ extension KeyedUnarchiver {
         try untypedElements(allowed: allowed)
     }
 
-    func untypedSet(allowed: [any KeyedCoding.Type]?) throws -> Set<AnyHashable> {
+    /// A set's elements as `Set<AnyHashable>`, or as an ``ArchivedCollection`` when one
+    /// of them is not `Hashable` (or, for a counted set, to keep its counts then).
+    func untypedSet(_ standard: StandardClass, allowed: [any KeyedCoding.Type]?) throws -> Any {
         let elements = try untypedElements(allowed: allowed)
         var set = Set<AnyHashable>(minimumCapacity: elements.count)
-        for (position, element) in elements.enumerated() {
+        for element in elements {
             guard let hashable = element as? AnyHashable else {
-                path.append(.index(position))
-                defer { path.removeLast() }
-                throw failure(.typeMismatch, "a set element of type \(type(of: element)) is not Hashable")
+                return try unhashableCollection(
+                    standard == .countedSet ? .countedSet : .set, elements: elements)
             }
             set.insert(hashable)
         }
         return set
     }
 
+    /// The current collection object as an ``ArchivedCollection``.
+    func unhashableCollection(
+        _ kind: ArchivedCollection.Kind, elements: [Any] = [], keys: [Any] = [], values: [Any] = []
+    ) throws -> ArchivedCollection {
+        let container = containers[containers.count - 1]
+        return ArchivedCollection(
+            kind: kind, className: className(ofClassUID: container.classUID), objectIndex: container.uid,
+            elements: elements, counts: kind == .countedSet ? try countedSetCounts(elements.count) : [],
+            keys: keys, values: values)
+    }
+
+    /// The `NS.count0`… counts of the current counted set, or none when it has no counts
+    /// (an element without a count is an error, as is a count that is not a positive integer).
+    func countedSetCounts(_ elementCount: Int) throws -> [Int] {
+        guard try fieldValue(forKey: "NS.count0") != nil else { return [] }
+        return try (0..<elementCount).map { position in
+            guard let value = try fieldValue(forKey: "NS.count\(position)") else {
+                throw failure(.invalidArchive, "the counted set has no NS.count\(position)")
+            }
+            guard let count = value.intValue, count > 0 else {
+                throw failure(.invalidArchive, "NS.count\(position) is not a positive count")
+            }
+            return count
+        }
+    }
+
     func untypedDictionary(allowed: [any KeyedCoding.Type]?) throws -> Any {
         let (keyIndices, valueIndices) = try entryIndices()
-        var keys: [AnyHashable] = []
+        var keys: [Any] = []
         keys.reserveCapacity(keyIndices.count)
         var allStrings = true
+        var allHashable = true
         for (position, uid) in keyIndices.enumerated() {
             path.append(.dictionaryKey(position))
             defer { path.removeLast() }
             guard let key = try decodeUntypedReference(uid, allowed: allowed) else {
                 throw failure(.invalidArchive, "a dictionary key is nil")
             }
-            guard let hashable = key as? AnyHashable else {
-                throw failure(.typeMismatch, "a dictionary key of type \(type(of: key)) is not Hashable")
+            if !(key is String) {
+                allStrings = false
+                if !(key is AnyHashable) { allHashable = false }
             }
-            if !(key is String) { allStrings = false }
-            keys.append(hashable)
+            keys.append(key)
         }
         var values: [Any] = []
         values.reserveCapacity(valueIndices.count)
         for (position, uid) in valueIndices.enumerated() {
-            let key = keys[position]
-            path.append((key.base as? String).map { .dictionaryValue($0) } ?? .dictionaryValueAt(position))
+            path.append(
+                (keys[position] as? String).map { .dictionaryValue($0) } ?? .dictionaryValueAt(position))
             defer { path.removeLast() }
             guard let value = try decodeUntypedReference(uid, allowed: allowed) else {
                 throw failure(.invalidArchive, "a dictionary value is nil")
@@ -208,13 +333,16 @@ extension KeyedUnarchiver {
             var dictionary: [String: Any] = [:]
             dictionary.reserveCapacity(keys.count)
             for (key, value) in zip(keys, values) {
-                if let text = key.base as? String { dictionary[text] = value }
+                if let text = key as? String { dictionary[text] = value }
             }
             return dictionary
         }
+        guard allHashable else { return try unhashableCollection(.dictionary, keys: keys, values: values) }
         var dictionary: [AnyHashable: Any] = [:]
         dictionary.reserveCapacity(keys.count)
-        for (key, value) in zip(keys, values) { dictionary[key] = value }
+        for (key, value) in zip(keys, values) {
+            if let hashable = key as? AnyHashable { dictionary[hashable] = value }
+        }
         return dictionary
     }
 
@@ -225,29 +353,11 @@ extension KeyedUnarchiver {
     /// `NS.count` with `NS.object0`… (counted sets).
     func elementIndices() throws -> [Int] {
         if let indices = try binaryElementIndices() { return indices }
-        let fields = try currentDictionary()
-        if let objects = fields["NS.objects"] {
-            return try references(objects, key: "NS.objects")
+        do {
+            return try ArchiveCollectionLayout.elementReferences(in: currentDictionary()).map(referenceIndex)
+        } catch let problem as ArchiveCollectionLayout.Problem {
+            throw failure(.invalidArchive, problem.message)
         }
-        if fields["NS.object.0"] != nil {
-            var indices: [Int] = []
-            while let value = fields["NS.object.\(indices.count)"], indices.count < fields.count {
-                indices.append(try referenceIndex(value))
-            }
-            return indices
-        }
-        if let countValue = fields["NS.count"] {
-            guard let count = countValue.intValue, count >= 0, count <= fields.count else {
-                throw failure(.invalidArchive, "NS.count is not a count of this object's elements")
-            }
-            return try (0..<count).map { position in
-                guard let value = fields["NS.object\(position)"] else {
-                    throw failure(.invalidArchive, "NS.count is \(count) but NS.object\(position) is missing")
-                }
-                return try referenceIndex(value)
-            }
-        }
-        return []
     }
 
     /// The key and value references of the current dictionary object, checked to have

@@ -101,6 +101,12 @@ public final class KeyedUnarchiver {
     let stringsReadOnce: ObjectIndexSet
     /// Values decoded by the untyped methods (`[Any]`, `[String: Any]`, …), by object index.
     @exclusivity(unchecked) var decodedUntyped: [Int: Any] = [:]
+    /// The indices in `containers` of the standard collections the untyped methods are
+    /// decoding, innermost last (see ``isUntypedCollectionCycle(_:)``).
+    @exclusivity(unchecked) var untypedCollections: [Int] = []
+    /// Which objects are standard collections on a cycle of standard collections, worked
+    /// out when the untyped methods first meet such a cycle (see ``cyclicCollection(at:allowed:)``).
+    var collectionCycleMembers: [Bool]?
     /// Assignments waiting for an object in progress to finish, by object index.
     @exclusivity(unchecked) var pendingAssignments: [Int: [(Any) -> Void]] = [:]
     /// Class descriptions by their object index, with the type last resolved for them.
@@ -286,8 +292,12 @@ public final class KeyedUnarchiver {
     ///
     /// Standard collections decode as `[Any]`, `[String: Any]` (or `[AnyHashable: Any]`
     /// when a key is not a string) and `Set<AnyHashable>`; their elements are checked
-    /// against the same `types`. `NSNull` decodes as ``ArchivedNull``; plain integers as
-    /// `Int` (`UInt64` above `Int.max`), reals as `Double`, Booleans as `Bool`.
+    /// against the same `types`. What those cannot hold is never refused: a set with an
+    /// element, or a dictionary with a key, that is not `Hashable` decodes as an
+    /// ``ArchivedCollection``, and a collection that contains itself (directly or through
+    /// other collections) as the ``ArchivedObjectGraph`` rooted at it. `NSNull` decodes as
+    /// ``ArchivedNull``; plain integers as `Int` (`UInt64` above `Int.max`), reals as
+    /// `Double`, Booleans as `Bool`.
     ///
     /// - Parameters:
     ///   - types: The types the object (and the elements of a standard collection) may be.
@@ -734,6 +744,7 @@ extension KeyedUnarchiver {
     func resetAfterFailure() {
         for container in containers.dropFirst() { inProgressFlags.remove(container.uid) }
         if containers.count > 1 { containers.removeSubrange(1...) }
+        untypedCollections.removeAll()
         depth = 0
         pendingAssignments.removeAll()
     }

@@ -441,12 +441,11 @@ final class CodableArchiveReader {
         var seen: [String: Int] = [:]
         var repeats = false
         for (offset, reference) in references.enumerated() {
-            guard
-                case .string(let text) = try scalar(
-                    reference, parent: parent, key: key, expected: String.self)
-            else {
+            guard let text = try dictionaryKeyText(reference, parent: parent, key: key) else {
                 throw DecodingError.typeMismatch(
-                    String.self, context(parent, key, .typeMismatch, "a dictionary key is not a string"))
+                    String.self,
+                    context(parent, key, .typeMismatch, "a dictionary key is neither a string nor an integer")
+                )
             }
             if let first = seen[text] {
                 positions[first] = offset
@@ -476,13 +475,56 @@ final class CodableArchiveReader {
             return found
         }
         let fields = try objectFields(value, parent: parent, key: key, expected: "an unkeyed container")
-        guard try classKind(of: fields, parent: parent, key: key) == .collection else {
-            let name = try className(of: fields, parent: parent, key: key)
-            throw DecodingError.typeMismatch(
-                [Any].self, context(parent, key, .typeMismatch, "expected NSArray, found \(name)"))
+        switch try classKind(of: fields, parent: parent, key: key) {
+        case .collection:
+            do {
+                return ElementSource(try ArchiveCollectionLayout.elementReferences(in: fields))
+            } catch {
+                throw corrupt(parent, key, .invalidArchive, error.message)
+            }
+        case .dictionary:
+            // Swift's Dictionary reads keys that are neither strings nor integers from an
+            // unkeyed container of alternating keys and values: an NSDictionary keyed by
+            // such objects (arrays, say) reads that way.
+            let keys = try references(fields["NS.keys"], name: "NS.keys", parent: parent, key: key)
+            let values = try references(fields["NS.objects"], name: "NS.objects", parent: parent, key: key)
+            if keys.count == values.count,
+                try keys.contains(where: { try dictionaryKeyText($0, parent: parent, key: key) == nil })
+            {
+                var alternating: [PropertyList] = []
+                alternating.reserveCapacity(keys.count * 2)
+                for (entryKey, entryValue) in zip(keys, values) {
+                    alternating.append(entryKey)
+                    alternating.append(entryValue)
+                }
+                return ElementSource(alternating)
+            }
+        default:
+            break
         }
-        return ElementSource(
-            try references(fields["NS.objects"], name: "NS.objects", parent: parent, key: key))
+        let name = try className(of: fields, parent: parent, key: key)
+        throw DecodingError.typeMismatch(
+            [Any].self, context(parent, key, .typeMismatch, "expected NSArray, found \(name)"))
+    }
+
+    /// The text of a dictionary key that a keyed container can hold: a string, or an
+    /// integer as its decimal text (how Swift's `Dictionary` spells `Int` keys); `nil`
+    /// for any other key.
+    func dictionaryKeyText(_ reference: PropertyList, parent: CodablePath?, key: (any CodingKey)?) throws
+        -> String?
+    {
+        if case .uid(let raw) = reference, raw == 0 { return nil }
+        let resolved: PropertyList
+        do {
+            resolved = try scalar(reference, parent: parent, key: key, expected: String.self)
+        } catch DecodingError.typeMismatch {
+            return nil
+        }
+        switch resolved {
+        case .string(let text): return text
+        case .integer(let number): return number.description
+        default: return nil
+        }
     }
 
     private func objectFields(
@@ -559,7 +601,8 @@ final class CodableArchiveReader {
         } else {
             switch try className(at: index, parent: parent, key: key) {
             case "NSDictionary", "NSMutableDictionary": kind = .dictionary
-            case "NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSOrderedSet", "NSMutableOrderedSet":
+            case "NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSOrderedSet", "NSMutableOrderedSet",
+                "NSCountedSet":
                 kind = .collection
             case "NSDate": kind = .date
             case "NSMutableString": kind = .mutableString

@@ -97,11 +97,11 @@ struct ArchiveCycleTests {
             "element",
         ], top: ["root": .uid(1)])
 
-    @Test func selfContainingArrayFailsWithUnresolvableCycle() throws {
+    @Test func selfContainingArrayFailsTypedAndIsAGraphUntyped() throws {
         let unarchiver = try KeyedUnarchiver(propertyList: Self.selfContainingArray)
-        let untyped = ArchiveTest.error { try unarchiver.decodeObject(of: [], forKey: "root") }
-        #expect(untyped?.code == .unresolvableCycle)
-        #expect(untyped?.location == .keyPath("root[0]"))
+        // Untyped decoding cannot return an Array that contains itself: it returns the graph.
+        let untyped = try unarchiver.decodeObject(of: [], forKey: "root") as? ArchivedObjectGraph
+        #expect(untyped?.root == .reference(1))
         let typed = ArchiveTest.error { try unarchiver.decodeObject(of: [[String]].self, forKey: "root") }
         #expect(typed?.code == .unresolvableCycle)
         // The generic graph represents the cycle by reference.
@@ -111,7 +111,7 @@ struct ArchiveCycleTests {
         #expect(graph.object(at: 1)?["NS.objects"] == .array([.reference(1), .reference(3)]))
     }
 
-    @Test func longerCyclesOfValuesFail() throws {
+    @Test func longerCyclesOfValuesAreGraphsUntypedAndFailTyped() throws {
         // a → b → a, both arrays.
         let plist = ArchiveTest.archivePlist(
             objects: [
@@ -119,8 +119,10 @@ struct ArchiveCycleTests {
                 ["$class": .uid(3), "NS.objects": [.uid(1)]],
                 ArchiveTest.classDescription("NSArray"),
             ], top: ["root": .uid(1)])
+        let untyped = try KeyedUnarchiver(propertyList: plist).decodeObject(of: [], forKey: "root")
+        #expect((untyped as? ArchivedObjectGraph)?.root == .reference(1))
         let error = ArchiveTest.error {
-            try KeyedUnarchiver(propertyList: plist).decodeObject(of: [], forKey: "root")
+            try KeyedUnarchiver(propertyList: plist).decodeObject(of: [[[String]]].self, forKey: "root")
         }
         #expect(error?.code == .unresolvableCycle)
         let graph = try KeyedUnarchiver.objectGraph(from: plist)
@@ -140,12 +142,13 @@ struct ArchiveCycleTests {
         let unarchiver = try KeyedUnarchiver(
             propertyList: ArchiveTest.archivePlist(objects: objects, top: top))
         #expect(
-            ArchiveTest.error { try unarchiver.decodeObject(of: [], forKey: "bad") }?.code
+            ArchiveTest.error { try unarchiver.decodeObject(of: [[String]].self, forKey: "bad") }?.code
                 == .unresolvableCycle)
         #expect(try unarchiver.decodeObject(of: [String].self, forKey: "good") == ["fine"])
         #expect(
-            ArchiveTest.error { try unarchiver.decodeObject(of: [], forKey: "bad") }?.code
+            ArchiveTest.error { try unarchiver.decodeObject(of: [[String]].self, forKey: "bad") }?.code
                 == .unresolvableCycle)
+        #expect(try unarchiver.decodeObject(of: [], forKey: "bad") is ArchivedObjectGraph)
     }
 
     @Test func classCyclesEncodeWithoutRecursingForever() throws {
