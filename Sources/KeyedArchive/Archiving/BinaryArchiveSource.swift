@@ -46,6 +46,14 @@ final class BinaryArchiveSource: ArchiveObjectSource {
     /// Entries materialized by ``object(at:)`` for the generic paths (object graphs,
     /// Codable), which may ask for the same entry repeatedly.
     @exclusivity(unchecked) private var materialized: [Int: PropertyList] = [:]
+    /// The values one operation over the archive may build (see ``beginOperation()``).
+    private let operationAllowance: Int
+    /// The values the current operation may still build: one budget for everything it
+    /// materializes, however many entries that is.
+    @exclusivity(unchecked) private var operationBudget: Int
+    /// The values `materialized` may still hold over the source's life, so that the
+    /// entries kept for reuse stay within one budget however many operations run.
+    @exclusivity(unchecked) private var cacheBudget: Int
 
     var objectCount: Int { objects.count }
 
@@ -100,6 +108,9 @@ final class BinaryArchiveSource: ArchiveObjectSource {
         self.objects = objects
         self.readingOptions = readingOptions
         self.top = top
+        self.operationAllowance = budget
+        self.operationBudget = budget
+        self.cacheBudget = budget
         self.keyCache = UnsafeMutablePointer<CachedKeyIndex>.allocate(capacity: Self.keyCacheSize)
         keyCache.initialize(repeating: CachedKeyIndex(), count: Self.keyCacheSize)
         try ArchiveHeader.validate(null: object(at: 0))
@@ -154,7 +165,7 @@ final class BinaryArchiveSource: ArchiveObjectSource {
             let object = try entryObject(uid, scanner: scanner)
             switch object.kind {
             case .dictionary: return .object(.binary(object))
-            case .array, .set: return .plain(try materialize(object, scanner: scanner))
+            case .array, .set: return .plain(try self.object(at: uid))
             default: return .plain(try scanner.scalar(object))
             }
         }
@@ -162,20 +173,32 @@ final class BinaryArchiveSource: ArchiveObjectSource {
 
     func object(at index: Int) throws -> PropertyList {
         if let known = materialized[index] { return known }
+        let before = operationBudget
         let value = try withScanner { scanner in
             try materialize(entryObject(index, scanner: scanner), scanner: scanner)
         }
-        materialized[index] = value
+        let spent = before - operationBudget
+        if spent <= cacheBudget {
+            cacheBudget -= spent
+            materialized[index] = value
+        }
         return value
     }
 
-    /// An object and everything it contains, with the reader's depth, cycle and budget checks.
+    /// Starts an operation over the archive (a top-level decode, building the object
+    /// graph): it gets the whole budget of values, which everything it materializes shares.
+    func beginOperation() {
+        operationBudget = operationAllowance
+    }
+
+    /// An object and everything it contains, with the reader's depth and cycle checks,
+    /// spending from the current operation's budget.
     func materialize(_ object: BinaryPropertyListObject, scanner: BinaryPropertyListScanner) throws
         -> PropertyList
     {
         try scanner.materialize(
-            object.index, maximumDepth: readingOptions.maximumDepth,
-            budget: readingOptions.valueBudget(forInputLength: data.count))
+            object.index, maximumDepth: readingOptions.maximumDepth, remaining: &operationBudget,
+            budget: operationAllowance)
     }
 
     // MARK: Fields

@@ -46,6 +46,9 @@ extension KeyedUnarchiver {
     /// - Throws: ``KeyedArchiveError`` as ``objectGraph(from:options:)-(Data,_)``.
     public func objectGraph() throws -> ArchivedObjectGraph {
         if let genericGraph { return genericGraph.rooted(at: genericGraph.topLevelValue(forKey: "root")) }
+        // Called on its own, building the graph is an operation with its own budget;
+        // from inside a decode, it shares that decode's.
+        if depth == 0 { binary?.beginOperation() }
         var builder = ArchiveGraphBuilder(source: source)
         let graph = try builder.build()
         genericGraph = graph

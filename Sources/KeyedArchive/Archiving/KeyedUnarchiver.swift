@@ -711,7 +711,10 @@ extension KeyedUnarchiver {
     /// ``perform(_:_:)``); returns whether it is a top-level one.
     func beginOperation(_ component: ArchiveKeyPathComponent) -> Bool {
         let isTopLevel = depth == 0
-        if isTopLevel { error = nil }
+        if isTopLevel {
+            error = nil
+            binary?.beginOperation()
+        }
         path.append(component)
         return isTopLevel
     }

@@ -93,6 +93,32 @@ enum Hardening {
         ]
     }
 
+    /// A binary keyed archive whose `$objects` holds `entries` distinct plain arrays, each
+    /// holding the top of one shared `levels`-deep binary bomb (2^(levels-1) leaves): small,
+    /// but each entry alone expands to hundreds of thousands of values. `$top.root` is
+    /// `$objects[1]`.
+    static func archiveOfPlainBombs(entries: Int, levels: Int) -> Data {
+        func ascii(_ text: String) -> [UInt8] { [0x50 | UInt8(text.utf8.count)] + Array(text.utf8) }
+        func ref(_ index: Int) -> [UInt8] { bigEndian(UInt64(index), width: 2) }
+        let firstEntry = 12
+        let bombTop = firstEntry + entries
+        var objects: [[UInt8]] = [
+            [0xD4] + [1, 2, 3, 4, 5, 6, 7, 8].flatMap(ref),  // 0: the archive dictionary
+            ascii("$archiver"), ascii("$version"), ascii("$top"), ascii("$objects"),
+            [0x5F, 0x10, 0x0F] + Array("NSKeyedArchiver".utf8), [0x12, 0x00, 0x01, 0x86, 0xA0],
+            [0xD1] + ref(9) + ref(10),  // 7: $top = {root: UID 1}
+            [0xAF, 0x10, UInt8(entries + 1)] + ref(11) + (0..<entries).flatMap { ref(firstEntry + $0) },
+            ascii("root"), [0x80, 0x01], ascii("$null"),
+        ]
+        objects += Array(repeating: [0xA1] + ref(bombTop), count: entries)
+        for level in 0..<levels {
+            objects.append(
+                level == levels - 1
+                    ? [0x10, 7] : [0xA2] + ref(bombTop + level + 1) + ref(bombTop + level + 1))
+        }
+        return bplist(objects)
+    }
+
     /// Seconds taken by `body`.
     static func seconds(_ body: () throws -> Void) rethrows -> Double {
         let start = DispatchTime.now().uptimeNanoseconds

@@ -201,4 +201,23 @@ struct LimitTests {
             #expect(elapsed < 5, "\(format): took \(elapsed) s")
         }
     }
+
+    @Test func oneValueBudgetForEachOperationOverAnArchive() throws {
+        // 64 entries of $objects each reach one 2^19-leaf bomb (a few hundred bytes in
+        // all). Each entry alone is within the budget (1,048,576 + 64 per byte); a budget
+        // per entry let the graph build 33 million values (4.5 GB). One budget for the
+        // whole graph, and for a whole untyped decode, stops it.
+        let data = Hardening.archiveOfPlainBombs(entries: 64, levels: 20)
+        #expect(data.count < 1000)
+        let error = #expect(throws: KeyedArchiveError.self) { try KeyedUnarchiver.objectGraph(from: data) }
+        #expect(error?.code == .limitExceeded, "\(String(describing: error))")
+        // The same through an unarchiver (as a generic decode builds it).
+        var options = KeyedUnarchivingOptions()
+        options.decodesUnknownClassesGenerically = true
+        let generic = try KeyedUnarchiver(forReadingFrom: data, options: options)
+        #expect(throws: KeyedArchiveError.self) { try generic.objectGraph() }
+        // Two entries fit in one budget.
+        let small = Hardening.archiveOfPlainBombs(entries: 2, levels: 19)
+        #expect(throws: Never.self) { try KeyedUnarchiver.objectGraph(from: small) }
+    }
 }

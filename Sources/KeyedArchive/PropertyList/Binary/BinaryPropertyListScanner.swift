@@ -639,6 +639,14 @@ extension BinaryPropertyListScanner {
     ///   `limitExceeded` when the depth or the budget is exceeded.
     func materialize(_ root: Int, maximumDepth: Int, budget: Int) throws -> PropertyList {
         var remaining = budget
+        return try materialize(root, maximumDepth: maximumDepth, remaining: &remaining, budget: budget)
+    }
+
+    /// Materializes `root` spending from `remaining`, a budget shared by several calls (one
+    /// budget for a whole archive, say); `budget` is the whole of it, for the error message.
+    func materialize(_ root: Int, maximumDepth: Int, remaining: inout Int, budget: Int) throws -> PropertyList
+    {
+        let start = remaining
         let rootObject = try object(root)
         try spend(&remaining, budget: budget, at: rootObject)
         if !rootObject.kind.isContainer { return try scalar(rootObject) }
@@ -652,7 +660,7 @@ extension BinaryPropertyListScanner {
         seen.insert(root)
         var shared: [Int: SharedValue] = [:]
         // The innermost open container, kept out of `parents`.
-        var current = OpenContainer(object: rootObject, valueBase: 0, keyBase: 0, remainingBefore: budget)
+        var current = OpenContainer(object: rootObject, valueBase: 0, keyBase: 0, remainingBefore: start)
         var parents: [OpenContainer] = []
 
         while true {
