@@ -10,7 +10,10 @@ import KeyedArchive
 /// - An object, the first time it is reached, is `{"$class": name, "$uid": n, field: value, …}`;
 ///   later references to it (sharing) and references back to an enclosing object (cycles)
 ///   are `{"$ref": n}`.
-/// - Strings, numbers and data stored as plain values appear inline wherever referenced.
+/// - Numbers and short strings and data stored as plain values appear inline wherever
+///   referenced; plain arrays and dictionaries, and long strings and data referenced more
+///   than once, are `{"$uid": n, "$value": …}` the first time and `{"$ref": n}` after
+///   (`ArchivedObjectGraph.isRenderedOnce(_:)`), so the output grows with the archive.
 /// - A field key that starts with `$` gets one more `$` (as in the archive), so that it
 ///   cannot be mistaken for `$class`, `$uid` or `$ref`.
 /// - Data, dates and non-finite reals are one-key objects, as in `-convert json`:
@@ -109,7 +112,7 @@ enum ArchiveGraphJSON {
             case .null:
                 text += "null"
             case .value(let plain):
-                guard !node.references.isEmpty else {
+                guard graph.isRenderedOnce(uid) else {
                     try write(plain, depth: depth)
                     return
                 }

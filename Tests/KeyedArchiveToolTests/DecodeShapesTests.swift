@@ -85,4 +85,53 @@ import Testing
         #expect(collection.keys.first as? [String] == ["v"])
         #expect(collection.values.first as? String == "v")
     }
+
+    @Test func aPlainValueSharedByManyReferencesIsPrintedOnce() throws {
+        // $objects = [$null, [7] × 10,000, [UID 1] × 10,000], root UID 2: printing the
+        // array of 7s at every reference made 1.4 GB of text from 20 KB.
+        let sevens = PropertyList.array(Array(repeating: 7, count: 10_000))
+        let references = PropertyList.array(Array(repeating: .uid(1), count: 10_000))
+        let plist: PropertyList = [
+            "$archiver": "NSKeyedArchiver", "$version": 100000, "$top": ["root": .uid(2)],
+            "$objects": ["$null", sevens, references],
+        ]
+        let data = try plist.data(format: .binary)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write(data, to: "shared.archive")
+        let outline = ToolRun(["decode", path])
+        #expect(outline.status == 0)
+        #expect(outline.output.count < 40 * data.count, "\(outline.output.count) bytes from \(data.count)")
+        #expect(outline.outputText.contains("[0]: #1 (shared ×10000): ["))
+        #expect(outline.outputText.contains("[9999]: → #1 (array) (shared, see above)"))
+        let json = ToolRun(["decode", "--json", path])
+        #expect(json.status == 0)
+        #expect(json.output.count < 40 * data.count, "\(json.output.count) bytes from \(data.count)")
+        let root = try #require(try JSONSerialization.jsonObject(with: json.output) as? [String: Any])
+        let elements = try #require((root["root"] as? [String: Any])?["$value"] as? [[String: Any]])
+        #expect(elements.count == 10_000)
+        #expect((elements.first?["$value"] as? [Int])?.count == 10_000)
+        #expect(elements.last as? [String: Int] == ["$ref": 1])
+    }
+
+    @Test func aLongStringSharedByManyReferencesIsPrintedOnce() throws {
+        let long = String(repeating: "x", count: 1000)
+        let plist: PropertyList = [
+            "$archiver": "NSKeyedArchiver", "$version": 100000, "$top": ["root": .uid(1)],
+            "$objects": [
+                "$null", ["$class": .uid(2), "NS.objects": .array(Array(repeating: .uid(3), count: 5000))],
+                ["$classname": "NSArray", "$classes": ["NSArray", "NSObject"]], .string(long),
+            ],
+        ]
+        let data = try plist.data(format: .binary)
+        let graph = try KeyedUnarchiver.objectGraph(from: data)
+        #expect(graph.isRenderedOnce(3))
+        #expect(graph.outline().utf8.count < 40 * data.count)
+        let short = try KeyedUnarchiver.objectGraph(
+            from: Self.archive([
+                "$null", ["$class": .uid(2), "NS.objects": [.uid(3), .uid(3)]],
+                ["$classname": "NSArray", "$classes": ["NSArray", "NSObject"]], "short",
+            ]))
+        #expect(!short.isRenderedOnce(3))
+    }
 }

@@ -31,8 +31,11 @@ extension ArchivedObjectGraph {
     /// indented by two spaces. A later reference to an object already shown is
     /// `→ #uid ClassName (shared, see above)`, and a reference back to an object that
     /// encloses it is `→ #uid ClassName (cycle, see above)`. A date object (only
-    /// `NS.time`) is shown on one line: `NSDate #5 2024-05-01T09:30:00Z`. Strings, numbers
-    /// and data stored as plain values are shown inline wherever they are referenced. Strings are
+    /// `NS.time`) is shown on one line: `NSDate #5 2024-05-01T09:30:00Z`. Numbers, short strings
+    /// and data stored as plain values are shown inline wherever they are referenced;
+    /// plain arrays and dictionaries, and long strings and data referenced several times,
+    /// are shown once, as `key: #uid …`, and then `→ #uid (array) (shared, see above)`
+    /// (see ``isRenderedOnce(_:)``). Strings are
     /// quoted with `"` and `\` escaped and control characters written `\n`, `\t` or
     /// `\u{1b}`; data shows its length and at most its first 16 bytes; dates are UTC.
     /// Keys are unescaped (`$$x` in the archive is `$x` here). Indentation stops growing
@@ -55,24 +58,6 @@ extension ArchivedObjectGraph {
         return renderer.text
     }
 
-    /// Whether node `uid` is shown once with a `#uid` tag and referred to afterwards:
-    /// objects, and plain values that themselves hold references.
-    func isOutlinedAsObject(_ uid: Int) -> Bool {
-        switch self[uid] {
-        case .object?, .classDescription?: return true
-        case .value(let value)?: return value.containsReferences
-        case .null?, nil: return false
-        }
-    }
-}
-
-extension ArchivedValue {
-    /// Whether this value refers to any node.
-    var containsReferences: Bool {
-        var references: [Int] = []
-        collectReferences(into: &references)
-        return !references.isEmpty
-    }
 }
 
 /// Renders an ``ArchivedObjectGraph`` as indented text with an explicit work stack.
@@ -115,7 +100,7 @@ struct ArchivedGraphOutliner {
                 append("\(label): → #\(uid) (missing)", indent: indent)
                 return
             }
-            guard graph.isOutlinedAsObject(uid) else {
+            guard graph.isRenderedOnce(uid) else {
                 if case .value(let plain) = node {
                     expand(label: label, value: plain, indent: indent, into: &work)
                 } else {

@@ -42,6 +42,9 @@ public struct ArchivedObjectGraph: Hashable, Sendable, CustomStringConvertible {
     /// Whether each node lies on a reference cycle.
     let cyclic: [Bool]
 
+    /// Whether each node is rendered once and referred to afterwards (see ``isRenderedOnce(_:)``).
+    let renderedOnce: [Bool]
+
     init(
         nodes: [ArchivedNode], topLevel: [ArchivedField], root: ArchivedValue?, referenceCounts: [Int],
         cyclic: [Bool]
@@ -51,12 +54,57 @@ public struct ArchivedObjectGraph: Hashable, Sendable, CustomStringConvertible {
         self.root = root
         self.referenceCounts = referenceCounts
         self.cyclic = cyclic
+        self.renderedOnce = nodes.indices.map { uid in
+            Self.isRenderedOnce(
+                nodes[uid], referenceCount: referenceCounts.indices.contains(uid) ? referenceCounts[uid] : 0)
+        }
+    }
+
+    private init(_ graph: ArchivedObjectGraph, root: ArchivedValue?) {
+        nodes = graph.nodes
+        topLevel = graph.topLevel
+        self.root = root
+        referenceCounts = graph.referenceCounts
+        cyclic = graph.cyclic
+        renderedOnce = graph.renderedOnce
     }
 
     /// The same graph about another value.
     func rooted(at value: ArchivedValue?) -> ArchivedObjectGraph {
-        ArchivedObjectGraph(
-            nodes: nodes, topLevel: topLevel, root: value, referenceCounts: referenceCounts, cyclic: cyclic)
+        ArchivedObjectGraph(self, root: value)
+    }
+
+    /// The longest string or data, in bytes, that renderings repeat at every reference.
+    public static let longestRepeatedValue = 64
+
+    /// Whether renderings of the graph (``outline()``, `keyed-archive decode --json`) show
+    /// node `uid` in full once, tagged with its index, and refer to it afterwards.
+    ///
+    /// Objects, class descriptions, and plain arrays and dictionaries are shown once, so
+    /// that what is printed grows with the archive, not with the number of references to
+    /// its parts; so are strings and data longer than ``longestRepeatedValue`` bytes that
+    /// are referenced more than once. Numbers and short strings are shown wherever they
+    /// are referenced.
+    ///
+    /// - Parameter uid: An index into `$objects`.
+    /// - Returns: `true` if the node is shown once.
+    /// - Complexity: O(1); worked out when the graph is built.
+    public func isRenderedOnce(_ uid: Int) -> Bool {
+        renderedOnce.indices.contains(uid) && renderedOnce[uid]
+    }
+
+    private static func isRenderedOnce(_ node: ArchivedNode, referenceCount: Int) -> Bool {
+        switch node {
+        case .object, .classDescription: return true
+        case .null: return false
+        case .value(let value):
+            switch value {
+            case .array, .dictionary, .reference: return true
+            case .string(let text): return referenceCount > 1 && text.utf8.count > longestRepeatedValue
+            case .data(let bytes): return referenceCount > 1 && bytes.count > longestRepeatedValue
+            default: return false
+            }
+        }
     }
 
     /// The node with index `uid`, or `nil` if out of range.
