@@ -2,6 +2,8 @@
 //
 //   hardening-probe write-loop FILE   rewrites FILE durably, forever, until killed; each
 //                                     version is a complete keyed archive (see below).
+//   hardening-probe stack KILOBYTES   runs every decoding path at the default limits on a
+//                                     thread with a KILOBYTES stack (StackProbe.swift).
 //   hardening-probe memory MEGABYTES  caps the process's data size at its current size plus
 //                                     MEGABYTES, then feeds small hostile inputs that claim
 //                                     huge sizes to every reader; a reader that reserved
@@ -13,7 +15,8 @@ import KeyedArchive
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    FileHandle.standardError.write(Data("usage: hardening-probe write-loop FILE | memory MEGABYTES\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: hardening-probe write-loop FILE | memory MEGABYTES | stack KILOBYTES\n".utf8))
     exit(2)
 }
 
@@ -22,6 +25,8 @@ case "write-loop":
     writeLoop(to: URL(fileURLWithPath: arguments[2]))
 case "memory":
     memoryProbe(headroomMegabytes: Int(arguments[2]) ?? 16)
+case "stack":
+    stackProbe(kilobytes: Int(arguments[2]) ?? 512)
 default:
     exit(2)
 }

@@ -51,6 +51,16 @@ public final class KeyedArchiver {
     /// finishing fail with `unsupportedFormat`.
     public var outputFormat: PropertyListFormat = .binary
 
+    /// The deepest nesting of objects encoded inside one another (an
+    /// ``KeyedCoding/encode(with:)`` encoding an object whose `encode(with:)` encodes
+    /// another, …). Default 512, the unarchiver's default limit, so that whatever is
+    /// archived can be read back.
+    ///
+    /// A deeper object is recorded as a `limitExceeded` ``error`` and stored as nil, as is
+    /// one reached when less than 64 KB of the thread's stack is left: a chain of a
+    /// hundred thousand objects fails instead of overflowing the stack.
+    public var maximumDepth = 512
+
     /// The first problem met while encoding, or `nil`.
     ///
     /// Problems include an object that does not support secure coding while
@@ -432,6 +442,16 @@ extension KeyedArchiver {
                 .classNotAllowed,
                 "\(archivedName(of: type)) does not support secure coding (adopt SecureKeyedCoding) "
                     + "and the archiver requires it")
+            return 0
+        }
+        // frames[0] is $top: an object encoded there is at depth 1.
+        let depth = frames.count
+        if depth > maximumDepth {
+            record(.limitExceeded, "objects are nested deeper than the limit of \(maximumDepth)")
+            return 0
+        }
+        if depth >= StackHeadroom.uncheckedDepth, StackHeadroom.isLow() {
+            record(.limitExceeded, StackHeadroom.message(depth: depth))
             return 0
         }
         let uid = table.reserve()

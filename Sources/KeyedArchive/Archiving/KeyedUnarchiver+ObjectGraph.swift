@@ -147,13 +147,22 @@ struct ArchiveGraphBuilder {
     /// Converts a property-list value of `$objects` to an ``ArchivedValue``, checking
     /// references. Depth is bounded by the property-list reader's nesting limit.
     private func convert(_ value: PropertyList, at location: String) throws -> ArchivedValue {
+        var path: [String] = []
+        return try convert(value, at: location, path: &path)
+    }
+
+    /// `value` as an archived value; `path` holds the components below `location`, which
+    /// are rendered only for an error (rendering one per element cost more than converting).
+    private func convert(_ value: PropertyList, at location: String, path: inout [String]) throws
+        -> ArchivedValue
+    {
         switch value {
         case .uid(let raw):
             guard let uid = Int(exactly: raw), uid < source.objectCount else {
                 throw KeyedArchiveError(
                     .invalidArchive,
                     "object reference \(raw) is out of range (\(source.objectCount) objects)",
-                    at: .keyPath(location))
+                    at: .keyPath(location + path.joined()))
             }
             return uid == 0 ? .null : .reference(uid)
         case .string(let text): return .string(text)
@@ -162,13 +171,32 @@ struct ArchiveGraphBuilder {
         case .bool(let flag): return .bool(flag)
         case .date(let date): return .date(date)
         case .data(let data): return .data(data)
-        case .array(let elements):
-            return .array(try elements.enumerated().map { try convert($1, at: "\(location)[\($0)]") })
-        case .dictionary(let dictionary):
-            return .dictionary(
-                try dictionary.map { key, element in
-                    ArchivedField(key: key, value: try convert(element, at: "\(location).\(key)"))
-                })
+        case .array, .dictionary:
+            // Plain values nest as deep as the reader allowed: stop while stack is left.
+            if path.count >= StackHeadroom.uncheckedDepth, StackHeadroom.isLow() {
+                throw KeyedArchiveError(
+                    .limitExceeded, StackHeadroom.message(depth: path.count),
+                    at: .keyPath(location + path.joined()))
+            }
+            if case .array(let elements) = value {
+                var converted: [ArchivedValue] = []
+                converted.reserveCapacity(elements.count)
+                for (index, element) in elements.enumerated() {
+                    path.append("[\(index)]")
+                    defer { path.removeLast() }
+                    converted.append(try convert(element, at: location, path: &path))
+                }
+                return .array(converted)
+            }
+            guard case .dictionary(let dictionary) = value else { return .null }
+            var fields: [ArchivedField] = []
+            fields.reserveCapacity(dictionary.count)
+            for (key, element) in dictionary {
+                path.append(".\(key)")
+                defer { path.removeLast() }
+                fields.append(ArchivedField(key: key, value: try convert(element, at: location, path: &path)))
+            }
+            return .dictionary(fields)
         }
     }
 

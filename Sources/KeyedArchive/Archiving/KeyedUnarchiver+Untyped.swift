@@ -228,6 +228,9 @@ extension KeyedUnarchiver {
             throw failure(
                 .limitExceeded, "objects are nested deeper than the limit of \(options.maximumDepth)")
         }
+        if depth >= StackHeadroom.uncheckedDepth, StackHeadroom.isLow() {
+            throw failure(.limitExceeded, StackHeadroom.message(depth: depth))
+        }
         // `uid` is in range: it came from `referenceIndex`.
         inProgressFlags.insert(uid)
         containers.append(DecodingContainer(fields: fields, uid: uid, classUID: classUID))

@@ -145,6 +145,9 @@ final class CodableArchiveReader {
         guard depth < maximumDepth else {
             throw corrupt(parent, key, .limitExceeded, "nesting is deeper than the limit of \(maximumDepth)")
         }
+        if depth >= StackHeadroom.uncheckedDepth, StackHeadroom.isLow() {
+            throw corrupt(parent, key, .limitExceeded, StackHeadroom.message(depth: depth))
+        }
         guard budget > 0 else {
             throw corrupt(
                 parent, key, .limitExceeded,

@@ -253,6 +253,10 @@ final class CodableArchiveWriter {
                 value,
                 context(parent, key, .limitExceeded, "nesting is deeper than the limit of \(maximumDepth)"))
         }
+        if depth >= StackHeadroom.uncheckedDepth, StackHeadroom.isLow() {
+            throw EncodingError.invalidValue(
+                value, context(parent, key, .limitExceeded, StackHeadroom.message(depth: depth)))
+        }
         depth += 1
         defer { depth -= 1 }
         let node = CodableEncodingNode(writer: self, parentPath: parent, key: key)

@@ -357,7 +357,29 @@ public indirect enum ArchivedValue: Hashable, Sendable, CustomStringConvertible 
     ///   - rhs: Another value.
     /// - Returns: `true` if equal.
     public static func == (lhs: ArchivedValue, rhs: ArchivedValue) -> Bool {
-        switch (lhs, rhs) {
+        // Nested arrays and dictionaries with an explicit stack, not recursion.
+        var pending = [(lhs, rhs)]
+        while let (a, b) = pending.popLast() {
+            switch (a, b) {
+            case (.array(let x), .array(let y)):
+                guard x.count == y.count else { return false }
+                pending.append(contentsOf: zip(x, y))
+            case (.dictionary(let x), .dictionary(let y)):
+                guard x.count == y.count else { return false }
+                for (first, second) in zip(x, y) {
+                    guard first.key == second.key else { return false }
+                    pending.append((first.value, second.value))
+                }
+            default:
+                guard a.scalarEquals(b) else { return false }
+            }
+        }
+        return true
+    }
+
+    /// Equality of two values that are not both arrays or both dictionaries.
+    private func scalarEquals(_ other: ArchivedValue) -> Bool {
+        switch (self, other) {
         case (.null, .null): return true
         case (.reference(let a), .reference(let b)): return a == b
         case (.string(let a), .string(let b)): return a == b
@@ -366,16 +388,35 @@ public indirect enum ArchivedValue: Hashable, Sendable, CustomStringConvertible 
         case (.bool(let a), .bool(let b)): return a == b
         case (.date(let a), .date(let b)): return PropertyList.date(a) == PropertyList.date(b)
         case (.data(let a), .data(let b)): return a == b
-        case (.array(let a), .array(let b)): return a == b
-        case (.dictionary(let a), .dictionary(let b)): return a == b
         default: return false
         }
     }
 
-    /// Hashes the value consistently with `==`.
+    /// Hashes the value consistently with `==`: an array or dictionary by its count and
+    /// its first members shallowly, so that hashing takes constant stack however deep
+    /// the value.
     ///
     /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .array(let values):
+            hasher.combine(8)
+            hasher.combine(values.count)
+            for value in values.prefix(8) { value.hashShallowly(into: &hasher) }
+        case .dictionary(let fields):
+            hasher.combine(9)
+            hasher.combine(fields.count)
+            for field in fields.prefix(8) {
+                hasher.combine(field.key)
+                field.value.hashShallowly(into: &hasher)
+            }
+        default:
+            hashShallowly(into: &hasher)
+        }
+    }
+
+    /// A scalar's full hash, or a collection's kind and count.
+    private func hashShallowly(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
         case .reference(let uid):
@@ -401,10 +442,10 @@ public indirect enum ArchivedValue: Hashable, Sendable, CustomStringConvertible 
             hasher.combine(value)
         case .array(let values):
             hasher.combine(8)
-            hasher.combine(values)
+            hasher.combine(values.count)
         case .dictionary(let fields):
             hasher.combine(9)
-            hasher.combine(fields)
+            hasher.combine(fields.count)
         }
     }
 
@@ -425,6 +466,40 @@ public indirect enum ArchivedValue: Hashable, Sendable, CustomStringConvertible 
 
     /// A compact rendering: `#3` for references, quoted strings, `<4 bytes>` for data.
     public var description: String {
+        // An explicit work stack, not recursion: any nesting depth renders on any thread.
+        enum Work {
+            case value(ArchivedValue)
+            case text(String)
+        }
+        var text = ""
+        var work: [Work] = [.value(self)]
+        while let item = work.popLast() {
+            switch item {
+            case .text(let literal):
+                text += literal
+            case .value(.array(let values)):
+                text += "["
+                work.append(.text("]"))
+                for (index, value) in values.enumerated().reversed() {
+                    work.append(.value(value))
+                    if index > 0 { work.append(.text(", ")) }
+                }
+            case .value(.dictionary(let fields)):
+                text += "{"
+                work.append(.text("}"))
+                for (index, field) in fields.enumerated().reversed() {
+                    work.append(.value(field.value))
+                    work.append(.text("\(field.key) = "))
+                    if index > 0 { work.append(.text("; ")) }
+                }
+            case .value(let scalar):
+                text += scalar.scalarDescription
+            }
+        }
+        return text
+    }
+
+    private var scalarDescription: String {
         switch self {
         case .null: return "nil"
         case .reference(let uid): return "#\(uid)"
@@ -434,9 +509,7 @@ public indirect enum ArchivedValue: Hashable, Sendable, CustomStringConvertible 
         case .bool(let value): return value ? "true" : "false"
         case .date(let value): return ISO8601Date.format(value.timeIntervalSinceReferenceDate)
         case .data(let value): return "<\(value.count) bytes>"
-        case .array(let values): return "[" + values.map(\.description).joined(separator: ", ") + "]"
-        case .dictionary(let fields):
-            return "{" + fields.map { "\($0.key) = \($0.value)" }.joined(separator: "; ") + "}"
+        case .array, .dictionary: return ""
         }
     }
 }

@@ -11,15 +11,43 @@ extension PropertyList: CustomStringConvertible, CustomDebugStringConvertible {
     /// For example `{"Title": "Potato Bug", "Rating": 3.5, "Image": <89504e47>}`.
     /// Data longer than 32 bytes is shortened with its length given.
     public var description: String {
+        // An explicit work stack, not recursion: any nesting depth renders on any thread.
+        enum Work {
+            case value(PropertyList)
+            case text(String)
+        }
         var text = ""
-        appendDescription(to: &text)
+        var work: [Work] = [.value(self)]
+        while let item = work.popLast() {
+            switch item {
+            case .text(let literal):
+                text += literal
+            case .value(.array(let elements)):
+                text += "["
+                work.append(.text("]"))
+                for (index, element) in elements.enumerated().reversed() {
+                    work.append(.value(element))
+                    if index > 0 { work.append(.text(", ")) }
+                }
+            case .value(.dictionary(let dictionary)):
+                text += "{"
+                work.append(.text("}"))
+                for (index, (key, value)) in Array(dictionary).enumerated().reversed() {
+                    work.append(.value(value))
+                    work.append(.text(quotedForDescription(key) + ": "))
+                    if index > 0 { work.append(.text(", ")) }
+                }
+            case .value(let scalar):
+                scalar.appendScalarDescription(to: &text)
+            }
+        }
         return text
     }
 
     /// The same as ``description``.
     public var debugDescription: String { description }
 
-    private func appendDescription(to text: inout String) {
+    private func appendScalarDescription(to text: inout String) {
         switch self {
         case .string(let value):
             text += quotedForDescription(value)
@@ -36,24 +64,10 @@ extension PropertyList: CustomStringConvertible, CustomDebugStringConvertible {
             for byte in value.prefix(32) { text += hexByte(byte) }
             if value.count > 32 { text += "… \(value.count) bytes" }
             text += ">"
-        case .array(let elements):
-            text += "["
-            for (index, element) in elements.enumerated() {
-                if index > 0 { text += ", " }
-                element.appendDescription(to: &text)
-            }
-            text += "]"
-        case .dictionary(let dictionary):
-            text += "{"
-            for (index, (key, value)) in dictionary.enumerated() {
-                if index > 0 { text += ", " }
-                text += quotedForDescription(key)
-                text += ": "
-                value.appendDescription(to: &text)
-            }
-            text += "}"
         case .uid(let value):
             text += "UID(\(value))"
+        case .array, .dictionary:
+            break
         }
     }
 }

@@ -270,8 +270,36 @@ extension PropertyList: Hashable {
 
     /// Hashes the value consistently with `==`.
     ///
+    /// A collection hashes its count and its first elements shallowly (a nested
+    /// collection by its kind and count), so that hashing takes constant stack and time
+    /// however deep the value; equal values still hash equally.
+    ///
     /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .array(let elements):
+            hasher.combine(6)
+            hasher.combine(elements.count)
+            for element in elements.prefix(8) { element.hashShallowly(into: &hasher) }
+        case .dictionary(let dictionary):
+            // Entries without regard to order, each key with its value's kind and count.
+            hasher.combine(7)
+            hasher.combine(dictionary.count)
+            var combined = 0
+            for (key, value) in dictionary {
+                var entryHasher = Hasher()
+                entryHasher.combine(key)
+                value.hashShallowly(into: &entryHasher)
+                combined = combined &+ entryHasher.finalize()
+            }
+            hasher.combine(combined)
+        default:
+            hashShallowly(into: &hasher)
+        }
+    }
+
+    /// A scalar's full hash, or a collection's kind and count.
+    private func hashShallowly(into hasher: inout Hasher) {
         switch self {
         case .string(let value):
             hasher.combine(0)
@@ -294,10 +322,10 @@ extension PropertyList: Hashable {
             hasher.combine(value)
         case .array(let value):
             hasher.combine(6)
-            hasher.combine(value)
+            hasher.combine(value.count)
         case .dictionary(let value):
             hasher.combine(7)
-            hasher.combine(value)
+            hasher.combine(value.count)
         case .uid(let value):
             hasher.combine(8)
             hasher.combine(value)

@@ -125,19 +125,12 @@ public struct PropertyListDictionary: Hashable, Sendable, Sequence, ExpressibleB
         PropertyList.dictionary(lhs) == PropertyList.dictionary(rhs)
     }
 
-    /// Hashes the entries without regard to their order.
+    /// Hashes the entries without regard to their order, as ``PropertyList/hash(into:)``
+    /// hashes a dictionary value (in constant stack, however deep the values).
     ///
     /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) {
-        var combined = 0
-        for (key, value) in self {
-            var entryHasher = Hasher()
-            entryHasher.combine(key)
-            entryHasher.combine(value)
-            combined = combined &+ entryHasher.finalize()
-        }
-        hasher.combine(count)
-        hasher.combine(combined)
+        PropertyList.dictionary(self).hash(into: &hasher)
     }
 }
 

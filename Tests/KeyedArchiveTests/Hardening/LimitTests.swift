@@ -220,4 +220,59 @@ struct LimitTests {
         let small = Hardening.archiveOfPlainBombs(entries: 2, levels: 19)
         #expect(throws: Never.self) { try KeyedUnarchiver.objectGraph(from: small) }
     }
+
+    // MARK: Stack
+
+    /// Every decoding path, and the encoders, at the default limits on threads with a
+    /// 512 KB stack (Apple's secondary threads) and a 128 KB one (musl's): each gives a
+    /// value or `limitExceeded`, never a stack overflow. In a child process, so that an
+    /// overflow is reported instead of ending the test run.
+    @Test(
+        .enabled(if: Hardening.probe != nil, "HardeningProbe was not built"),
+        arguments: [512, 128])
+    func everyPathFinishesOrThrowsOnASmallStack(kilobytes: Int) throws {
+        let (status, output) = try Hardening.runProbe(["stack", String(kilobytes)])
+        #expect(status == 0, "the probe died: \(output.suffix(2000))")
+        #expect(output.contains("done: 15 cases on \(kilobytes) KB threads"), "\(output.suffix(2000))")
+        let outcomes = output.split(separator: "\n").filter {
+            !$0.hasPrefix("inputs") && !$0.hasPrefix("done")
+        }
+        #expect(outcomes.count == 15, "\(output)")
+        for line in outcomes {
+            #expect(line.hasPrefix("value: ") || line.hasPrefix("error limitExceeded"), "\(line)")
+        }
+    }
+
+    @Test func theArchiverHasADepthLimit() throws {
+        final class Link: SecureKeyedCoding {
+            static var archivedClassName: String { "Link" }
+            var next: Link?
+            init(next: Link?) { self.next = next }
+            func encode(with coder: KeyedArchiver) { coder.encode(next, forKey: "next") }
+            init(coder: KeyedUnarchiver) throws {
+                next = try coder.decodeObject(of: Link.self, forKey: "next")
+            }
+        }
+        var chain = Link(next: nil)
+        for _ in 1..<40 { chain = Link(next: chain) }
+        let archiver = KeyedArchiver()
+        archiver.maximumDepth = 30
+        archiver.encode(chain, forKey: KeyedArchiver.rootObjectKey)
+        let error = #expect(throws: KeyedArchiveError.self) { try archiver.finishedData() }
+        #expect(error?.code == .limitExceeded)
+        #expect(error?.message == "objects are nested deeper than the limit of 30")
+        // Within the limit it archives, and reads back.
+        let shallow = KeyedArchiver()
+        shallow.maximumDepth = 40
+        shallow.encode(chain, forKey: KeyedArchiver.rootObjectKey)
+        let data = try shallow.finishedData()
+        var decoded = try KeyedUnarchiver.unarchivedObject(ofClass: Link.self, from: data)
+        var length = 0
+        while let link = decoded {
+            length += 1
+            decoded = link.next
+        }
+        #expect(length == 40)
+        #expect(KeyedArchiver().maximumDepth == 512)
+    }
 }
