@@ -2,6 +2,9 @@
 //
 //   hardening-probe write-loop FILE   rewrites FILE durably, forever, until killed; each
 //                                     version is a complete keyed archive (see below).
+//   hardening-probe durable-write FILE TEXT
+//                                     writes the string TEXT to FILE as a property list with
+//                                     DurableFile, once; run under a chosen umask by the tests.
 //   hardening-probe memory MEGABYTES  caps the process's data size at its current size plus
 //                                     MEGABYTES, then feeds small hostile inputs that claim
 //                                     huge sizes to every reader; a reader that reserved
@@ -13,13 +16,22 @@ import KeyedArchive
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    FileHandle.standardError.write(Data("usage: hardening-probe write-loop FILE | memory MEGABYTES\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: hardening-probe write-loop FILE | durable-write FILE TEXT | memory MEGABYTES\n".utf8))
     exit(2)
 }
 
 switch arguments[1] {
 case "write-loop":
     writeLoop(to: URL(fileURLWithPath: arguments[2]))
+case "durable-write":
+    guard arguments.count == 4 else { exit(2) }
+    do {
+        try PropertyList.string(arguments[3]).write(to: URL(fileURLWithPath: arguments[2]))
+    } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        exit(1)
+    }
 case "memory":
     memoryProbe(headroomMegabytes: Int(arguments[2]) ?? 16)
 default:
