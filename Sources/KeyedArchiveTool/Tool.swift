@@ -176,7 +176,8 @@ struct Tool {
         do {
             try environment.fileSystem.writeAtomically(encoded, toPath: destination)
         } catch {
-            throw ToolFailure("cannot write \(destination): \(error.message)")
+            // The message names the file: `cannot write out.plist: Permission denied`.
+            throw ToolFailure(error.message)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import KeyedArchive
 
 #if canImport(Glibc)
 import Glibc
@@ -31,8 +32,9 @@ struct ToolEnvironment {
     }
 }
 
-/// A file operation that failed; `message` says why, in words such as
-/// `No such file or directory`.
+/// A file operation that failed. `message` says why, in words such as
+/// `No such file or directory`; a failed write's message also names the file
+/// (`cannot write out.plist: Permission denied`).
 struct FileSystemError: Error, Equatable {
     var message: String
 }
@@ -47,21 +49,21 @@ protocol ToolFileSystem {
     func contentsOfFile(atPath path: String) throws(FileSystemError) -> Data
 
     /// Replaces (or creates) a file so that readers see either the old or the new
-    /// contents, never a partial file.
+    /// contents, never a partial file, and a crash after it returns loses neither.
     ///
     /// - Parameters:
     ///   - data: The new contents.
     ///   - path: The file to write.
-    /// - Throws: ``FileSystemError`` if the file cannot be written.
+    /// - Throws: ``FileSystemError`` whose message names the file and says why, such as
+    ///   `cannot write out.plist: No such file or directory`.
     func writeAtomically(_ data: Data, toPath path: String) throws(FileSystemError)
 }
 
-/// The local file system through POSIX calls, for exact error messages (`strerror`)
-/// and control over permissions when replacing a file.
+/// The local file system: reads through POSIX calls, for exact error messages
+/// (`strerror`); writes through the library's ``DurableFile``.
 struct LocalFileSystem: ToolFileSystem {
     private static let fileTypeMask: mode_t = 0o170000
     private static let directoryType: mode_t = 0o040000
-    private static let symbolicLinkType: mode_t = 0o120000
 
     func contentsOfFile(atPath path: String) throws(FileSystemError) -> Data {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -90,55 +92,16 @@ struct LocalFileSystem: ToolFileSystem {
         return Data(bytes)
     }
 
+    /// Writes through the library's ``DurableFile``: flushed to the disk, renamed into
+    /// place, the folder flushed; a symbolic link's final target is replaced and the link
+    /// kept; a new file gets `0666` less the umask, a replaced one its permission bits.
     func writeAtomically(_ data: Data, toPath path: String) throws(FileSystemError) {
-        // Replace what a symbolic link points to, not the link itself.
-        var target = path
-        var info = stat()
-        if lstat(path, &info) == 0 && info.st_mode & Self.fileTypeMask == Self.symbolicLinkType {
-            target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-        }
-        var mode: mode_t = 0o666
-        var keepsMode = false
-        if stat(target, &info) == 0 {
-            if info.st_mode & Self.fileTypeMask == Self.directoryType {
-                throw FileSystemError(message: "Is a directory")
-            }
-            mode = info.st_mode & 0o7777
-            keepsMode = true
-        }
-
-        let url = URL(fileURLWithPath: target)
-        let folder = url.deletingLastPathComponent().path
-        let temporary =
-            folder + "/." + url.lastPathComponent + ".keyed-archive-"
-            + String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard descriptor >= 0 else { throw Self.lastError() }
-        var failure: FileSystemError?
-        // The umask applies to a new file; an existing file keeps its exact mode.
-        if keepsMode && fchmod(descriptor, mode) != 0 { failure = Self.lastError() }
-        if failure == nil { failure = Self.writeAll(data, to: descriptor) }
-        if close(descriptor) != 0 && failure == nil { failure = Self.lastError() }
-        if failure == nil && rename(temporary, target) != 0 { failure = Self.lastError() }
-        if let failure {
-            _ = unlink(temporary)
-            throw failure
-        }
-    }
-
-    private static func writeAll(_ data: Data, to descriptor: Int32) -> FileSystemError? {
-        data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> FileSystemError? in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return lastError()
-                }
-                if written == 0 { return FileSystemError(message: "no space written") }
-                offset += written
-            }
-            return nil
+        do {
+            try DurableFile.write(data, to: URL(fileURLWithPath: path))
+        } catch let error as KeyedArchiveError {
+            throw FileSystemError(message: error.message)
+        } catch {
+            throw FileSystemError(message: "cannot write \(path): \(error)")
         }
     }
 

@@ -4,6 +4,9 @@
 //                                     version is a complete keyed archive (see below).
 //   hardening-probe stack KILOBYTES   runs every decoding path at the default limits on a
 //                                     thread with a KILOBYTES stack (StackProbe.swift).
+//   hardening-probe durable-write FILE TEXT
+//                                     writes the string TEXT to FILE as a property list with
+//                                     DurableFile, once; run under a chosen umask by the tests.
 //   hardening-probe memory MEGABYTES  caps the process's data size at its current size plus
 //                                     MEGABYTES, then feeds small hostile inputs that claim
 //                                     huge sizes to every reader; a reader that reserved
@@ -16,13 +19,23 @@ import KeyedArchive
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
     FileHandle.standardError.write(
-        Data("usage: hardening-probe write-loop FILE | memory MEGABYTES | stack KILOBYTES\n".utf8))
+        Data(
+            "usage: hardening-probe write-loop FILE | durable-write FILE TEXT | memory MEGABYTES | stack KILOBYTES\n"
+                .utf8))
     exit(2)
 }
 
 switch arguments[1] {
 case "write-loop":
     writeLoop(to: URL(fileURLWithPath: arguments[2]))
+case "durable-write":
+    guard arguments.count == 4 else { exit(2) }
+    do {
+        try PropertyList.string(arguments[3]).write(to: URL(fileURLWithPath: arguments[2]))
+    } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        exit(1)
+    }
 case "memory":
     memoryProbe(headroomMegabytes: Int(arguments[2]) ?? 16)
 case "stack":

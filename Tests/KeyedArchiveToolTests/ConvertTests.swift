@@ -187,7 +187,7 @@ import Testing
                 Data(Samples.xmlText.utf8)
             }
             func writeAtomically(_ data: Data, toPath path: String) throws(FileSystemError) {
-                throw FileSystemError(message: "Read-only file system")
+                throw FileSystemError(message: "cannot write \(path): Read-only file system")
             }
         }
         let run = ToolRun(["-convert", "xml1", "a.plist", "b.plist"], fileSystem: ReadOnly())

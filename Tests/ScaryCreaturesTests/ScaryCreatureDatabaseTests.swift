@@ -79,7 +79,7 @@ final class TemporaryDatabase {
         #expect(try doc.data().title == "Wolf Spider")
         #expect(doc.isDataLoaded)
         #expect(!doc.areImagesLoaded, "reading the data must not read the images")
-        #expect(doc.thumbImagePNG() != nil)
+        #expect(try doc.thumbImagePNG() != nil)
         #expect(doc.areImagesLoaded)
     }
 

@@ -40,7 +40,8 @@ struct ScaryCreaturesCommand {
     static let commandHelp: [String: String] = [
         "list":
             "USAGE: scary-creatures list\n\nLists every creature with its number and rating. A creature whose "
-            + "Data.plist cannot be read is reported on standard error and skipped.",
+            + "Data.plist cannot be read is reported on standard error and skipped; one whose rating is not "
+            + "from 1 to 5 shows ????? and a warning.",
         "show":
             "USAGE: scary-creatures show N\n\nShows creature N: title, rating, folder, image sizes, and a small "
             + "text preview of its thumbnail.",
@@ -169,7 +170,7 @@ struct Session {
             let rating = try parseRating(arguments[1], command)
             try doc.data().rating = rating
             try save(doc, images: false)
-            output("Rated \(try doc.data().title) \(Stars.text(rating)).")
+            output("Rated \(Terminal.safe(try doc.data().title)) \(Stars.text(rating)).")
         case "rename":
             try expect(arguments, count: 2, command)
             let doc = try doc(arguments[0], command)
@@ -177,19 +178,19 @@ struct Session {
             let old = try doc.data().title
             try doc.data().title = title
             try save(doc, images: false)
-            output("Renamed \(old) to \(title).")
+            output("Renamed \(Terminal.safe(old)) to \(Terminal.safe(title)).")
         case "set-image":
             try expect(arguments, count: 2, command)
             let doc = try doc(arguments[0], command)
             doc.setFullImage(try readImage(arguments[1]))
             try save(doc, images: true)
-            output("Updated the picture of \(try doc.data().title).")
+            output("Updated the picture of \(Terminal.safe(try doc.data().title)).")
         case "delete":
             try expect(arguments, count: 1, command)
             let doc = try doc(arguments[0], command)
             let title = (try? doc.data().title) ?? "creature \(arguments[0])"
             try doc.deleteDoc()
-            output("Deleted \(title).")
+            output("Deleted \(Terminal.safe(title)).")
         case "dump":
             try expect(arguments, count: 1, command)
             try dump(try doc(arguments[0], command))
@@ -219,7 +220,8 @@ struct Session {
     }
 
     private func parseRating(_ text: String, _ command: String) throws -> Float {
-        guard let rating = Float(text), rating.isFinite, (1...5).contains(rating) else {
+        guard let rating = Float(text), rating.isFinite, ScaryCreatureData.validRatings.contains(rating)
+        else {
             throw ScaryCreaturesCommand.UsageError(
                 message: "\(command): rating '\(text)' must be a number from 1 to 5", command: command)
         }
@@ -236,12 +238,10 @@ struct Session {
     }
 
     private func readImage(_ path: String) throws -> RGBAImage {
-        let bytes: Data
-        do {
-            bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw ScaryCreatureError("cannot read \(path): \(error.localizedDescription)")
-        }
+        guard
+            let bytes = try BoundedFile.contents(
+                of: URL(fileURLWithPath: path), limit: PNGDecoder.maximumFileBytes)
+        else { throw ScaryCreatureError("cannot read \(path): no such file") }
         do {
             return try PNGDecoder.decode([UInt8](bytes))
         } catch let error as PNGError {
@@ -281,7 +281,12 @@ struct Session {
                 let number = String(doc.number ?? 0)
                 output(
                     String(repeating: " ", count: max(0, 3 - number.count)) + number + "  "
-                        + Stars.text(data.rating) + "   " + data.title)
+                        + Stars.text(data.rating) + "   " + Terminal.safe(data.title))
+                if let problem = data.ratingProblem {
+                    errorOutput(
+                        "warning: creature \(number) has an invalid \(problem); "
+                            + "set it with 'scary-creatures rate \(number) R'")
+                }
             } catch {
                 errorOutput("warning: skipped \(doc.docPath?.lastPathComponent ?? "a creature"): \(error)")
             }
@@ -290,23 +295,38 @@ struct Session {
 
     private func show(_ doc: ScaryCreatureDoc) throws {
         let data = try doc.data()
-        output("\(data.title)")
-        output("  rating:  \(Stars.text(data.rating)) (\(data.rating))")
+        output(Terminal.safe(data.title))
+        if let problem = data.ratingProblem {
+            let number = doc.number.map(String.init) ?? "N"
+            output(
+                "  rating:  \(Stars.text(data.rating)) (invalid: \(problem); "
+                    + "set it with 'scary-creatures rate \(number) R')")
+        } else {
+            output("  rating:  \(Stars.text(data.rating)) (\(data.rating))")
+        }
         output("  folder:  \(doc.docPath?.path ?? "-")")
-        for (name, bytes) in [("full image", doc.fullImagePNG()), ("thumbnail", doc.thumbImagePNG())] {
-            guard let bytes else {
-                output("  \(name): none")
+        var preview: RGBAImage?
+        for (name, read) in [("full image", doc.fullImagePNG), ("thumbnail", doc.thumbImagePNG)] {
+            let bytes: [UInt8]
+            do {
+                guard let found = try read() else {
+                    output("  \(name): none")
+                    continue
+                }
+                bytes = found
+            } catch {
+                output("  \(name): unreadable: \(error)")
                 continue
             }
-            if let image = try? PNGDecoder.decode(bytes) {
+            do {
+                let image = try PNGDecoder.decode(bytes)
                 output("  \(name): \(image.width)×\(image.height), \(bytes.count) bytes")
-            } else {
-                output("  \(name): unreadable PNG, \(bytes.count) bytes")
+                if name == "thumbnail" { preview = image }
+            } catch {
+                output("  \(name): unreadable PNG, \(bytes.count) bytes: \(error)")
             }
         }
-        if let thumb = doc.thumbImagePNG(), let image = try? PNGDecoder.decode(thumb) {
-            output(TextPreview.render(image, columns: 32))
-        }
+        if let preview { output(TextPreview.render(preview, columns: 32)) }
     }
 
     private func add(_ arguments: [String]) throws {
@@ -351,11 +371,9 @@ struct Session {
 
     private func dump(_ doc: ScaryCreatureDoc) throws {
         guard let url = doc.docPath?.appendingPathComponent(ScaryCreatureDoc.Files.data) else { return }
-        let bytes: Data
-        do {
-            bytes = try Data(contentsOf: url)
-        } catch {
-            throw ScaryCreatureError("cannot read \(url.path): \(error.localizedDescription)")
+        guard let bytes = try BoundedFile.contents(of: url, limit: ScaryCreatureDoc.maximumDataFileBytes)
+        else {
+            throw ScaryCreatureError("cannot read \(url.path): no such file")
         }
         output(try ArchiveDump.render(bytes))
     }
@@ -363,9 +381,33 @@ struct Session {
 
 /// A rating as five stars.
 enum Stars {
+    /// What an invalid rating shows instead of stars.
+    static let invalid = "?????"
+
+    /// `★★★☆☆` for 3, rounded to whole stars; ``invalid`` for a rating the app could not
+    /// have given (outside 1 to 5, infinite or NaN), which a file can hold.
     static func text(_ rating: Float) -> String {
-        let filled = max(0, min(5, Int(rating.rounded())))
+        // Checked before converting: Int(_:) traps on NaN, infinities and huge values.
+        guard rating.isFinite, ScaryCreatureData.validRatings.contains(rating) else { return invalid }
+        let filled = Int(rating.rounded())
         return String(repeating: "★", count: filled) + String(repeating: "☆", count: 5 - filled)
+    }
+}
+
+/// Text from a file, made safe to print: a title read from `Data.plist` could otherwise
+/// carry escape sequences that rewrite the terminal's screen or title.
+enum Terminal {
+    /// `text` with every control character written as an escape such as `\u{1B}`.
+    static func safe(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if scalar.properties.generalCategory == .control {
+                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 }
 
@@ -391,7 +433,7 @@ enum TextPreview {
                     rows += 1
                 }
                 let darkness = 1 - luminance / rows
-                line.append(ramp[min(ramp.count - 1, Int(darkness * Double(ramp.count)))])
+                line.append(ramp[max(0, min(ramp.count - 1, Int(darkness * Double(ramp.count))))])
             }
             lines.append(line)
             y += 2

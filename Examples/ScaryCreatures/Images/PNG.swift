@@ -41,17 +41,89 @@ enum PNGEncoder {
 }
 
 /// Reads PNG files: every colour type and bit depth of the specification, without
-/// interlacing, into 8-bit RGBA. Every length is checked; bad files throw.
+/// interlacing, into 8-bit RGBA.
+///
+/// A PNG file is untrusted input, so every value it holds is checked before anything is
+/// allocated from it: the header's dimensions against ``maximumPixelBytes`` and
+/// ``maximumImageDataBytes``, and the size the header claims for the inflated data
+/// against what the compressed bytes could possibly inflate to
+/// (``Inflate/maximumExpansion``). A small file that claims a huge image is refused at
+/// once; memory never grows past the limits, whatever the file says. Bad files throw
+/// ``PNGError``.
 enum PNGDecoder {
-    /// Refuse images whose pixels would exceed this many bytes (64 MiB).
+    /// Refuse images whose decoded pixels would exceed this many bytes (64 MiB, 4 bytes
+    /// a pixel).
     static let maximumPixelBytes = 64 << 20
+    /// Refuse images whose inflated data (the filtered rows with their filter bytes) would
+    /// exceed this many bytes: the pixel limit and a sixteenth, so that an 8-bit RGBA image
+    /// at the pixel limit fits, but a 16-bit one (8 bytes a pixel) must be smaller.
+    static let maximumImageDataBytes = maximumPixelBytes + maximumPixelBytes / 16
+    /// The largest PNG file the example reads: room for the largest image data stored
+    /// uncompressed, plus ancillary chunks.
+    static let maximumFileBytes = maximumImageDataBytes + (8 << 20)
+
+    /// What IHDR says, after every value has been checked.
+    struct Header: Equatable {
+        let width: Int
+        let height: Int
+        let depth: Int
+        let colorType: Int
+        /// Samples per pixel.
+        let channels: Int
+        /// Bytes of one row of pixels, without its filter byte.
+        let stride: Int
+        /// Bytes of inflated data the image needs: every row and its filter byte.
+        let dataBytes: Int
+
+        /// Checks an IHDR chunk's 13 bytes and the limits they imply.
+        init(_ chunk: [UInt8]) throws {
+            guard chunk.count == 13 else { throw PNGError("IHDR has \(chunk.count) bytes, expected 13") }
+            width = Int(chunk.readBigEndianUInt32(at: 0))
+            height = Int(chunk.readBigEndianUInt32(at: 4))
+            depth = Int(chunk[8])
+            colorType = Int(chunk[9])
+            guard width > 0, height > 0 else { throw PNGError("image of \(width)×\(height) has no pixels") }
+            // The specification caps each side at 2^31 - 1.
+            guard width <= Int(Int32.max), height <= Int(Int32.max) else {
+                throw PNGError("image of \(width)×\(height) is larger than PNG allows")
+            }
+            switch (colorType, depth) {
+            case (0, 1), (0, 2), (0, 4), (0, 8), (0, 16): channels = 1
+            case (2, 8), (2, 16): channels = 3
+            case (3, 1), (3, 2), (3, 4), (3, 8): channels = 1
+            case (4, 8), (4, 16): channels = 2
+            case (6, 8), (6, 16): channels = 4
+            default: throw PNGError("colour type \(colorType) with bit depth \(depth) is invalid")
+            }
+            guard chunk[10] == 0 else { throw PNGError("unknown compression method \(chunk[10])") }
+            guard chunk[11] == 0 else { throw PNGError("unknown filter method \(chunk[11])") }
+            switch chunk[12] {
+            case 0: break
+            case 1: throw PNGError("interlaced PNGs are not supported")
+            default: throw PNGError("unknown interlace method \(chunk[12])")
+            }
+            // Both sides are below 2^31, so their product cannot overflow 64 bits; once it is
+            // within the limit, so are the products below.
+            guard width * height <= maximumPixelBytes / 4 else {
+                throw PNGError(
+                    "image of \(width)×\(height) has more pixels than the limit of \(maximumPixelBytes / 4)")
+            }
+            stride = (width * channels * depth + 7) / 8
+            dataBytes = (stride + 1) * height
+            guard dataBytes <= maximumImageDataBytes else {
+                throw PNGError(
+                    "image of \(width)×\(height) at \(channels * depth) bits a pixel needs \(dataBytes) "
+                        + "bytes of image data, more than the limit of \(maximumImageDataBytes)")
+            }
+        }
+    }
 
     static func decode(_ bytes: [UInt8]) throws -> RGBAImage {
         guard bytes.count >= 8, bytes[0..<8].elementsEqual([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         else { throw PNGError("not a PNG file (bad signature)") }
         var position = 8
-        var header: (width: Int, height: Int, depth: Int, colorType: Int, interlace: Int)?
-        var palette: [RGBA] = []
+        var header: Header?
+        var paletteChunk: [RGBA]?
         var transparency: [UInt8] = []
         var compressed: [UInt8] = []
         var sawEnd = false
@@ -62,23 +134,30 @@ enum PNGDecoder {
             guard length <= bytes.count - dataStart - 4 else {
                 throw PNGError("chunk \(type) at byte \(position) runs past the end of the file")
             }
-            let data = Array(bytes[dataStart..<(dataStart + length)])
+            let data = bytes[dataStart..<(dataStart + length)]
+            // IHDR comes first, so every later chunk is checked against a validated header.
+            if header == nil && type != "IHDR" {
+                throw PNGError("chunk \(type) at byte \(position) comes before IHDR")
+            }
             switch type {
             case "IHDR":
-                guard length == 13 else { throw PNGError("IHDR has \(length) bytes, expected 13") }
-                header = (
-                    Int(data.readBigEndianUInt32(at: 0)), Int(data.readBigEndianUInt32(at: 4)),
-                    Int(data[8]), Int(data[9]), Int(data[12])
-                )
+                guard header == nil else { throw PNGError("second IHDR at byte \(position)") }
+                header = try Header(Array(data))
             case "PLTE":
-                guard length % 3 == 0, length <= 768 else { throw PNGError("bad palette length \(length)") }
-                palette = stride(from: 0, to: length, by: 3).map {
-                    RGBA(data[$0], data[$0 + 1], data[$0 + 2])
+                guard paletteChunk == nil else { throw PNGError("second PLTE at byte \(position)") }
+                guard length > 0, length % 3 == 0, length <= 768 else {
+                    throw PNGError("bad palette length \(length) at byte \(position)")
+                }
+                paletteChunk = Swift.stride(from: dataStart, to: dataStart + length, by: 3).map {
+                    RGBA(bytes[$0], bytes[$0 + 1], bytes[$0 + 2])
                 }
             case "tRNS":
-                transparency = data
+                guard length <= 256 else {
+                    throw PNGError("bad transparency length \(length) at byte \(position)")
+                }
+                transparency = Array(data)
             case "IDAT":
-                compressed += data
+                compressed.append(contentsOf: data)
             case "IEND":
                 sawEnd = true
             default:
@@ -87,28 +166,14 @@ enum PNGDecoder {
             position = dataStart + length + 4
         }
         guard let header else { throw PNGError("no IHDR chunk") }
-        guard header.width > 0, header.height > 0 else { throw PNGError("image has no pixels") }
-        let (pixelCount, overflow) = header.width.multipliedReportingOverflow(by: header.height)
-        guard !overflow, pixelCount <= maximumPixelBytes / 4 else {
-            throw PNGError("image of \(header.width)×\(header.height) is too large")
-        }
-        guard header.interlace == 0 else { throw PNGError("interlaced PNGs are not supported") }
-        let channels: Int
-        switch (header.colorType, header.depth) {
-        case (0, 1), (0, 2), (0, 4), (0, 8), (0, 16): channels = 1
-        case (2, 8), (2, 16): channels = 3
-        case (3, 1), (3, 2), (3, 4), (3, 8): channels = 1
-        case (4, 8), (4, 16): channels = 2
-        case (6, 8), (6, 16): channels = 4
-        default: throw PNGError("colour type \(header.colorType) with bit depth \(header.depth) is invalid")
-        }
-        if header.colorType == 3 && palette.isEmpty { throw PNGError("palette image without PLTE") }
-        let bitsPerPixel = channels * header.depth
-        let stride = (header.width * bitsPerPixel + 7) / 8
+        if header.colorType == 3 && paletteChunk == nil { throw PNGError("palette image without PLTE") }
+        let palette = paletteChunk ?? []
+        let bitsPerPixel = header.channels * header.depth
+        let stride = header.stride
         let bytesPerPixel = max(1, bitsPerPixel / 8)
-        let expected = (stride + 1) * header.height
+        let expected = header.dataBytes
         let raw = try ZlibStream.decompress(compressed, expectedSize: expected)
-        guard raw.count >= expected else {
+        guard raw.count == expected else {
             throw PNGError("image data has \(raw.count) bytes, expected \(expected)")
         }
         var previous = [UInt8](repeating: 0, count: stride)
@@ -207,8 +272,19 @@ enum ZlibStream {
         return output
     }
 
+    /// Inflates `data` to exactly `expectedSize` bytes, or throws.
+    ///
+    /// Before inflating anything, `expectedSize` is checked against the most that
+    /// `data.count` bytes can inflate to, so a header's claim is never trusted beyond what
+    /// the file's own length can justify.
     static func decompress(_ data: [UInt8], expectedSize: Int) throws -> [UInt8] {
         guard data.count >= 6 else { throw PNGError("image data is too short") }
+        let (most, overflow) = (data.count - 2).multipliedReportingOverflow(by: Inflate.maximumExpansion)
+        guard !overflow, expectedSize <= most else {
+            throw PNGError(
+                "image data of \(data.count) bytes cannot inflate to the \(expectedSize) bytes the header "
+                    + "claims (at most \(Inflate.maximumExpansion) bytes come from each byte)")
+        }
         guard data[0] & 0x0F == 8, (Int(data[0]) << 8 | Int(data[1])) % 31 == 0, data[1] & 0x20 == 0 else {
             throw PNGError("image data is not a zlib stream")
         }
@@ -326,6 +402,11 @@ struct BitWriter {
 /// A complete inflater (stored, fixed and dynamic Huffman blocks) that never reads past
 /// its input nor produces more than `limit` bytes.
 enum Inflate {
+    /// The most bytes deflate data can produce from one byte of input: every Huffman
+    /// symbol takes at least one bit, so a length and a distance take at least two bits
+    /// and copy at most 258 bytes — 129 bytes a bit.
+    static let maximumExpansion = 1032
+
     static let lengthBase = [
         3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163,
         195, 227,
@@ -405,7 +486,10 @@ enum Inflate {
     static func decompress(_ input: [UInt8], limit: Int) throws -> [UInt8] {
         var reader = BitReader(bytes: input)
         var output: [UInt8] = []
-        output.reserveCapacity(min(limit, input.count * 8))
+        // One allocation of exactly the size the caller checked: growing by doubling would
+        // briefly hold up to three times the limit. Pages the data never reaches are never
+        // touched, so a file that ends early costs little.
+        output.reserveCapacity(limit)
         var final = false
         while !final {
             final = try reader.bits(1) == 1

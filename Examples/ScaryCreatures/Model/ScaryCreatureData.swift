@@ -15,8 +15,22 @@ final class ScaryCreatureData: SecureKeyedCoding {
     static var archivedClassName: String { "ScaryCreatures.ScaryCreatureData" }
 
     var title: String
-    /// From 1 to 5; the tutorial's rating view shows it as stars.
+    /// From 1 to 5; the tutorial's rating view shows it as stars. A file can hold any
+    /// number here — NaN, an infinity, 1e300 (an infinity once a `Float`), 0 when the key
+    /// is missing — so code that shows it checks ``hasValidRating`` first.
     var rating: Float
+
+    /// The ratings the app gives: 1 to 5 stars.
+    static let validRatings: ClosedRange<Float> = 1...5
+
+    /// Whether ``rating`` is one the app could have given.
+    var hasValidRating: Bool { rating.isFinite && Self.validRatings.contains(rating) }
+
+    /// What is wrong with ``rating``, or `nil` if it is valid: `rating nan is not a number
+    /// from 1 to 5`.
+    var ratingProblem: String? {
+        hasValidRating ? nil : "rating \(rating) is not a number from 1 to 5"
+    }
 
     init(title: String, rating: Float) {
         self.title = title

@@ -50,8 +50,14 @@ struct ScaryCreatureDatabase {
     /// first), so numbers are never reused while a higher one exists.
     func nextScaryCreatureDocPath() throws -> URL {
         let highest = try loadScaryCreatureDocs().compactMap(\.number).max() ?? 0
+        // A folder named `9223372036854775807.scarycreature` must not crash the app.
+        let (next, overflow) = highest.addingReportingOverflow(1)
+        guard !overflow else {
+            throw ScaryCreatureError(
+                "no creature number is left after \(highest).\(Self.folderExtension); rename that folder")
+        }
         return try privateDocumentsDirectory()
-            .appendingPathComponent("\(highest + 1).\(Self.folderExtension)", isDirectory: true)
+            .appendingPathComponent("\(next).\(Self.folderExtension)", isDirectory: true)
     }
 
     /// The creature numbered `number`, if its folder exists.

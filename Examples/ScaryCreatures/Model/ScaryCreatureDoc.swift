@@ -53,11 +53,8 @@ final class ScaryCreatureDoc {
         if let loadedData { return loadedData }
         guard let docPath else { throw ScaryCreatureError("the creature has no folder") }
         let url = docPath.appendingPathComponent(Files.data)
-        let bytes: Data
-        do {
-            bytes = try Data(contentsOf: url)
-        } catch {
-            throw ScaryCreatureError("cannot read \(url.path): \(error.localizedDescription)")
+        guard let bytes = try BoundedFile.contents(of: url, limit: Self.maximumDataFileBytes) else {
+            throw ScaryCreatureError("cannot read \(url.path): no such file")
         }
         do {
             guard
@@ -71,23 +68,32 @@ final class ScaryCreatureDoc {
     }
 
     /// The PNG bytes of the thumbnail, read on first access; `nil` if there is none.
-    func thumbImagePNG() -> [UInt8]? {
-        if loadedThumbImage == nil { loadedThumbImage = readFile(Files.thumbImage) }
+    ///
+    /// - Throws: ``ScaryCreatureError`` if the file cannot be read, is not a regular file,
+    ///   or is larger than ``PNGDecoder/maximumFileBytes``.
+    func thumbImagePNG() throws -> [UInt8]? {
+        if loadedThumbImage == nil { loadedThumbImage = try readImageFile(Files.thumbImage) }
         return loadedThumbImage
     }
 
     /// The PNG bytes of the full image, read on first access; `nil` if there is none.
-    func fullImagePNG() -> [UInt8]? {
-        if loadedFullImage == nil { loadedFullImage = readFile(Files.fullImage) }
+    ///
+    /// - Throws: As ``thumbImagePNG()``.
+    func fullImagePNG() throws -> [UInt8]? {
+        if loadedFullImage == nil { loadedFullImage = try readImageFile(Files.fullImage) }
         return loadedFullImage
     }
 
-    private func readFile(_ name: String) -> [UInt8]? {
-        guard let docPath, let data = try? Data(contentsOf: docPath.appendingPathComponent(name)) else {
-            return nil
-        }
-        return [UInt8](data)
+    private func readImageFile(_ name: String) throws -> [UInt8]? {
+        guard let docPath else { return nil }
+        let data = try BoundedFile.contents(
+            of: docPath.appendingPathComponent(name), limit: PNGDecoder.maximumFileBytes)
+        return data.map { [UInt8]($0) }
     }
+
+    /// The most bytes a `Data.plist` may hold. A title and a rating take a few hundred; the
+    /// limit keeps a file that is not what it should be from being read whole.
+    static let maximumDataFileBytes = 1 << 20
 
     // MARK: Changing
 

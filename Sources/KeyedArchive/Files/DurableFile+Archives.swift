@@ -17,12 +17,14 @@ extension KeyedArchiver {
     ///
     /// - Parameters:
     ///   - object: The root object.
-    ///   - url: A file URL whose folder exists.
+    ///   - url: A file URL whose folder exists; a symbolic link's target is replaced and the
+    ///     link kept (see ``DurableFile``).
     ///   - requiringSecureCoding: Whether every object must support secure coding.
     ///   - format: `.binary` (the default) or `.xml`.
     /// - Throws: ``KeyedArchiveError``: the errors of
     ///   ``archivedData(withRootObject:requiringSecureCoding:format:)``, or
-    ///   `fileOperationFailed` when the file cannot be written (it is then untouched).
+    ///   `fileOperationFailed` when the file cannot be written (it is then untouched) or
+    ///   the folder cannot be flushed after the file was replaced.
     public static func archive(
         _ object: any KeyedCoding, to url: URL, requiringSecureCoding: Bool = true,
         format: PropertyListFormat = .binary
@@ -43,11 +45,13 @@ extension PropertyList {
     /// ```
     ///
     /// - Parameters:
-    ///   - url: A file URL whose folder exists.
+    ///   - url: A file URL whose folder exists; a symbolic link's target is replaced and the
+    ///     link kept (see ``DurableFile``).
     ///   - format: `.binary` (the default) or `.xml`.
     ///   - options: Writing choices such as key sorting.
     /// - Throws: ``KeyedArchiveError``: the errors of ``data(format:options:)``, or
-    ///   `fileOperationFailed` when the file cannot be written (it is then untouched).
+    ///   `fileOperationFailed` when the file cannot be written (it is then untouched) or
+    ///   the folder cannot be flushed after the file was replaced.
     public func write(
         to url: URL, format: PropertyListFormat = .binary,
         options: PropertyListWritingOptions = PropertyListWritingOptions()
