@@ -21,20 +21,93 @@ import KeyedArchive
 /// than newline and tab, which are written `\u{1b}` so that a hostile file cannot drive
 /// the terminal. Not meant for machine parsing.
 enum PropertyListPrinter {
+    /// The deepest indentation shown; deeper lines keep it and start with `⋯` and their
+    /// level, so that the text grows with the value, not with values × depth.
+    static let maximumIndent = 32
+
+    /// Text gathered before it is handed to the output.
+    static let chunkSize = 1 << 16
+
+    /// Why printing stopped: the text would have been longer than allowed.
+    struct OutputLimitExceeded: Error {
+        let limit: Int
+    }
+
     /// Renders a value, ending with a newline.
-    ///
-    /// Recursion is bounded by the reader's nesting limit (512 by default).
     ///
     /// - Parameter value: The value to render.
     /// - Returns: The text.
     static func render(_ value: PropertyList) -> String {
         var text = ""
-        append(value, indent: 0, to: &text)
-        text += "\n"
+        // No limit: nothing is thrown.
+        try? render(value, limit: .max) { text += $0 }
         return text
     }
 
-    private static func append(_ value: PropertyList, indent: Int, to text: inout String) {
+    /// Renders a value, ending with a newline, handing the text to `output` in pieces of
+    /// about ``chunkSize`` bytes as it goes (so it is never held whole), with an explicit
+    /// work stack (any depth).
+    ///
+    /// - Parameters:
+    ///   - value: The value to render.
+    ///   - limit: The most bytes of text to produce.
+    ///   - output: Receives the text in order.
+    /// - Throws: ``OutputLimitExceeded`` once the text would pass `limit` bytes; what was
+    ///   handed to `output` before stays written.
+    static func render(_ value: PropertyList, limit: Int, output: (String) -> Void) throws(OutputLimitExceeded) {
+        enum Work {
+            case value(PropertyList, indent: Int)
+            case text(String)
+            case line(String, indent: Int)
+        }
+        var text = ""
+        var written = 0
+        func flush(force: Bool) throws(OutputLimitExceeded) {
+            let size = text.utf8.count
+            guard force || size >= chunkSize else { return }
+            guard written + size <= limit else { throw OutputLimitExceeded(limit: limit) }
+            written += size
+            if size > 0 { output(text) }
+            text = ""
+        }
+        var work: [Work] = [.value(value, indent: 0), .text("\n")].reversed()
+        while let item = work.popLast() {
+            switch item {
+            case .text(let literal):
+                text += literal
+            case .line(let literal, let indent):
+                appendIndent(indent, to: &text)
+                text += literal
+            case .value(let value, let indent):
+                switch value {
+                case .array(let elements):
+                    text += "[\n"
+                    work.append(.line("]", indent: indent))
+                    for (index, element) in elements.enumerated().reversed() {
+                        work.append(.text("\n"))
+                        work.append(.value(element, indent: indent + 1))
+                        work.append(.line("\(index) => ", indent: indent + 1))
+                    }
+                case .dictionary(let dictionary):
+                    text += "{\n"
+                    work.append(.line("}", indent: indent))
+                    for (key, element) in dictionary.sortedByKey.reversed() {
+                        var quoted = ""
+                        appendQuoted(key, to: &quoted)
+                        work.append(.text("\n"))
+                        work.append(.value(element, indent: indent + 1))
+                        work.append(.line(quoted + " => ", indent: indent + 1))
+                    }
+                default:
+                    appendScalar(value, to: &text)
+                }
+            }
+            try flush(force: false)
+        }
+        try flush(force: true)
+    }
+
+    private static func appendScalar(_ value: PropertyList, to text: inout String) {
         switch value {
         case .string(let string):
             appendQuoted(string, to: &text)
@@ -50,32 +123,14 @@ enum PropertyListPrinter {
             text += dataText(data)
         case .uid(let uid):
             text += "UID(\(uid))"
-        case .array(let elements):
-            text += "[\n"
-            for (index, element) in elements.enumerated() {
-                appendIndent(indent + 1, to: &text)
-                text += "\(index) => "
-                append(element, indent: indent + 1, to: &text)
-                text += "\n"
-            }
-            appendIndent(indent, to: &text)
-            text += "]"
-        case .dictionary(let dictionary):
-            text += "{\n"
-            for (key, element) in dictionary.sortedByKey {
-                appendIndent(indent + 1, to: &text)
-                appendQuoted(key, to: &text)
-                text += " => "
-                append(element, indent: indent + 1, to: &text)
-                text += "\n"
-            }
-            appendIndent(indent, to: &text)
-            text += "}"
+        case .array, .dictionary:
+            break
         }
     }
 
     private static func appendIndent(_ level: Int, to text: inout String) {
-        text += String(repeating: "  ", count: level)
+        text += String(repeating: "  ", count: min(level, maximumIndent))
+        if level > maximumIndent { text += "⋯\(level) " }
     }
 
     private static func appendQuoted(_ string: String, to text: inout String) {
