@@ -23,7 +23,7 @@ extension XMLPropertyListParser {
         }
         index = restart.index
         valuesBuilt = restart.valuesBuilt
-        builder = Builder()
+        builder = Builder(inputLength: count)
         // The general reading reads checked input.
         if !isValidated { try validateUTF8() }
         return try parseValue(first, into: &builder)

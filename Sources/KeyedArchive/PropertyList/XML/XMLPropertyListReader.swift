@@ -39,7 +39,7 @@ enum XMLPropertyListReader {
     static func read(_ data: Data, options: PropertyListReadingOptions, quickly: Bool = true) throws
         -> PropertyList
     {
-        var builder = XMLTreeBuilder()
+        var builder = XMLTreeBuilder(inputLength: data.count)
         return try parse(data, options: options, quickly: quickly, into: &builder)
     }
 
