@@ -24,8 +24,6 @@ extension XMLPropertyListParser {
         index = restart.index
         valuesBuilt = restart.valuesBuilt
         builder = Builder(inputLength: count)
-        // The general reading reads checked input.
-        if !isValidated { try validateUTF8() }
         return try parseValue(first, into: &builder)
     }
 
