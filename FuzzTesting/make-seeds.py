@@ -66,6 +66,10 @@ def sample_values():
     yield [i for i in range(300)]
     yield ["x" * n for n in (0, 1, 14, 15, 16, 300)]
     yield {f"key{i}": i * 1.5 for i in range(40)}
+    # More keys than the XML rewriting's table of recent keys holds, among UIDs (as
+    # {"CF$UID": n} in XML): whether a dictionary is a UID must not depend on that table.
+    yield {f"key{i}": plistlib.UID(i % 7) if i % 3 else {"CF$UID": "no"} for i in range(120)}
+    yield [plistlib.UID((1 << 24) - 1), plistlib.UID((1 << 26) - 1), plistlib.UID(2**32 - 1)]
     nested = "bottom"
     for _ in range(40):
         nested = [nested]

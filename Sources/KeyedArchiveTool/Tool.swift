@@ -49,8 +49,10 @@ struct Tool {
             environment.writeOutput(Data(Usage.text.utf8))
             return ExitStatus.success
         case .lint:
-            return forEachFile(invocation) { name, _ in
-                if !invocation.silent { environment.writeOutput(Data("\(name): OK\n".utf8)) }
+            return forEachFile(invocation) { name, _, report in
+                if !invocation.silent {
+                    environment.writeOutput(Data("\(name): \(Self.lintVerdict(report))\n".utf8))
+                }
             }
         case .print:
             return forEachFile(invocation) { _, value in
@@ -80,11 +82,21 @@ struct Tool {
     private func forEachFile(
         _ invocation: Invocation, _ action: (String, PropertyList) throws(ToolFailure) -> Void
     ) -> Int32 {
+        forEachFile(invocation) { name, value, _ throws(ToolFailure) in try action(name, value) }
+    }
+
+    /// Reads and parses every file as above, handing `action` what each reading passed
+    /// over as well (see ``PropertyListReadingReport``).
+    private func forEachFile(
+        _ invocation: Invocation,
+        _ action: (String, PropertyList, PropertyListReadingReport) throws(ToolFailure) -> Void
+    ) -> Int32 {
         var status = ExitStatus.success
         for name in invocation.files {
             do throws(ToolFailure) {
-                let value = try readPropertyList(name)
-                try action(name, value)
+                var report = PropertyListReadingReport()
+                let value = try readPropertyList(name, report: &report)
+                try action(name, value, report)
             } catch {
                 environment.writeError("\(name): \(error.message)\n")
                 status = ExitStatus.failure
@@ -93,7 +105,23 @@ struct Tool {
         return status
     }
 
-    private func readPropertyList(_ name: String) throws(ToolFailure) -> PropertyList {
+    /// What `-lint` says of a file that reads: `OK`, then what the reading ignored, as
+    /// `OK (ignored 1234 bytes after </plist> at line 9)`.
+    static func lintVerdict(_ report: PropertyListReadingReport) -> String {
+        guard let ignored = report.ignoredTrailingContent else { return "OK" }
+        let bytes = ignored.byteCount == 1 ? "1 byte" : "\(ignored.byteCount) bytes"
+        let place: String
+        if case .text(let line, _) = ignored.location {
+            place = "line \(line)"
+        } else {
+            place = "\(ignored.location)"
+        }
+        return "OK (ignored \(bytes) after \(ignored.after) at \(place))"
+    }
+
+    private func readPropertyList(
+        _ name: String, report: inout PropertyListReadingReport
+    ) throws(ToolFailure) -> PropertyList {
         let data: Data
         if name == "-" {
             data = environment.readStandardInput()
@@ -107,7 +135,7 @@ struct Tool {
             if data.isEmpty { throw ToolFailure("file is empty") }
         }
         do {
-            return try PropertyList(from: data)
+            return try PropertyList(from: data, report: &report)
         } catch let error as KeyedArchiveError {
             throw ToolFailure(error.description)
         } catch {

@@ -192,6 +192,21 @@ func memoryProbe(headroomMegabytes: Int) -> Never {
     cases.append(
         ("archive $objects claiming 2^40", { _ = try KeyedUnarchiver(forReadingFrom: objectsClaim) }))
 
+    // UIDs are numbers the input chooses: the binary writers' tables of shared UIDs must
+    // not be sized by them (a 437-byte XML archive once cost 64 MB, a 72-byte plist 281 MB).
+    for uid: UInt64 in [(1 << 24) - 1, (1 << 26) - 1, UInt64(UInt32.max)] {
+        let archive = Data(
+            ("<plist><dict><key>$archiver</key><string>NSKeyedArchiver</string><key>$objects</key>"
+                + "<array><string>$null</string></array><key>$top</key><dict><key>root</key>"
+                + "<dict><key>CF$UID</key><integer>\(uid)</integer></dict></dict>"
+                + "<key>$version</key><integer>100000</integer></dict></plist>").utf8)
+        cases.append(
+            ("XML archive with UID \(uid) opened", { _ = try KeyedUnarchiver(forReadingFrom: archive) }))
+        let plist = Data("<plist><dict><key>CF$UID</key><integer>\(uid)</integer></dict></plist>".utf8)
+        cases.append(
+            ("XML UID \(uid) written as binary", { _ = try PropertyList(from: plist).data(format: .binary) }))
+    }
+
     let capped = !addressSanitizerIsPresent()
     let baseline = dataSize()
     if capped {

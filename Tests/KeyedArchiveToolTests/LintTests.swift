@@ -42,6 +42,41 @@ import Testing
         #expect(failing.error.hasPrefix("\(bad): "))
     }
 
+    /// CoreFoundation ignores what follows `</plist>` (a signed configuration file carries
+    /// its signature there); so does the tool, and `-lint` says what it ignored, `OK` first.
+    @Test func contentAfterThePropertyListIsIgnoredAndReported() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let signature = Data([0x30, 0x82, 0x04, 0x00, 0xFF, 0x00]) + Data(repeating: 0x41, count: 1228)
+        let signed = try directory.write(Data(Samples.xmlText.utf8) + signature, to: "signed.plist")
+        let lines = Samples.xmlText.split(separator: "\n", omittingEmptySubsequences: false).count
+        let run = ToolRun(["-lint", signed])
+        #expect(run.error.isEmpty)
+        #expect(run.status == 0)
+        #expect(run.outputText == "\(signed): OK (ignored 1234 bytes after </plist> at line \(lines))\n")
+        // Silent mode prints nothing for it: it is OK.
+        let quiet = ToolRun(["-lint", "-s", signed])
+        #expect(quiet.status == 0)
+        #expect(quiet.output.isEmpty)
+        // The other commands read the same value.
+        let printed = ToolRun(["-p", signed])
+        #expect(printed.status == 0)
+        #expect(
+            printed.outputText
+                == ToolRun(["-p", try directory.write(Samples.xmlText, to: "plain.plist")]).outputText)
+    }
+
+    @Test func oneIgnoredByteAfterABareValue() throws {
+        let run = ToolRun(["-lint", "-"], standardInput: Data("<array/>\n\n  x".utf8))
+        #expect(run.status == 0)
+        #expect(run.outputText == "-: OK (ignored 1 byte after <array/> at line 3)\n")
+    }
+
+    @Test func whitespaceAfterThePropertyListIsNotReported() throws {
+        let run = ToolRun(["-lint", "-"], standardInput: Data((Samples.xmlText + "\n\n<!-- c -->\n").utf8))
+        #expect(run.outputText == "-: OK\n")
+    }
+
     @Test func standardInput() throws {
         let run = ToolRun(["-lint", "-"], standardInput: Data(Samples.xmlText.utf8))
         #expect(run.error.isEmpty)

@@ -36,10 +36,24 @@ enum ISO8601Date {
             + "\(padded(hour, 2)):\(padded(minute, 2)):\(padded(second, 2))Z"
     }
 
+    /// What ``parse(_:)`` found.
+    enum Parsed: Equatable {
+        /// Seconds since 2001.
+        case seconds(Double)
+        /// Not `YYYY-MM-DDTHH:MM:SSZ`.
+        case malformed
+        /// Well formed, but no such moment exists; the reason, such as
+        /// `February 2023 has no day 29`.
+        case impossible(String)
+    }
+
     /// Parses `YYYY-MM-DDTHH:MM:SSZ` (also accepting a missing trailing `Z`, a `-` sign
     /// before the year, and years of more than four digits) into seconds since 2001.
-    /// Returns `nil` for anything else.
-    static func parse<S: StringProtocol>(_ text: S) -> Double? {
+    ///
+    /// The date must exist in the proleptic Gregorian calendar: months 01 to 12, days up
+    /// to the month's length (February 29 in leap years only), hours 00 to 23, minutes 00
+    /// to 59, seconds 00 to 60 (a leap second, read as the first second of the next minute).
+    static func parse<S: StringProtocol>(_ text: S) -> Parsed {
         var bytes = Array(text.utf8)
         if bytes.last == UInt8(ascii: "Z") { bytes.removeLast() }
         var negativeYear = false
@@ -49,9 +63,9 @@ enum ISO8601Date {
         }
         // The year runs up to the first '-'.
         guard let yearEnd = bytes.firstIndex(of: UInt8(ascii: "-")), yearEnd >= 4, yearEnd <= 9 else {
-            return nil
+            return .malformed
         }
-        guard var year = number(bytes[0..<yearEnd]) else { return nil }
+        guard var year = number(bytes[0..<yearEnd]) else { return .malformed }
         if negativeYear { year = -year }
         let rest = Array(bytes[(yearEnd + 1)...])
         // MM-DDTHH:MM:SS
@@ -60,13 +74,35 @@ enum ISO8601Date {
             rest[8] == UInt8(ascii: ":"), rest[11] == UInt8(ascii: ":"),
             let month = number(rest[0..<2]), let day = number(rest[3..<5]),
             let hour = number(rest[6..<8]), let minute = number(rest[9..<11]),
-            let second = number(rest[12..<14]),
-            (1...12).contains(month), (1...31).contains(day),
-            hour < 24, minute < 60, second < 61
-        else { return nil }
-        let days = self.days(fromCivil: year, month, day)
-        let unix = days * 86_400 + hour * 3600 + minute * 60 + second
-        return Double(unix - secondsFrom1970To2001)
+            let second = number(rest[12..<14])
+        else { return .malformed }
+        guard (1...12).contains(month) else { return .impossible("there is no month \(month)") }
+        let days = daysInMonth(month, of: year)
+        guard (1...days).contains(day) else {
+            return .impossible("\(monthNames[Int(month) - 1]) \(year) has no day \(day)")
+        }
+        guard hour < 24 else { return .impossible("there is no hour \(hour)") }
+        guard minute < 60 else { return .impossible("there is no minute \(minute)") }
+        guard second <= 60 else { return .impossible("there is no second \(second)") }
+        let dayNumber = self.days(fromCivil: year, month, day)
+        let unix = dayNumber * 86_400 + hour * 3600 + minute * 60 + second
+        return .seconds(Double(unix - secondsFrom1970To2001))
+    }
+
+    private static let monthNames = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+        "November", "December",
+    ]
+
+    /// The days of `month` (1 to 12) in `year` of the proleptic Gregorian calendar.
+    private static func daysInMonth(_ month: Int64, of year: Int64) -> Int64 {
+        switch month {
+        case 2:
+            let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+            return leap ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     private static func number(_ digits: ArraySlice<UInt8>) -> Int64? {

@@ -22,6 +22,35 @@ extension PropertyList {
         try self.init(from: data, format: PropertyListFormat.detect(data), options: options)
     }
 
+    /// Reads a property list in any supported format, detected from its bytes, and says
+    /// in `report` what the reading passed over.
+    ///
+    /// An XML property list ends with its root element, as CoreFoundation reads it;
+    /// whatever follows is ignored and described in
+    /// ``PropertyListReadingReport/ignoredTrailingContent``:
+    ///
+    /// ```swift
+    /// var report = PropertyListReadingReport()
+    /// let value = try PropertyList(from: Data("<plist><true/></plist>signed".utf8), report: &report)
+    /// report.ignoredTrailingContent?.byteCount  // 6
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - data: A binary, XML or OpenStep property list.
+    ///   - options: Limits on nesting and size.
+    ///   - report: Replaced by what this reading passed over.
+    /// - Throws: What ``init(from:options:)`` throws.
+    public init(
+        from data: Data, options: PropertyListReadingOptions = PropertyListReadingOptions(),
+        report: inout PropertyListReadingReport
+    ) throws {
+        report = PropertyListReadingReport()
+        switch PropertyListFormat.detect(data) {
+        case .xml: self = try XMLPropertyListReader.read(data, options: options, report: &report)
+        case let format: try self.init(from: data, format: format, options: options)
+        }
+    }
+
     /// Reads a property list in the given format.
     ///
     /// - Parameters:

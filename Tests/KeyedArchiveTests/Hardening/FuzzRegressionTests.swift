@@ -1,11 +1,12 @@
 import Foundation
-import KeyedArchive
+@_spi(Fuzzing) import KeyedArchive
 import Testing
 
 /// Replays every file in `Tests/KeyedArchiveTests/Resources/FuzzRegressions/` (fuzzer
 /// findings and hand-made hostile inputs, see its README) through every reader, the
 /// unarchiver in its secure, insecure and generic modes, and a write-and-read-back: each
-/// must give a value or a ``KeyedArchiveError``, never a crash or another error.
+/// must give a value or a ``KeyedArchiveError``, never a crash or another error. The XML
+/// reader's ways through each file must agree, as `FuzzXML` checks.
 @Suite("Hardening: fuzz regressions")
 struct FuzzRegressionTests {
     static let folder = URL(fileURLWithPath: #filePath)
@@ -45,6 +46,9 @@ struct FuzzRegressionTests {
                     }
                 }
             }
+        }
+        if let disagreement = XMLReadingPaths.disagreement(in: data) {
+            Issue.record("\(name): the XML readings differ:\n\(disagreement)")
         }
         Self.expectValueOrError("\(name) secure") {
             _ = try KeyedUnarchiver.unarchivedObject(ofClasses: [Creature.self, Point.self], from: data)

@@ -380,6 +380,49 @@ struct BinaryPropertyListShapeTests {
         #expect(try BPlist.read(valid(header: Array("bplist0x".utf8))) == [42, "a"])
     }
 
+    /// CoreFoundation checks only `bplist0` (`__CFBinaryPlistGetTopLevelInfo`: "SnowLeopard
+    /// will parse bplist0? where ? is any one character"), and swift-foundation tests that
+    /// a `bplist0x` file reads (rdar://5877417): so does every eighth byte here.
+    @Test func everyBplist0VersionIsAccepted() throws {
+        for version in UInt8.min...UInt8.max {
+            let header = Array("bplist0".utf8) + [version]
+            #expect(try BPlist.read(valid(header: header)) == [42, "a"], "bplist0 + 0x\(hexByte(version))")
+        }
+        #expect(try BPlist.read(valid(header: Array("bplist0z".utf8))) == [42, "a"])
+    }
+
+    @Test(arguments: ["bplist1z", "bplist10", "bplist2z", "bplistzz", "bplist\u{0}0"])
+    func otherVersionsAreRefused(_ header: String) {
+        let error = #expect(throws: KeyedArchiveError.self) {
+            try BPlist.read(valid(header: Array(header.utf8)))
+        }
+        #expect(error?.code == (header.hasPrefix("bplist1") ? .unsupportedFormat : .corruptData))
+        #expect(error?.location == .byteOffset(6))
+    }
+
+    /// The trailer is the file's last 32 bytes and the offset table ends where it starts,
+    /// as CoreFoundation requires: nothing can follow the trailer.
+    @Test func bytesAfterTheTrailerAreRefused() {
+        let error = #expect(throws: KeyedArchiveError.self) { try BPlist.read(valid() + [0]) }
+        #expect(error?.code == .corruptData)
+    }
+
+    /// As CoreFoundation, objects are found only through the offset table: bytes no entry
+    /// points at are never read, and two entries may share bytes.
+    @Test func unreferencedAndOverlappingObjectsAreAccepted() throws {
+        // Junk between the objects.
+        let gap = BPlist.assemble([[0xA2, 0x01, 0x02, 0xFF, 0xFF], [0x10, 0x2A], [0x51, 0x61]])
+        #expect(try BPlist.read(gap) == [42, "a"])
+        // Objects 1 and 2 at the same offset.
+        let shared = BPlist.assemble(
+            [[0xA2, 0x01, 0x02], [0x10, 0x2A]], offsets: [8, 11, 11], objectCount: 3)
+        #expect(try BPlist.read(shared) == [42, 42])
+        // Object 2 inside object 1: the string "\u{10}*" holds the integer 42.
+        let inside = BPlist.assemble(
+            [[0xA2, 0x01, 0x02], [0x52, 0x10, 0x2A]], offsets: [8, 11, 12], objectCount: 3)
+        #expect(try BPlist.read(inside) == ["\u{10}*", 42])
+    }
+
     @Test func junkInTheUnusedTrailerBytesIsIgnored() throws {
         let bytes = BPlist.assemble(validObjects, unusedTrailerBytes: [1, 2, 3, 4, 5, 6])
         #expect(try BPlist.read(bytes) == [42, "a"])

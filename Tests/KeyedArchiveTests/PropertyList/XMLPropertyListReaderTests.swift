@@ -1,6 +1,7 @@
 import Foundation
-import KeyedArchive
 import Testing
+
+@testable import KeyedArchive
 
 /// Reads `text` as an XML property list.
 private func readXML(
@@ -90,6 +91,7 @@ struct MalformedXML: Sendable, CustomTestStringConvertible {
         MalformedXML("empty real", "<plist><real></real></plist>", .corruptData, 1, 8),
         MalformedXML("empty date", "<plist><date></date></plist>", .corruptData, 1, 8),
         MalformedXML("month 13", "<plist><date>2020-13-01T00:00:00Z</date></plist>", .corruptData, 1, 14),
+        MalformedXML("February 31", "<plist><date>2021-02-31T00:00:00Z</date></plist>", .corruptData, 1, 14),
         MalformedXML("date without time", "<plist><date>2020-01-01</date></plist>", .corruptData, 1, 14),
         MalformedXML("bad base64 byte", "<plist><data>AB*D</data></plist>", .corruptData, 1, 16),
         MalformedXML("entity in data", "<plist><data>*@&amp;%#helo</data></plist>", .corruptData, 1, 14),
@@ -120,9 +122,6 @@ struct MalformedXML: Sendable, CustomTestStringConvertible {
         MalformedXML(
             "text between elements", "<plist><array>oops<true/></array></plist>", .corruptData, 1, 15),
         MalformedXML("reference between elements", "<plist>\n&#32;&amp;\n</plist>", .corruptData, 2, 1),
-        MalformedXML("trailing text", "<plist><true/></plist>\ntest\n", .corruptData, 2, 1),
-        MalformedXML(
-            "second root element", "<plist><true/></plist><plist><true/></plist>", .corruptData, 1, 23),
         MalformedXML(
             "attribute without name", "<plist><string =\">apple</string></plist>", .corruptData, 1, 16),
         MalformedXML(
@@ -573,5 +572,218 @@ extension XMLPropertyListReaderTests {
         var deepEnough = PropertyListReadingOptions()
         deepEnough.maximumDepth = 2
         #expect(try PropertyList(from: data, format: .xml, options: deepEnough) == [.uid(1)])
+    }
+}
+
+/// Dates must exist in the proleptic Gregorian calendar, as CoreFoundation's calendar
+/// checks them; impossible ones are refused where their text starts, on every path.
+@Suite struct XMLDateValidityTests {
+    @Test(
+        arguments: [
+            ("2021-02-31T00:00:00Z", "February 2021 has no day 31"),
+            ("2023-02-29T12:00:00Z", "February 2023 has no day 29"),
+            ("1900-02-29T00:00:00Z", "February 1900 has no day 29"),
+            ("2020-04-31T00:00:00Z", "April 2020 has no day 31"),
+            ("2020-01-00T00:00:00Z", "January 2020 has no day 0"),
+            ("2020-13-01T00:00:00Z", "there is no month 13"),
+            ("2020-00-10T00:00:00Z", "there is no month 0"),
+            ("2020-01-01T24:00:00Z", "there is no hour 24"),
+            ("2020-01-01T23:60:00Z", "there is no minute 60"),
+            ("2020-01-01T23:59:61Z", "there is no second 61"),
+        ])
+    func impossibleDatesAreRefused(_ text: String, _ reason: String) {
+        for document in ["<plist><date>\(text)</date></plist>", "<plist>\n\t<date>\(text)</date>\n</plist>"] {
+            let error = readError { try readXML(document) }
+            #expect(error?.code == .corruptData)
+            #expect(error?.message == "impossible date \"\(text)\": \(reason)")
+            let line = document.contains("\n") ? 2 : 1
+            #expect(error?.location == .text(line: line, column: line == 1 ? 14 : 8))
+            XMLReadingPathsTests.expectAgreement(Data(document.utf8), text)
+        }
+    }
+
+    @Test(
+        arguments: [
+            ("2024-02-29T00:00:00Z", 730_857_600.0),
+            ("2000-02-29T00:00:00Z", -26_524_800.0),
+            ("1900-02-28T00:00:00Z", -3_182_284_800.0),
+            ("-0004-02-29T00:00:00Z", -63_266_659_200.0),
+            ("2016-12-31T23:59:60Z", 504_921_600.0),
+            ("2001-12-31T23:59:59Z", 31_535_999.0),
+        ])
+    func possibleDatesAreRead(_ text: String, _ seconds: Double) throws {
+        let data = Data("<plist><date>\(text)</date></plist>".utf8)
+        #expect(
+            try PropertyList(from: data) == .date(Date(timeIntervalSinceReferenceDate: seconds)), "\(text)")
+        XMLReadingPathsTests.expectAgreement(data, text)
+    }
+}
+
+/// XML forbids the character U+0000, but Apple's readers read a raw NUL in text (CF's
+/// `parseStringTag` keeps every byte up to `<` or `&`; swift-foundation's maintainers chose
+/// to keep accepting them when they stopped its writer producing them, swift-foundation
+/// PR #2039), and Foundation's writers have written them raw (swift-corelibs-foundation
+/// still does: `FoundationInteropSuiteTests` reads such an archive). So a NUL in text is
+/// read as written, on every path; in markup it is an error like any other stray byte.
+@Suite struct XMLNulTests {
+    @Test(
+        arguments: [
+            ("<plist><string>a\u{0}b</string></plist>", "a\u{0}b"),
+            ("<plist><dict><key>k\u{0}</key><true/></dict></plist>", ["k\u{0}": true]),
+            ("<plist><string>a &amp; \u{0}</string></plist>", "a & \u{0}"),
+            ("<plist><string><![CDATA[\u{0}]]></string></plist>", "\u{0}"),
+            ("<plist><string>&#0;</string></plist>", "\u{0}"),
+            ("<plist><!-- \u{0} --><true/></plist>", true),
+        ] as [(String, PropertyList)])
+    func aNulInTextIsReadAsWritten(_ document: String, _ expected: PropertyList) {
+        let data = Data(document.utf8)
+        #expect(XMLReadingPathsTests.expectAgreement(data, document) == .value(expected))
+    }
+
+    @Test(
+        arguments: [
+            ("<plist>\n\t\u{0}<true/></plist>", 2, 2),
+            ("<plist><integer>1\u{0}</integer></plist>", 1, 17),
+            ("<plist><array><true/>\u{0}<oops/></array></plist>", 1, 22),
+        ])
+    func aNulInMarkupIsAnError(_ document: String, _ line: Int, _ column: Int) {
+        let error = readError { try readXML(document) }
+        #expect(error?.code == .corruptData)
+        #expect(error?.location == .text(line: line, column: column), "\(error?.message ?? "")")
+        XMLReadingPathsTests.expectAgreement(Data(document.utf8), document)
+    }
+
+    @Test func aNulAfterThePropertyListIsIgnored() throws {
+        var report = PropertyListReadingReport()
+        let value = try PropertyList(from: Data("<plist><true/></plist>\u{0}".utf8), report: &report)
+        #expect(value == true)
+        #expect(report.ignoredTrailingContent?.byteCount == 1)
+    }
+}
+
+/// CoreFoundation stops reading at the end of the root element, and real files carry more
+/// after it (a signed Safari configuration file has its signature after `</plist>`): that
+/// is ignored, unchecked, on every path, and reported.
+@Suite struct XMLTrailingContentTests {
+    static func read(_ bytes: [UInt8]) throws -> (PropertyList, PropertyListReadingReport) {
+        var report = PropertyListReadingReport()
+        let value = try PropertyList(from: Data(bytes), report: &report)
+        XMLReadingPathsTests.expectAgreement(Data(bytes), "\(bytes.prefix(40))")
+        return (value, report)
+    }
+
+    @Test func textAfterThePropertyListIsIgnored() throws {
+        let document = "<plist><true/></plist>\ntest\n"
+        let (value, report) = try Self.read(Array(document.utf8))
+        #expect(value == true)
+        #expect(
+            report.ignoredTrailingContent
+                == PropertyListReadingReport.IgnoredContent(
+                    byteOffset: 23, byteCount: 5, location: .text(line: 2, column: 1), after: "</plist>"))
+        #expect(try readXML(document) == true)
+    }
+
+    @Test func aSecondRootElementIsIgnored() throws {
+        let (value, report) = try Self.read(Array("<plist><true/></plist><plist><false/></plist>".utf8))
+        #expect(value == true)
+        #expect(report.ignoredTrailingContent?.byteOffset == 22)
+        #expect(report.ignoredTrailingContent?.location == .text(line: 1, column: 23))
+    }
+
+    @Test func aBinarySignatureAfterThePropertyListIsIgnored() throws {
+        // As a signed configuration file: the document, then DER bytes (invalid UTF-8, NULs).
+        let document = Array(
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+            <dict>
+            \t<key>Name</key>
+            \t<string>Potato Bug</string>
+            \t<key>Ref</key>
+            \t<dict>
+            \t\t<key>CF$UID</key>
+            \t\t<integer>3</integer>
+            \t</dict>
+            </dict>
+            </plist>
+
+            """.utf8)
+        let signature: [UInt8] = [
+            0x30, 0x82, 0x1F, 0x00, 0x06, 0x09, 0x2A, 0x86, 0x48, 0xFF, 0xFE, 0x00, 0x3C, 0x21,
+        ]
+        let (value, report) = try Self.read(document + signature)
+        #expect(value == ["Name": "Potato Bug", "Ref": .uid(3)])
+        #expect(
+            report.ignoredTrailingContent
+                == PropertyListReadingReport.IgnoredContent(
+                    byteOffset: document.count, byteCount: signature.count,
+                    location: .text(line: 14, column: 1),
+                    after: "</plist>"))
+        // The keyed unarchiver's rewriting reads the same.
+        let rewritten = try XMLPropertyListReader.binaryPropertyList(
+            Data(document + signature), options: PropertyListReadingOptions())
+        #expect(try PropertyList(from: rewritten, format: .binary) == value)
+    }
+
+    @Test func whitespaceCommentsAndInstructionsAfterTheRootAreNotReported() throws {
+        for epilog in ["", "\n", "\n\n \t\r\n", "\n<!-- c -->\n<?pi data?>\n"] {
+            let (value, report) = try Self.read(Array("<plist><true/></plist>\(epilog)".utf8))
+            #expect(value == true)
+            #expect(report.ignoredTrailingContent == nil, "\(epilog.debugDescription)")
+        }
+    }
+
+    @Test func whatFollowsTheLastCommentIsReported() throws {
+        let (_, report) = try Self.read(
+            Array("<plist><true/></plist>\n<!-- c -->\njunk <!-- unterminated".utf8))
+        #expect(report.ignoredTrailingContent?.byteOffset == 34)
+        #expect(report.ignoredTrailingContent?.byteCount == 22)
+        #expect(report.ignoredTrailingContent?.location == .text(line: 3, column: 1))
+        let (_, unterminated) = try Self.read(Array("<plist><true/></plist><!-- never ends".utf8))
+        #expect(unterminated.ignoredTrailingContent?.byteOffset == 22)
+    }
+
+    @Test func aBareRootValueEndsTheDocumentToo() throws {
+        let (array, arrayReport) = try Self.read(Array("<array><integer>1</integer></array>tail".utf8))
+        #expect(array == [1])
+        #expect(arrayReport.ignoredTrailingContent?.after == "</array>")
+        let (flag, flagReport) = try Self.read(Array("<true/>\n</plist>".utf8))
+        #expect(flag == true)
+        #expect(flagReport.ignoredTrailingContent?.after == "<true/>")
+        #expect(flagReport.ignoredTrailingContent?.location == .text(line: 2, column: 1))
+    }
+
+    @Test func utf16InputReportsItsOwnBytes() throws {
+        var bytes: [UInt8] = [0xFF, 0xFE]
+        for unit in "<plist><true/></plist>tail".utf16 { bytes += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+        var report = PropertyListReadingReport()
+        #expect(try PropertyList(from: Data(bytes), report: &report) == true)
+        #expect(report.ignoredTrailingContent?.byteCount == 8)
+        #expect(report.ignoredTrailingContent?.byteOffset == bytes.count - 8)
+    }
+
+    @Test func otherFormatsReportNothing() throws {
+        var report = PropertyListReadingReport()
+        report.ignoredTrailingContent = PropertyListReadingReport.IgnoredContent(
+            byteOffset: 0, byteCount: 1, location: .byteOffset(0), after: "x")
+        _ = try PropertyList(from: PropertyList.bool(true).data(format: .binary), report: &report)
+        #expect(report.ignoredTrailingContent == nil)
+        _ = try PropertyList(from: Data("(a, b)".utf8), report: &report)
+        #expect(report.ignoredTrailingContent == nil)
+    }
+
+    /// A document that is broken before its end reports what broke it, not a byte in
+    /// what would have followed.
+    @Test func errorsBeforeTheEndAreNotHiddenByWhatFollows() {
+        let document = Array("<plist><array><integer>1</integer></plist>".utf8) + [0xFF, 0x00]
+        let error = readError { try PropertyList(from: Data(document), format: .xml) }
+        #expect(error?.message == "unexpected </plist>, expected </array>")
+        XMLReadingPathsTests.expectAgreement(Data(document), "broken, then junk")
+    }
+
+    @Test func contentBeforeThePropertyListIsStillRefused() {
+        let error = readError { try readXML("junk<plist><true/></plist>") }
+        #expect(error?.location == .text(line: 1, column: 1))
     }
 }

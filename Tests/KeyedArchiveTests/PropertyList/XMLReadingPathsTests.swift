@@ -160,10 +160,16 @@ import Testing
         #expect(read.count == 70_006)
     }
 
-    /// The quick reading checks UTF-8 as it reads (text it passes over, the prolog and the
-    /// epilog after it), where the general reading checks the whole input first: an
-    /// invalid byte anywhere must still be the error reported, before any other.
-    @Test(arguments: [[0xFF], [0xC3], [0xC3, 0xA9], [0xE4, 0xB8, 0x96], [0xED, 0xA0, 0x80]] as [[UInt8]])
+    /// The quick reading checks UTF-8 as it reads (text it passes over, then the prolog and
+    /// the end tag after it), the general reading once it has read: an invalid byte
+    /// anywhere up to the end of the root element, or up to where the reading failed, must
+    /// be the error reported, before any other; after the root element, nothing is checked.
+    /// (A NUL is read as written in text, and refused elsewhere.)
+    @Test(
+        arguments: [
+            [0xFF], [0xC3], [0xC3, 0xA9], [0xE4, 0xB8, 0x96], [0xED, 0xA0, 0x80], [0x00], [0x41, 0x00],
+        ]
+            as [[UInt8]])
     func bytesAnywhereReadAlike(_ inserted: [UInt8]) throws {
         let documents = [
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- c --><plist version=\"1.0\"><dict><key>k</key>"

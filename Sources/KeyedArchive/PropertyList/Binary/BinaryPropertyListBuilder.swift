@@ -93,8 +93,13 @@ struct BinaryPropertyListBuilder {
     /// Open-addressing table of shareable containers (entry index + 1; 0 is empty).
     private var dictionarySlots: [UInt32] = []
     private var shareableCount = 0
-    /// The objects of UIDs added so far, by UID value (object + 1; 0 is unknown).
+    /// The objects of UIDs added so far, by UID value (object + 1; 0 is unknown), for
+    /// values below ``directUIDLimit`` when they were added.
     private var uidObjects: [UInt32] = []
+    /// Whether a UID was added through the scalar table (its value was beyond
+    /// ``directUIDLimit`` then): from then on new UIDs are looked up there too, so that a
+    /// UID is stored once whichever way it was added first.
+    private var hasTableUIDs = false
     /// The most objects, references and payload bytes the builder holds: positions and
     /// counts are stored in 32 bits. Below `UInt32.max`, which marks a reference that
     /// cannot exist; lowered by tests.
@@ -111,6 +116,9 @@ struct BinaryPropertyListBuilder {
 
     /// The number of objects added or reserved so far.
     var objectCount: Int { entries.count }
+
+    /// The slots of the table of UIDs remembered by value, for tests.
+    var uidTableCount: Int { uidObjects.count }
 
     // MARK: Scalars
 
@@ -236,17 +244,26 @@ struct BinaryPropertyListBuilder {
             header.append(0x87)
             header.appendBigEndian(value, width: 8)
         }
-        guard value < 1 << 26 else { return intern(header) }
-        // Small UIDs are found through `uidObjects` alone, never through the hash table.
-        let object = appendScalar(header)
+        let limit = directUIDLimit
+        guard value < UInt64(limit) else {
+            hasTableUIDs = true
+            return intern(header)
+        }
+        // Small UIDs are remembered in `uidObjects`, which never grows past the limit.
+        let object = hasTableUIDs ? intern(header) : appendScalar(header)
         let index = Int(value)
         if index >= uidObjects.count {
-            uidObjects.append(
-                contentsOf: repeatElement(0, count: max(index + 1, uidObjects.count * 2) - uidObjects.count))
+            let grown = min(max(index + 1, uidObjects.count * 2), limit)
+            uidObjects.append(contentsOf: repeatElement(0, count: grown - uidObjects.count))
         }
         uidObjects[index] = UInt32(truncatingIfNeeded: object + 1)
         return object
     }
+
+    /// UIDs below this are remembered by value. Archives refer to UIDs below their object
+    /// count, so the table grows with the objects added (four slots for each), never with
+    /// a UID's value: a property list of one UID of 2^26 must not cost 256 MB.
+    private var directUIDLimit: Int { max(1 << 12, 4 * entries.count) }
 
     // MARK: Containers
 

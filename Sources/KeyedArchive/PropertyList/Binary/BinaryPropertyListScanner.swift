@@ -6,7 +6,9 @@ import Foundation
 
 /// The 32 bytes at the end of a binary property list, validated.
 ///
-/// Validation follows CoreFoundation's `__CFBinaryPlistGetTopLevelInfo`: both sizes are
+/// Validation follows CoreFoundation's `__CFBinaryPlistGetTopLevelInfo`: the header is
+/// `bplist0` and any eighth byte (CoreFoundation has read `bplist0?` since Mac OS X 10.6, and
+/// swift-foundation tests that `bplist0x` reads; `bplist1…` is the newer format); both sizes are
 /// 1 to 8 bytes and wide enough for what they address, there is at least one object, the
 /// top object exists, and the file is exactly header, objects, offset table and trailer
 /// (nothing between the offset table and the trailer). The 6 bytes before the sizes are

@@ -22,6 +22,12 @@ import Darwin
 /// callers that want a value stored once keep its object number themselves. References
 /// and offsets are 4 bytes; past that, ``finish(topObject:)`` throws.
 ///
+/// Nothing it allocates is sized by a value it is given: UIDs are remembered only below
+/// ``sharedUIDLimit``, which the caller derives from the input's length (larger ones are
+/// written each time), and the output grows with what is written. When the output cannot
+/// grow (memory ran out, or it would pass ``maximumLength``) every later write is dropped
+/// at once and ``finish(topObject:)`` throws `limitExceeded`.
+///
 /// The XML reader writes through it when the keyed unarchiver opens an XML archive.
 final class BinaryPropertyListStream {
     // Every property is touched for every object written, and no access spans a call that
@@ -34,20 +40,56 @@ final class BinaryPropertyListStream {
     @exclusivity(unchecked) private var length = 8
     /// The byte offset of each object.
     @exclusivity(unchecked) private var offsets: [UInt32] = []
-    /// The object of each small UID value + 1 (0: none yet).
+    /// The object of each UID value below ``sharedUIDLimit``, + 1 (0: none yet).
     @exclusivity(unchecked) private var uidObjects: [UInt32] = []
     /// Set when the output or the object count passes what 4-byte offsets and references
     /// address; ``finish(topObject:)`` throws it.
     @exclusivity(unchecked) private var tooLarge = false
+    /// Set when the output could not grow; ``finish(topObject:)`` throws it.
+    @exclusivity(unchecked) private var outOfMemory = false
+    /// The size the output failed to grow to (`Int.max` for more than `Int` counts).
+    @exclusivity(unchecked) private var failedLength = 0
+
+    /// UIDs below this are written once and shared; larger ones are written each time.
+    let sharedUIDLimit: Int
+    /// The most bytes the output may take (objects, offset table and trailer): growing past
+    /// it fails as running out of memory does. Objects must start below 4 GB, the offset
+    /// table takes 4 bytes for each; lowered by tests.
+    let maximumLength: Int
+    /// `realloc`, or a stand-in that fails, for tests.
+    private let reallocate: (UnsafeMutableRawPointer?, Int) -> UnsafeMutableRawPointer?
 
     static let referenceSize = 4
 
     /// Creates a writer expecting about `expectedBytes` of output and `expectedObjects` objects.
-    init(expectedBytes: Int, expectedObjects: Int) {
-        capacity = max(64, expectedBytes)
-        bytes = malloc(capacity)
+    ///
+    /// - Parameters:
+    ///   - sharedUIDLimit: UIDs below it are shared; their table takes 4 bytes per value
+    ///     up to the largest UID seen, so derive it from the input's length, never from a
+    ///     value read.
+    ///   - maximumLength: The most bytes the output may take.
+    ///   - reallocate: How the output grows (`realloc`).
+    init(
+        expectedBytes: Int, expectedObjects: Int, sharedUIDLimit: Int,
+        maximumLength: Int = 5 * Int(UInt32.max),
+        reallocate: @escaping (UnsafeMutableRawPointer?, Int) -> UnsafeMutableRawPointer? = {
+            realloc($0, $1)
+        }
+    ) {
+        self.sharedUIDLimit = max(0, sharedUIDLimit)
+        self.maximumLength = maximumLength
+        self.reallocate = reallocate
+        capacity = min(max(64, expectedBytes), max(8, maximumLength))
+        bytes = reallocate(nil, capacity)
         offsets.reserveCapacity(max(16, expectedObjects))
-        if let bytes { bytes.copyMemory(from: "bplist00", byteCount: 8) } else { tooLarge = true }
+        if let bytes {
+            bytes.copyMemory(from: "bplist00", byteCount: 8)
+        } else {
+            failedLength = capacity
+            capacity = 0
+            length = 0
+            outOfMemory = true
+        }
     }
 
     deinit { free(bytes) }
@@ -55,30 +97,53 @@ final class BinaryPropertyListStream {
     /// The number of objects added so far.
     var objectCount: Int { offsets.count }
 
+    /// The slots of the table of shared UIDs (at most ``sharedUIDLimit``), for tests.
+    var uidTableCount: Int { uidObjects.count }
+
     // MARK: Output
 
-    /// Room for `count` more bytes at the end of the output; `nil` when memory ran out.
+    /// Room for `count` more bytes at the end of the output; `nil` once the output could
+    /// not grow (then every later call returns `nil` at once).
     @inline(__always)
     private func room(_ count: Int) -> UnsafeMutableRawPointer? {
-        if capacity - length < count { grow(count) }
+        if capacity - length < count, !grow(count) { return nil }
         guard let bytes else { return nil }
         return bytes + length
     }
 
-    private func grow(_ count: Int) {
-        let needed = length + count
-        var newCapacity = capacity
-        while newCapacity < needed { newCapacity *= 2 }
-        guard let moved = realloc(bytes, newCapacity) else {
-            free(bytes)
-            bytes = nil
-            capacity = 0
-            length = 0
-            tooLarge = true
-            return
+    /// Makes room for `count` more bytes; `false`, with the output dropped for good, when
+    /// it cannot. A failed writer never tries again: its capacity is 0, and doubling 0
+    /// would never reach what is needed.
+    @inline(never)
+    private func grow(_ count: Int) -> Bool {
+        guard let bytes, !outOfMemory else { return false }
+        let (needed, overflow) = length.addingReportingOverflow(count)
+        guard !overflow, needed <= maximumLength else {
+            dropOutput(wanting: overflow ? Int.max : needed)
+            return false
         }
-        bytes = moved
+        var newCapacity = max(capacity, 64)
+        while newCapacity < needed {
+            newCapacity = newCapacity > maximumLength / 2 ? maximumLength : newCapacity * 2
+        }
+        guard let moved = reallocate(bytes, newCapacity) else {
+            dropOutput(wanting: newCapacity)
+            return false
+        }
+        self.bytes = moved
         capacity = newCapacity
+        return true
+    }
+
+    /// Gives the output up after a failed growth: later writes are dropped, and
+    /// ``finish(topObject:)`` throws `limitExceeded`.
+    private func dropOutput(wanting wanted: Int) {
+        failedLength = wanted
+        free(bytes)
+        bytes = nil
+        capacity = 0
+        length = 0
+        outOfMemory = true
     }
 
     /// Starts the next object at the end of the output.
@@ -203,7 +268,7 @@ final class BinaryPropertyListStream {
     }
 
     private func addNewUID(_ value: UInt64) -> Int {
-        let remembered = value < 1 << 24
+        let remembered = value < UInt64(sharedUIDLimit)
         let object = beginObject()
         let width = value < 1 << 8 ? 1 : value < 1 << 16 ? 2 : value < 1 << 32 ? 4 : 8
         writeByte(0x80 | UInt8(width - 1))
@@ -211,9 +276,8 @@ final class BinaryPropertyListStream {
         if remembered {
             let index = Int(value)
             if index >= uidObjects.count {
-                uidObjects.append(
-                    contentsOf: repeatElement(
-                        0, count: max(index + 1, uidObjects.count * 2) - uidObjects.count))
+                let grown = min(max(index + 1, uidObjects.count * 2), sharedUIDLimit)
+                uidObjects.append(contentsOf: repeatElement(0, count: grown - uidObjects.count))
             }
             uidObjects[index] = UInt32(truncatingIfNeeded: object + 1)
         }
@@ -315,19 +379,20 @@ final class BinaryPropertyListStream {
     /// afterwards.
     ///
     /// - Throws: `invalidValue` when `topObject` does not exist; `limitExceeded` when the
-    ///   output passes 4 GB or 4 billion objects (or memory ran out).
+    ///   output passes 4 GB or 4 billion objects, or memory ran out.
     func finish(topObject: Int) throws -> Data {
         guard !tooLarge else {
             throw KeyedArchiveError(
                 .limitExceeded, "the binary property list would pass 4 GB or \(UInt32.max) objects")
         }
+        guard !outOfMemory else { throw outOfMemoryError() }
         guard offsets.indices.contains(topObject) else {
             throw KeyedArchiveError(
                 .invalidValue, "top object \(topObject) does not exist (\(offsets.count) objects)")
         }
         let tableOffset = length
         guard let table = room(offsets.count * 4 + BinaryPropertyListTrailer.size) else {
-            throw KeyedArchiveError(.limitExceeded, "out of memory for the binary property list")
+            throw outOfMemoryError()
         }
         for (position, offset) in offsets.enumerated() {
             table.storeBytes(of: offset.bigEndian, toByteOffset: position * 4, as: UInt32.self)
@@ -341,14 +406,20 @@ final class BinaryPropertyListStream {
         writeBigEndian(UInt64(offsets.count), width: 8)
         writeBigEndian(UInt64(topObject), width: 8)
         writeBigEndian(UInt64(tableOffset), width: 8)
-        guard !tooLarge, let bytes else {
-            throw KeyedArchiveError(.limitExceeded, "out of memory for the binary property list")
-        }
+        guard !tooLarge, !outOfMemory, let bytes else { throw outOfMemoryError() }
         self.bytes = nil
         let data = Data(bytesNoCopy: bytes, count: length, deallocator: .free)
         capacity = 0
         length = 0
         offsets = []
         return data
+    }
+
+    private func outOfMemoryError() -> KeyedArchiveError {
+        let size = failedLength == Int.max ? "more than \(Int.max)" : "\(failedLength)"
+        let limit = failedLength > maximumLength ? " (at most \(maximumLength) are allowed)" : ""
+        return KeyedArchiveError(
+            .limitExceeded,
+            "out of memory for the binary property list: its \(size) bytes\(limit) could not be allocated")
     }
 }

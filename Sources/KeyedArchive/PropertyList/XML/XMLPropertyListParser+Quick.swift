@@ -23,9 +23,7 @@ extension XMLPropertyListParser {
         }
         index = restart.index
         valuesBuilt = restart.valuesBuilt
-        builder = Builder()
-        // The general reading reads checked input.
-        if !isValidated { try validateUTF8() }
+        builder = Builder(inputLength: count)
         return try parseValue(first, into: &builder)
     }
 

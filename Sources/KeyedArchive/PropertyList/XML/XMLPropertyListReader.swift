@@ -8,8 +8,10 @@ import Foundation
 ///
 /// What is accepted, and why where it departs from a general XML parser:
 /// - UTF-8 with or without a byte-order mark; UTF-16 (transcoded first). An XML declaration
-///   naming any other encoding is refused with `unsupportedFormat`. Invalid UTF-8 anywhere is
-///   `corruptData`.
+///   naming any other encoding is refused with `unsupportedFormat`. Invalid UTF-8 in the
+///   document is `corruptData`. Raw control characters, NUL included, are read as written:
+///   XML forbids them, but CoreFoundation and swift-foundation read them, and Foundation's
+///   writers have written NUL raw (swift-corelibs-foundation still does).
 /// - The XML declaration, processing instructions and comments are skipped; one `DOCTYPE`
 ///   with public or system identifiers is skipped (nothing is fetched). Internal DTD subsets
 ///   and `<!ENTITY` declarations are refused with `unsupportedFormat`, so no entity is ever
@@ -25,8 +27,13 @@ import Foundation
 ///   `<plist>` must hold exactly one value. `<key>` is only accepted as a dictionary key.
 /// - `<integer>`, `<real>`, `<date>` and `<data>` hold plain text (no entities, as
 ///   CoreFoundation); surrounding whitespace is allowed, and whitespace anywhere in `<data>`.
+///   A date must exist in the proleptic Gregorian calendar (no February 30, no hour 24;
+///   a leap second `:60` is read as the next minute).
 /// - A dictionary whose only entry is `CF$UID` with an integer becomes a ``PropertyList/uid(_:)``.
-/// - After the root element only whitespace, comments and processing instructions may follow.
+/// - The document ends with its root element (`</plist>`, or the bare value's end), as
+///   CoreFoundation reads it: whatever follows is ignored, unread and unchecked, and
+///   reported in ``PropertyListReadingReport/ignoredTrailingContent`` unless it is only
+///   whitespace, comments and processing instructions.
 ///
 /// Nesting deeper than ``PropertyListReadingOptions/maximumDepth`` and more values than the
 /// budget allows are refused with `limitExceeded`. The scanner keeps an explicit stack, so deep
@@ -39,8 +46,17 @@ enum XMLPropertyListReader {
     static func read(_ data: Data, options: PropertyListReadingOptions, quickly: Bool = true) throws
         -> PropertyList
     {
-        var builder = XMLTreeBuilder()
-        return try parse(data, options: options, quickly: quickly, into: &builder)
+        var report = PropertyListReadingReport()
+        return try read(data, options: options, quickly: quickly, report: &report)
+    }
+
+    /// Reads `data` into a ``PropertyList`` and says in `report` what it ignored.
+    static func read(
+        _ data: Data, options: PropertyListReadingOptions, quickly: Bool = true,
+        report: inout PropertyListReadingReport
+    ) throws -> PropertyList {
+        var builder = XMLTreeBuilder(inputLength: data.count)
+        return try parse(data, options: options, quickly: quickly, into: &builder, report: &report)
     }
 
     /// Reads `data` into a binary property list (`bplist00`) holding the same value, without
@@ -56,55 +72,79 @@ enum XMLPropertyListReader {
         _ data: Data, options: PropertyListReadingOptions, quickly: Bool = true
     ) throws -> Data {
         var builder = XMLBinaryBuilder(inputLength: data.count)
-        let top = try parse(data, options: options, quickly: quickly, into: &builder)
+        var report = PropertyListReadingReport()
+        let top = try parse(data, options: options, quickly: quickly, into: &builder, report: &report)
         return try builder.finish(topObject: top)
     }
 
     private static func parse<Builder: XMLValueBuilder>(
-        _ data: Data, options: PropertyListReadingOptions, quickly: Bool, into builder: inout Builder
+        _ data: Data, options: PropertyListReadingOptions, quickly: Bool, into builder: inout Builder,
+        report: inout PropertyListReadingReport
     ) throws -> Builder.Value {
         let budget = options.valueBudget(forInputLength: data.count)
         switch try XMLInputText.prepare(data) {
         case .utf8(let start):
             return try data.withUnsafeBytes { raw in
-                try parse(
-                    raw.bindMemory(to: UInt8.self), from: start, options: options, budget: budget,
-                    quickly: quickly, into: &builder)
+                let bytes = raw.bindMemory(to: UInt8.self)
+                let (value, ignored) = try parse(
+                    bytes, from: start, options: options, budget: budget, quickly: quickly, into: &builder)
+                report.ignoredTrailingContent = ignored.map { ignored in
+                    PropertyListReadingReport.IgnoredContent(
+                        byteOffset: ignored.start, byteCount: bytes.count - ignored.start,
+                        location: XMLInputText.location(of: ignored.start, in: bytes, from: start),
+                        after: ignored.after)
+                }
+                return value
             }
         case .transcoded(let text):
             return try text.withUnsafeBufferPointer { bytes in
-                try parse(bytes, from: 0, options: options, budget: budget, quickly: quickly, into: &builder)
+                let (value, ignored) = try parse(
+                    bytes, from: 0, options: options, budget: budget, quickly: quickly, into: &builder)
+                report.ignoredTrailingContent = ignored.map { ignored in
+                    // The input was UTF-16: two bytes for each code unit of the ignored text.
+                    let ignoredText = UnsafeBufferPointer(rebasing: bytes[ignored.start...])
+                    let byteCount = min(
+                        data.count, 2 * String(decoding: ignoredText, as: UTF8.self).utf16.count)
+                    return PropertyListReadingReport.IgnoredContent(
+                        byteOffset: data.count - byteCount, byteCount: byteCount,
+                        location: XMLInputText.location(of: ignored.start, in: bytes, from: 0),
+                        after: ignored.after)
+                }
+                return value
             }
         }
     }
 
+    /// Where ignored content after the root element starts, and the markup it follows.
+    private typealias Ignored = (start: Int, after: String)
+
     private static func parse<Builder: XMLValueBuilder>(
         _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, options: PropertyListReadingOptions,
-        budget: Int,
-        quickly: Bool, into builder: inout Builder
-    ) throws -> Builder.Value {
+        budget: Int, quickly: Bool, into builder: inout Builder
+    ) throws -> (Builder.Value, Ignored?) {
         var parser = XMLPropertyListParser(
             bytes: bytes, start: start, maximumDepth: options.maximumDepth, valueBudget: budget)
         parser.readsQuickly = quickly
-        guard quickly else {
-            try parser.validateUTF8()
-            return try parser.parseDocument(into: &builder)
-        }
-        // The quick reading checks the bytes it reads as it reads them (see
-        // `XMLPropertyListParser.validateUTF8(from:to:)`), which spares a pass over the
-        // whole input; the rest is checked here. Any error is reported as the general
-        // reading reports it: an invalid byte anywhere comes first.
+        let value: Builder.Value
         do {
-            let value = try parser.parseDocument(into: &builder)
-            if let quick = parser.quicklyRead {
-                try parser.validateUTF8(from: start, to: quick.lowerBound)
-                try parser.validateUTF8(from: quick.upperBound, to: bytes.count)
-            }
-            return value
+            value = try parser.parseDocument(into: &builder)
         } catch let error as KeyedArchiveError {
-            if !parser.isValidated { try parser.validateUTF8() }
+            // Every reading fails at the same point, where the general reading does (the
+            // quick reading gives up and hands over before): invalid UTF-8 up to there is
+            // the error, before what the scanner found.
+            try parser.validateText(from: start, to: min(parser.index + 1, bytes.count))
             throw error
         }
+        // The document's bytes are checked once read, up to the end of the root element:
+        // what follows is not part of it. The quick reading has checked the text it passed
+        // over, and anything else in its stretch would have made it give up.
+        if let quick = parser.quicklyRead {
+            try parser.validateText(from: start, to: quick.lowerBound)
+            try parser.validateText(from: quick.upperBound, to: parser.documentEnd)
+        } else {
+            try parser.validateText(from: start, to: parser.documentEnd)
+        }
+        return (value, parser.ignoredStart.map { ($0, parser.rootEnd) })
     }
 }
 
@@ -182,10 +222,15 @@ struct XMLPropertyListParser {
     var valuesBuilt = 0
     /// Whether values laid out as writers lay them out are read by the quick path.
     var readsQuickly = true
-    /// Whether the whole input is known to be valid UTF-8.
-    var isValidated = false
     /// The bytes the quick reading read (and checked), when it read the value.
     var quicklyRead: Range<Int>?
+    /// The end of the root element, once read: the document stops there.
+    var documentEnd = 0
+    /// The markup that ended the root element: `</plist>`, `</dict>`, `<true/>`.
+    var rootEnd = ""
+    /// The first byte after the root element (and the whitespace, comments and processing
+    /// instructions after it) when there is one: it and all after it are ignored.
+    var ignoredStart: Int?
     var scratch: [UInt8] = []
 
     init(bytes: UnsafeBufferPointer<UInt8>, start: Int, maximumDepth: Int, valueBudget: Int) {
@@ -199,20 +244,21 @@ struct XMLPropertyListParser {
 
     // MARK: - Encoding
 
-    /// Checks that `bytes[from..<to]` is valid UTF-8 (the whole input by default).
+    /// Checks that every character starting in `bytes[lower..<upper]` is valid UTF-8 (the
+    /// last one may run past `upper`).
     ///
-    /// - Throws: `corruptData` naming the first invalid byte and its line and column.
-    mutating func validateUTF8(from lower: Int? = nil, to upper: Int? = nil) throws {
-        let lower = lower ?? start
-        let upper = upper ?? count
-        if lower == start && upper == count { isValidated = true }
+    /// - Throws: `corruptData` naming the first such byte and its line and column.
+    func validateText(from lower: Int, to upper: Int) throws {
         guard lower < upper else { return }
-        let range = UnsafeBufferPointer(rebasing: bytes[lower..<upper])
-        if let invalid = XMLInputText.firstInvalidUTF8(in: range, from: 0) {
-            throw KeyedArchiveError(
-                .corruptData, "invalid UTF-8 (byte 0x\(hexByte(bytes[lower + invalid])))",
-                at: XMLInputText.location(of: lower + invalid, in: bytes, from: start))
+        // A character is at most four bytes: one that starts before `upper` is whole here.
+        let range = UnsafeBufferPointer(rebasing: bytes[lower..<min(count, upper + 3)])
+        guard let found = XMLInputText.firstInvalidUTF8(in: range, from: 0), lower + found < upper else {
+            return
         }
+        let invalid = lower + found
+        throw KeyedArchiveError(
+            .corruptData, "invalid UTF-8 (byte 0x\(hexByte(bytes[invalid])))",
+            at: XMLInputText.location(of: invalid, in: bytes, from: start))
     }
 
     // MARK: - Document
@@ -265,22 +311,31 @@ struct XMLPropertyListParser {
                     "unexpected <\(tag.name)>, expected </plist>: a property list holds exactly one value",
                     at: extraOffset)
             }
+            rootEnd = "</plist>"
         } else {
             value = try parseValueTryingQuickly(root, into: &builder)
+            if case .start(let tag, let isEmpty, _) = root {
+                rootEnd = isEmpty ? "<\(tag.name)/>" : "</\(tag.name)>"
+            }
         }
+        documentEnd = index
 
-        // Epilog: only whitespace, comments and processing instructions.
+        // The document ends here, as CoreFoundation reads it. Whitespace, comments and
+        // processing instructions may follow in XML; anything else is ignored (a signature
+        // appended to a signed configuration file, for instance).
         while true {
             skipWhitespace()
             guard index < count else { return value }
-            if matches("<!--", at: index) {
-                try skipComment()
-            } else if matches("<?", at: index) {
-                try skipProcessingInstruction(checkingDeclaration: false)
-            } else {
-                throw failure(
-                    "unexpected \(describe(at: index)) after the end of the property list", at: index)
+            let position = index
+            if matches("<!--", at: position), (try? skipComment()) != nil { continue }
+            if matches("<?", at: position),
+                (try? skipProcessingInstruction(checkingDeclaration: false)) != nil
+            {
+                continue
             }
+            index = position
+            ignoredStart = position
+            return value
         }
     }
 
@@ -478,10 +533,14 @@ struct XMLPropertyListParser {
         let text = XMLScalarText.trimmed(bytes, range)
         guard !text.isEmpty else { throw failure("empty <date>", at: offset) }
         let string = String(decoding: UnsafeBufferPointer(rebasing: bytes[text]), as: UTF8.self)
-        guard let seconds = ISO8601Date.parse(string) else {
+        switch ISO8601Date.parse(string) {
+        case .seconds(let seconds):
+            return seconds
+        case .malformed:
             throw failure("invalid date \(quoted(range)), expected YYYY-MM-DDTHH:MM:SSZ", at: text.lowerBound)
+        case .impossible(let reason):
+            throw failure("impossible date \(quoted(range)): \(reason)", at: text.lowerBound)
         }
-        return seconds
     }
 
     /// Decodes `<data>` and hands the bytes to `body`.

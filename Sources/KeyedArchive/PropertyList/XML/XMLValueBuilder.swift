@@ -15,8 +15,8 @@ import Foundation
 protocol XMLValueBuilder {
     associatedtype Value
 
-    /// A builder with empty stacks.
-    init()
+    /// A builder with empty stacks, for a document of `inputLength` bytes.
+    init(inputLength: Int)
 
     /// The keys on the key stack.
     var keyCount: Int { get }
@@ -47,7 +47,9 @@ protocol XMLValueBuilder {
     mutating func array(from valueStart: Int) -> Value
     /// Pops the keys from `keyStart` and the values from `valueStart` on (as many) into a
     /// dictionary; or into a UID when its only entry, duplicates merged, is `CF$UID` with
-    /// an integer (CoreFoundation's rule).
+    /// an integer (CoreFoundation's rule): when every key's text is `CF$UID` and the last
+    /// value is an integer. Every builder decides by the keys' text, so that every reading
+    /// of a document agrees.
     mutating func dictionary(keysFrom keyStart: Int, valuesFrom valueStart: Int) -> XMLDictionaryResult<Value>
 }
 
@@ -62,6 +64,8 @@ enum XMLDictionaryResult<Value> {
 struct XMLTreeBuilder: XMLValueBuilder {
     private let keys = MovingStack<String>()
     private let values = MovingStack<PropertyList>()
+
+    init(inputLength: Int) {}
 
     var keyCount: Int { keys.count }
     var valueCount: Int { values.count }
@@ -117,8 +121,9 @@ struct XMLTreeBuilder: XMLValueBuilder {
 /// ``BinaryPropertyListStream``: values are object numbers, and each container is written
 /// when it closes.
 ///
-/// Keys are written once each (objects of one class repeat the same few keys, and readers
-/// recognise an object's layout by its key references); other values are written where
+/// Short keys are written once each while they stay in a small table of recent keys
+/// (objects of one class repeat the same few keys, and readers recognise an object's
+/// layout by its key references); `CF$UID` always once; other values are written where
 /// they occur. A dictionary's entries are written as the document lists them, duplicates
 /// included: the binary readers merge duplicate keys as the XML reader does (the first
 /// spelling, the last value), so the value read back is the same.
@@ -126,7 +131,9 @@ struct XMLBinaryBuilder: XMLValueBuilder {
     private let stream: BinaryPropertyListStream
     private let keys = MovingStack<UInt32>()
     private let values = MovingStack<UInt32>(capacity: 256)
-    /// The object of the key `CF$UID`, once one was read.
+    /// The object of the key `CF$UID`, once one was read: the only object of that text,
+    /// so that a dictionary is told to be a UID by its keys' objects, which is by their
+    /// text (the table of recent keys may forget a key and write it again).
     private var uidKey = -1
     /// Short keys read so far, by a hash of their bytes (see ``keyObject(_:)``).
     private var recentKeys = [RecentKey](repeating: RecentKey(), count: 64)
@@ -141,13 +148,16 @@ struct XMLBinaryBuilder: XMLValueBuilder {
     var keyCount: Int { keys.count }
     var valueCount: Int { values.count }
 
-    init() { self.init(inputLength: 0) }
-
     /// A builder for a document of `inputLength` bytes: binary output takes about a fifth
-    /// of the XML, and an object about 50 bytes of it.
+    /// of the XML, and an object about 50 bytes of it. An archive's UIDs count its objects,
+    /// which take at least 7 bytes of XML each and usually far more: UIDs below a sixteenth
+    /// of the input's length are shared, through a table of at most a quarter of that
+    /// length; larger ones, which only archives of tiny objects reach, are written each
+    /// time (a longer result, the same value).
     init(inputLength: Int) {
         stream = BinaryPropertyListStream(
-            expectedBytes: inputLength / 4 + 256, expectedObjects: inputLength / 48)
+            expectedBytes: inputLength / 4 + 256, expectedObjects: inputLength / 48,
+            sharedUIDLimit: inputLength / 16 + 1024)
     }
 
     mutating func pushKey(_ text: UnsafeBufferPointer<UInt8>, readable: Int) {
@@ -190,10 +200,13 @@ struct XMLBinaryBuilder: XMLValueBuilder {
         return object
     }
 
+    /// Writes a key the table did not know; `CF$UID` only the first time.
     private mutating func addKey(_ text: UnsafeBufferPointer<UInt8>) -> Int {
-        let key = stream.addString(utf8: text)
-        if text.count == 6, text.elementsEqual("CF$UID".utf8) { uidKey = key }
-        return key
+        if text.count == 6, text.elementsEqual("CF$UID".utf8) {
+            if uidKey < 0 { uidKey = stream.addString(utf8: text) }
+            return uidKey
+        }
+        return stream.addString(utf8: text)
     }
 
     func key(at position: Int) -> String? {
@@ -235,8 +248,8 @@ struct XMLBinaryBuilder: XMLValueBuilder {
             keys.removeAll(from: keyStart)
             values.removeAll(from: valueStart)
         }
-        // Every key `CF$UID` (keys are written once, so equal keys are one object) and the
-        // last value an integer: the dictionary the XML reader would merge to one entry, a UID.
+        // Every key `CF$UID` (that text has one object) and the last value an integer: the
+        // dictionary the tree builder merges to one entry, a UID.
         if uidKey >= 0, !keyObjects.isEmpty, keyObjects.allSatisfy({ Int($0) == uidKey }),
             let last = valueObjects.last, let number = stream.integerValue(of: Int(last))
         {
