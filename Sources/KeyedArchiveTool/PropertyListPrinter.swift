@@ -54,7 +54,9 @@ enum PropertyListPrinter {
     ///   - output: Receives the text in order.
     /// - Throws: ``OutputLimitExceeded`` once the text would pass `limit` bytes; what was
     ///   handed to `output` before stays written.
-    static func render(_ value: PropertyList, limit: Int, output: (String) -> Void) throws(OutputLimitExceeded) {
+    static func render(_ value: PropertyList, limit: Int, output: (String) -> Void)
+        throws(OutputLimitExceeded)
+    {
         enum Work {
             case value(PropertyList, indent: Int)
             case text(String)

@@ -49,22 +49,29 @@ struct Tool {
             environment.writeOutput(Data(Usage.text.utf8))
             return ExitStatus.success
         case .lint:
-            return forEachFile(invocation) { name, _, report in
+            return forEachFile(invocation) { file in
                 if !invocation.silent {
-                    environment.writeOutput(Data("\(name): \(Self.lintVerdict(report))\n".utf8))
+                    environment.writeOutput(Data("\(file.name): \(Self.lintVerdict(file.report))\n".utf8))
                 }
             }
         case .print:
-            return forEachFile(invocation) { _, value in
-                environment.writeOutput(Data(PropertyListPrinter.render(value).utf8))
+            return forEachFile(invocation) { file throws(ToolFailure) in
+                let limit = Self.outputLimit(forInputLength: file.byteCount)
+                do {
+                    try PropertyListPrinter.render(file.value, limit: limit) {
+                        environment.writeOutput(Data($0.utf8))
+                    }
+                } catch {
+                    throw ToolFailure(Self.outputTooLarge(limit))
+                }
             }
         case .convert(let format):
-            return forEachFile(invocation) { name, value throws(ToolFailure) in
-                try convert(value, from: name, to: format, invocation)
+            return forEachFile(invocation) { file throws(ToolFailure) in
+                try convert(file, to: format, invocation)
             }
         case .decode:
-            return forEachFile(invocation) { name, value throws(ToolFailure) in
-                try decode(value, from: name, invocation)
+            return forEachFile(invocation) { file throws(ToolFailure) in
+                try decode(file, invocation)
             }
         }
     }
@@ -77,26 +84,42 @@ struct Tool {
         init(_ message: String) { self.message = message }
     }
 
-    /// Reads and parses every file, hands each value to `action`, and reports each
-    /// failure on one line naming the file. Later files are processed after a failure.
-    private func forEachFile(
-        _ invocation: Invocation, _ action: (String, PropertyList) throws(ToolFailure) -> Void
-    ) -> Int32 {
-        forEachFile(invocation) { name, value, _ throws(ToolFailure) in try action(name, value) }
+    /// A file read and parsed.
+    struct InputFile {
+        /// The name given on the command line (`-` for standard input).
+        let name: String
+        let value: PropertyList
+        /// What the reading passed over (see ``PropertyListReadingReport``).
+        let report: PropertyListReadingReport
+        /// The size of the file in bytes, which bounds what is written for it.
+        let byteCount: Int
     }
 
-    /// Reads and parses every file as above, handing `action` what each reading passed
-    /// over as well (see ``PropertyListReadingReport``).
-    private func forEachFile(
-        _ invocation: Invocation,
-        _ action: (String, PropertyList, PropertyListReadingReport) throws(ToolFailure) -> Void
-    ) -> Int32 {
+    /// The most bytes written for one input of `length` bytes: 64 per input byte, and at
+    /// least 64 MB. A small file can describe far more (a binary property list's shared
+    /// objects, printed at every reference and every depth); output past this is refused
+    /// instead of filling the disk or the memory.
+    static func outputLimit(forInputLength length: Int) -> Int {
+        let (scaled, overflow) = length.multipliedReportingOverflow(by: 64)
+        return overflow ? .max : max(64 << 20, scaled)
+    }
+
+    static func outputTooLarge(_ limit: Int) -> String {
+        "the output would be larger than \(limit) bytes (64 times the input, at least 64 MB); "
+            + "the file describes far more than it holds"
+    }
+
+    /// Reads and parses every file, hands each to `action`, and reports each failure on
+    /// one line naming the file. Later files are processed after a failure.
+    private func forEachFile(_ invocation: Invocation, _ action: (InputFile) throws(ToolFailure) -> Void)
+        -> Int32
+    {
         var status = ExitStatus.success
         for name in invocation.files {
             do throws(ToolFailure) {
                 var report = PropertyListReadingReport()
-                let value = try readPropertyList(name, report: &report)
-                try action(name, value, report)
+                let (value, byteCount) = try readPropertyList(name, report: &report)
+                try action(InputFile(name: name, value: value, report: report, byteCount: byteCount))
             } catch {
                 environment.writeError("\(name): \(error.message)\n")
                 status = ExitStatus.failure
@@ -121,7 +144,7 @@ struct Tool {
 
     private func readPropertyList(
         _ name: String, report: inout PropertyListReadingReport
-    ) throws(ToolFailure) -> PropertyList {
+    ) throws(ToolFailure) -> (value: PropertyList, byteCount: Int) {
         let data: Data
         if name == "-" {
             data = environment.readStandardInput()
@@ -135,7 +158,7 @@ struct Tool {
             if data.isEmpty { throw ToolFailure("file is empty") }
         }
         do {
-            return try PropertyList(from: data, report: &report)
+            return (try PropertyList(from: data, report: &report), data.count)
         } catch let error as KeyedArchiveError {
             throw ToolFailure(error.description)
         } catch {
@@ -147,9 +170,9 @@ struct Tool {
 
     /// Prints a keyed archive as an object graph: indented text, or JSON with `--json`.
     /// With several files, each text rendering is preceded by `==> FILE <==`.
-    private func decode(_ value: PropertyList, from name: String, _ invocation: Invocation)
-        throws(ToolFailure)
-    {
+    private func decode(_ file: InputFile, _ invocation: Invocation) throws(ToolFailure) {
+        let value = file.value
+        let name = file.name
         let rendered: Data
         do {
             let graph = try KeyedUnarchiver.objectGraph(from: value)
@@ -164,23 +187,30 @@ struct Tool {
         } catch {
             throw ToolFailure("not a readable keyed archive: \(error)")
         }
+        let limit = Self.outputLimit(forInputLength: file.byteCount)
+        guard rendered.count <= limit else { throw ToolFailure(Self.outputTooLarge(limit)) }
         environment.writeOutput(rendered)
     }
 
     // MARK: - Converting
 
-    private func convert(
-        _ value: PropertyList, from name: String, to format: ConversionFormat, _ invocation: Invocation
-    ) throws(ToolFailure) {
+    private func convert(_ file: InputFile, to format: ConversionFormat, _ invocation: Invocation)
+        throws(ToolFailure)
+    {
+        let value = file.value
+        let name = file.name
+        let limit = Self.outputLimit(forInputLength: file.byteCount)
         let encoded: Data
         do {
             switch format {
-            case .xml1: encoded = try value.data(format: .xml)
+            case .xml1:
+                encoded = try value.data(
+                    format: .xml, options: PropertyListWritingOptions(maximumOutputBytes: limit))
             case .binary1: encoded = try value.data(format: .binary)
             case .json:
                 encoded = try value.jsonData(
-                    options: PropertyListJSONOptions(prettyPrinted: invocation.readableJSON, sortsKeys: false)
-                )
+                    options: PropertyListJSONOptions(
+                        prettyPrinted: invocation.readableJSON, sortsKeys: false, maximumOutputBytes: limit))
             }
         } catch let error as KeyedArchiveError {
             throw ToolFailure("cannot write as \(format.rawValue): \(error.description)")

@@ -61,11 +61,22 @@ public struct PropertyListWritingOptions: Hashable, Sendable {
     /// ``PropertyListDictionary``. Default `true`.
     public var sortsKeys: Bool
 
+    /// The most bytes an XML property list may take; writing a longer one fails with
+    /// `limitExceeded`. Default `Int.max` (no limit).
+    ///
+    /// A value read from a small binary property list can stand for far more text than
+    /// its bytes (its objects may be shared many times over, and XML indents each level
+    /// by a tab): set a limit when writing what came from untrusted input.
+    public var maximumOutputBytes: Int
+
     /// Creates writing options.
     ///
-    /// - Parameter sortsKeys: Whether dictionary keys are written in sorted order.
-    public init(sortsKeys: Bool = true) {
+    /// - Parameters:
+    ///   - sortsKeys: Whether dictionary keys are written in sorted order.
+    ///   - maximumOutputBytes: The most bytes of XML to write.
+    public init(sortsKeys: Bool = true, maximumOutputBytes: Int = .max) {
         self.sortsKeys = sortsKeys
+        self.maximumOutputBytes = maximumOutputBytes
     }
 }
 
@@ -88,14 +99,20 @@ public struct PropertyListJSONOptions: Hashable, Sendable {
     /// Whether dictionary keys are sorted; otherwise they keep the dictionary's order.
     /// Default `false`.
     public var sortsKeys: Bool
+    /// The most bytes of JSON to write; a longer rendering fails with `limitExceeded`.
+    /// Default `Int.max` (no limit). Indentation stops growing at 32 levels whatever
+    /// the limit, so that the text grows with the value, not with values × depth.
+    public var maximumOutputBytes: Int
 
     /// Creates JSON rendering options.
     ///
     /// - Parameters:
     ///   - prettyPrinted: Whether to indent the output.
     ///   - sortsKeys: Whether dictionary keys are sorted.
-    public init(prettyPrinted: Bool = true, sortsKeys: Bool = false) {
+    ///   - maximumOutputBytes: The most bytes of JSON to write.
+    public init(prettyPrinted: Bool = true, sortsKeys: Bool = false, maximumOutputBytes: Int = .max) {
         self.prettyPrinted = prettyPrinted
         self.sortsKeys = sortsKeys
+        self.maximumOutputBytes = maximumOutputBytes
     }
 }

@@ -34,7 +34,9 @@ enum JSONPropertyListWriter {
     static let maximumDepth = 512
 
     static func write(_ value: PropertyList, options: PropertyListJSONOptions) throws -> Data {
-        var writer = JSONTextWriter(prettyPrinted: options.prettyPrinted, sortsKeys: options.sortsKeys)
+        var writer = JSONTextWriter(
+            prettyPrinted: options.prettyPrinted, sortsKeys: options.sortsKeys,
+            maximumOutputBytes: options.maximumOutputBytes)
         try writer.write(value)
         return Data(writer.output)
     }
@@ -44,10 +46,15 @@ struct JSONTextWriter {
     private(set) var output: [UInt8] = []
     private let prettyPrinted: Bool
     private let sortsKeys: Bool
+    private let maximumOutputBytes: Int
 
-    init(prettyPrinted: Bool, sortsKeys: Bool) {
+    /// The deepest indentation written; deeper lines keep it.
+    static let maximumIndent = 32
+
+    init(prettyPrinted: Bool, sortsKeys: Bool, maximumOutputBytes: Int = .max) {
         self.prettyPrinted = prettyPrinted
         self.sortsKeys = sortsKeys
+        self.maximumOutputBytes = maximumOutputBytes
         output.reserveCapacity(1024)
     }
 
@@ -97,6 +104,10 @@ struct JSONTextWriter {
                 }
             }
             guard let top = stack.indices.last else { return }
+            guard output.count <= maximumOutputBytes else {
+                throw KeyedArchiveError(
+                    .limitExceeded, "the JSON would be longer than \(maximumOutputBytes) bytes")
+            }
             let next = stack[top].next
             if next < stack[top].count {
                 if next > 0 { output.append(UInt8(ascii: ",")) }
@@ -139,7 +150,7 @@ struct JSONTextWriter {
     private mutating func newline(depth: Int) {
         guard prettyPrinted else { return }
         output.append(0x0A)
-        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
+        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * min(depth, Self.maximumIndent)))
     }
 
     private mutating func append(_ text: StaticString) {

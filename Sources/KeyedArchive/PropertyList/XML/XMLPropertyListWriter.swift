@@ -29,7 +29,8 @@ import Foundation
 /// The tree is walked with an explicit stack, so any nesting depth can be written.
 enum XMLPropertyListWriter {
     static func write(_ value: PropertyList, options: PropertyListWritingOptions) throws -> Data {
-        var emitter = XMLPropertyListEmitter(sortsKeys: options.sortsKeys)
+        var emitter = XMLPropertyListEmitter(
+            sortsKeys: options.sortsKeys, maximumOutputBytes: options.maximumOutputBytes)
         try emitter.emitDocument(value)
         return emitter.output.finish()
     }
@@ -47,11 +48,14 @@ struct XMLPropertyListEmitter: ~Copyable {
     }
 
     let sortsKeys: Bool
+    /// See ``PropertyListWritingOptions/maximumOutputBytes``.
+    let maximumOutputBytes: Int
     var output = XMLOutputBuffer(capacity: 4096)
     private var frames: [Frame] = []
 
-    init(sortsKeys: Bool) {
+    init(sortsKeys: Bool, maximumOutputBytes: Int = .max) {
         self.sortsKeys = sortsKeys
+        self.maximumOutputBytes = maximumOutputBytes
     }
 
     mutating func emitDocument(_ root: PropertyList) throws {
@@ -83,6 +87,12 @@ struct XMLPropertyListEmitter: ~Copyable {
 
     /// Writes a scalar completely, or the opening line of a collection and pushes its frame.
     private mutating func emit(_ value: PropertyList) throws {
+        // Checked once a value: a value adds at most its own text and indentation beyond it.
+        guard output.count <= maximumOutputBytes else {
+            throw KeyedArchiveError(
+                .limitExceeded, "the XML would be longer than \(maximumOutputBytes) bytes",
+                at: .keyPath(keyPath()))
+        }
         let depth = frames.count
         output.indent(depth)
         switch value {

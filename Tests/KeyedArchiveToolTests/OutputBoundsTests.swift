@@ -1,0 +1,91 @@
+import Foundation
+import KeyedArchive
+import Testing
+
+@testable import KeyedArchiveTool
+
+/// What is printed or written for a file grows with the file, not with values × depth:
+/// indentation stops growing, and output past 64 bytes per input byte (at least 64 MB) is
+/// refused.
+@Suite struct OutputBoundsTests {
+    /// A binary property list: `depth` nested one-element arrays around a `levels`-deep
+    /// bomb (object i holds object i+1 twice; 2^(levels-1) leaves from a few bytes each).
+    static func nestedBomb(depth: Int, levels: Int) -> Data {
+        var objects: [[UInt8]] = []
+        func ref(_ index: Int) -> [UInt8] { [UInt8(index >> 8), UInt8(index & 0xFF)] }
+        for level in 0..<depth { objects.append([0xA1] + ref(level + 1)) }
+        for level in 0..<levels {
+            let index = depth + level
+            objects.append(level == levels - 1 ? [0x10, 7] : [0xA2] + ref(index + 1) + ref(index + 1))
+        }
+        var bytes = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        for object in objects {
+            offsets.append(bytes.count)
+            bytes += object
+        }
+        let table = bytes.count
+        for offset in offsets { bytes += ref(offset) }
+        func word(_ value: Int) -> [UInt8] {
+            (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
+        }
+        bytes += [0, 0, 0, 0, 0, 0, 2, 2] + word(objects.count) + word(0) + word(table)
+        return Data(bytes)
+    }
+
+    @Test func printingStopsIndentingAt32Levels() throws {
+        var value: PropertyList = "deep"
+        for _ in 0..<40 { value = [value] }
+        let text = PropertyListPrinter.render(value)
+        let deepest = try #require(text.split(separator: "\n").first { $0.contains("\"deep\"") })
+        #expect(deepest == String(repeating: "  ", count: 32) + "⋯40 0 => \"deep\"")
+        #expect(text.split(separator: "\n").allSatisfy { !$0.hasPrefix(String(repeating: " ", count: 65)) })
+    }
+
+    @Test func printingHandsOutTextInPiecesAndStopsAtItsLimit() throws {
+        let value = PropertyList.array(Array(repeating: "0123456789", count: 20_000))
+        var pieces: [String] = []
+        try PropertyListPrinter.render(value, limit: .max) { pieces.append($0) }
+        #expect(pieces.count > 3)
+        #expect(pieces.allSatisfy { $0.utf8.count < 2 * PropertyListPrinter.chunkSize })
+        #expect(pieces.joined() == PropertyListPrinter.render(value))
+        var written = 0
+        #expect(throws: PropertyListPrinter.OutputLimitExceeded.self) {
+            try PropertyListPrinter.render(value, limit: 100_000) { written += $0.utf8.count }
+        }
+        #expect(written <= 100_000)
+    }
+
+    @Test func writersStopAtTheirLimit() throws {
+        let value = try PropertyList(from: Self.nestedBomb(depth: 100, levels: 12))
+        let xml = #expect(throws: KeyedArchiveError.self) {
+            try value.data(format: .xml, options: PropertyListWritingOptions(maximumOutputBytes: 50_000))
+        }
+        #expect(xml?.code == .limitExceeded)
+        let json = #expect(throws: KeyedArchiveError.self) {
+            try value.jsonData(options: PropertyListJSONOptions(maximumOutputBytes: 50_000))
+        }
+        #expect(json?.code == .limitExceeded)
+        // Without a limit they write it all; JSON's indentation stops at 32 levels.
+        let full = try value.jsonData()
+        let lines = String(decoding: full, as: UTF8.self).split(separator: "\n")
+        let longestIndent = lines.map { line in line.prefix { $0 == " " }.count }.max()
+        #expect(longestIndent == 64)
+    }
+
+    @Test func theToolRefusesOutputFarBeyondItsInput() throws {
+        // 490 nested arrays then a 2^19-leaf bomb: about 2.6 KB. As XML every leaf sits
+        // under ~500 tabs: 270 MB before, refused at 64 MB now.
+        let data = Self.nestedBomb(depth: 490, levels: 20)
+        #expect(data.count < 3000)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write(data, to: "bomb.plist")
+        let xml = ToolRun(["-convert", "xml1", "-o", "-", path])
+        #expect(xml.status == 1)
+        #expect(xml.error.contains("longer than 67108864 bytes"), "\(xml.error)")
+        #expect(xml.output.isEmpty)
+        #expect(Tool.outputLimit(forInputLength: data.count) == 64 << 20)
+        #expect(Tool.outputLimit(forInputLength: 10 << 20) == 640 << 20)
+    }
+}
