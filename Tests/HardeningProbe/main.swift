@@ -4,6 +4,8 @@
 //                                     version is a complete keyed archive (see below).
 //   hardening-probe stack KILOBYTES   runs every decoding path at the default limits on a
 //                                     thread with a KILOBYTES stack (StackProbe.swift).
+//   hardening-probe corpus NAME       runs one input of the hostile corpus and reports its
+//                                     input, output and peak memory (CorpusProbe.swift).
 //   hardening-probe durable-write FILE TEXT
 //                                     writes the string TEXT to FILE as a property list with
 //                                     DurableFile, once; run under a chosen umask by the tests.
@@ -40,6 +42,8 @@ case "memory":
     memoryProbe(headroomMegabytes: Int(arguments[2]) ?? 16)
 case "stack":
     stackProbe(kilobytes: Int(arguments[2]) ?? 512)
+case "corpus":
+    corpusProbe(name: arguments[2])
 default:
     exit(2)
 }
