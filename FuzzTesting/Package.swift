@@ -18,6 +18,9 @@ let package = Package(
         .executableTarget(name: "FuzzOpenStep", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzUnarchiver", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzRoundTrip", dependencies: ["FuzzSupport"]),
+        .executableTarget(
+            name: "FuzzCodable",
+            dependencies: ["FuzzSupport", .product(name: "KeyedArchive", package: "KeyedArchive")]),
     ],
     swiftLanguageModes: [.v6]
 )

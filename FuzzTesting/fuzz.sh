@@ -3,7 +3,7 @@
 #
 #   FuzzTesting/fuzz.sh TARGET SECONDS [extra libFuzzer flags]
 #
-# TARGET: FuzzBinary FuzzXML FuzzOpenStep FuzzUnarchiver FuzzRoundTrip.
+# TARGET: FuzzBinary FuzzXML FuzzOpenStep FuzzUnarchiver FuzzRoundTrip FuzzCodable.
 # Environment: SANITIZE=address adds AddressSanitizer; JOBS=n runs n workers; NICE=19 lowers
 # the priority (default); NO_BUILD=1 skips the build.
 #
@@ -30,6 +30,7 @@ case "$target" in
     FuzzOpenStep) dicts=(openstep) ;;
     FuzzUnarchiver) dicts=(archive binary xml) ;;
     FuzzRoundTrip) dicts=(binary xml) ;;
+    FuzzCodable) dicts=(archive binary) ;;
     *) echo "unknown target: $target" >&2; exit 2 ;;
 esac
 

@@ -7,7 +7,7 @@ plistlib (property lists of every type, keyed archives shaped like the fuzzer's
 FuzzCreature and FuzzPoint, shared-reference bombs). Fixtures are never copied into the
 repository: they are read at run time.
 
-usage: make-seeds.py TARGET OUTDIR   (TARGET: FuzzBinary FuzzXML FuzzOpenStep FuzzUnarchiver FuzzRoundTrip)
+usage: make-seeds.py TARGET OUTDIR   (TARGET: FuzzBinary FuzzXML FuzzOpenStep FuzzUnarchiver FuzzRoundTrip FuzzCodable)
 """
 import datetime
 import hashlib
@@ -197,7 +197,8 @@ def main():
         sys.exit(__doc__)
     target, out = sys.argv[1], sys.argv[2]
     kinds = {"FuzzBinary": ["binary"], "FuzzXML": ["xml"], "FuzzOpenStep": ["openstep"],
-             "FuzzUnarchiver": ["unarchiver"], "FuzzRoundTrip": ["binary", "xml", "roundtrip"]}
+             "FuzzUnarchiver": ["unarchiver"], "FuzzRoundTrip": ["binary", "xml", "roundtrip"],
+             "FuzzCodable": ["codable"]}
     if target not in kinds:
         sys.exit(f"unknown target {target}; one of {', '.join(kinds)}")
     wanted = kinds[target]
@@ -205,15 +206,18 @@ def main():
     seeds = []
     for data in fixture_files():
         kind = kind_of(data)
-        if target == "FuzzUnarchiver":
+        if target in ("FuzzUnarchiver", "FuzzCodable"):
             if b"$archiver" in data or b"$objects" in data:
                 seeds.append(data)
         elif kind in wanted:
             seeds.append(data)
     for kind in wanted + (["binary", "xml"] if target == "FuzzUnarchiver" else []):
         seeds.extend(committed(kind))
-    for kind in (["unarchiver"] if target == "FuzzUnarchiver" else wanted):
-        seeds.extend(generated(kind))
+    # Seeds/codable holds archives written by KeyedArchiveEncoder and encodeEncodable for
+    # the fuzzer's model types (FuzzSupport/FuzzCodableTypes.swift).
+    for kind in (["unarchiver"] if target in ("FuzzUnarchiver", "FuzzCodable") else wanted):
+        if kind != "codable":
+            seeds.extend(generated(kind))
     written = 0
     for data in seeds:
         if len(data) > MAX_SEED:

@@ -134,6 +134,26 @@ public struct KeyedArchiveDecoder {
                 DecodingError.Context(
                     codingPath: [], debugDescription: failure.description, underlyingError: failure))
         }
+        return try decode(T.self, with: unarchiver)
+    }
+
+    /// Decodes the root of a keyed archive already read as a property-list value, through
+    /// the tree rather than in place: for the fuzzer's check that both readings agree.
+    @_spi(Fuzzing)
+    public func decode<T: Decodable>(_ type: T.Type, fromPropertyList propertyList: PropertyList) throws -> T
+    {
+        let unarchiver: KeyedUnarchiver
+        do {
+            unarchiver = try KeyedUnarchiver(propertyList: propertyList, options: options)
+        } catch let failure as KeyedArchiveError {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: [], debugDescription: failure.description, underlyingError: failure))
+        }
+        return try decode(T.self, with: unarchiver)
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, with unarchiver: KeyedUnarchiver) throws -> T {
         let root = KeyedArchiver.rootObjectKey
         guard let value = unarchiver.source.top[root] else {
             let failure = KeyedArchiveError(.invalidArchive, "$top has no \"root\" key", at: .keyPath("$top"))
