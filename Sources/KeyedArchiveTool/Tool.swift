@@ -180,7 +180,9 @@ struct Tool {
                 rendered = try ArchiveGraphJSON.render(graph)
             } else {
                 let header = invocation.files.count > 1 ? "==> \(name) <==\n" : ""
-                rendered = Data((header + graph.outline()).utf8)
+                // An archive with nothing encoded is valid but prints no line: say so.
+                let outline = graph.topLevel.isEmpty ? "(empty archive: $top has no keys)\n" : graph.outline()
+                rendered = Data((header + outline).utf8)
             }
         } catch let error as KeyedArchiveError {
             throw ToolFailure("not a readable keyed archive: \(error.description)")

@@ -134,4 +134,16 @@ import Testing
             ]))
         #expect(!short.isRenderedOnce(3))
     }
+
+    @Test func anEmptyArchiveSaysSo() throws {
+        let data = KeyedArchiver().encodedData
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write(data, to: "empty.archive")
+        let outline = ToolRun(["decode", path])
+        #expect(outline.status == 0)
+        #expect(outline.outputText == "(empty archive: $top has no keys)\n")
+        let json = ToolRun(["decode", "--json", path])
+        #expect(json.outputText == "{}\n")
+    }
 }
