@@ -59,7 +59,7 @@ public final class KeyedArchiver {
     /// A deeper object is recorded as a `limitExceeded` ``error`` and stored as nil, as is
     /// one reached when less than 64 KB of the thread's stack is left: a chain of a
     /// hundred thousand objects fails instead of overflowing the stack.
-    public var maximumDepth = 512
+    @exclusivity(unchecked) public var maximumDepth = 512
 
     /// The first problem met while encoding, or `nil`.
     ///

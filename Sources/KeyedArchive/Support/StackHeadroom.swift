@@ -16,11 +16,11 @@ import Darwin
 /// `limitExceeded` while ``reserve`` bytes remain, instead of overflowing.
 enum StackHeadroom {
     /// The stack that must remain free for one more level and for unwinding with an error.
-    static let reserve = 64 * 1024
+    static var reserve: Int { 64 * 1024 }
 
     /// How deep a path may nest before it starts asking: shallow nesting, the common case,
     /// pays nothing.
-    static let uncheckedDepth = 4
+    static var uncheckedDepth: Int { 4 }
 
     /// Whether less than ``reserve`` bytes of stack remain on the current thread; `false`
     /// when the thread's stack cannot be found out.
