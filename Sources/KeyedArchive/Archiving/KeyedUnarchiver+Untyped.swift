@@ -4,23 +4,15 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Apple's standard classes, by archived name, as the untyped decoding methods handle them.
-enum StandardClass {
-    case string, data, date, url, uuid, array, set, countedSet, dictionary, null
-
-    init?(_ name: String) {
-        switch name {
-        case "NSString", "NSMutableString": self = .string
-        case "NSData", "NSMutableData": self = .data
-        case "NSDate": self = .date
-        case "NSURL": self = .url
-        case "NSUUID": self = .uuid
-        case "NSArray", "NSMutableArray", "NSOrderedSet", "NSMutableOrderedSet": self = .array
-        case "NSSet", "NSMutableSet": self = .set
-        case "NSCountedSet": self = .countedSet
-        case "NSDictionary", "NSMutableDictionary": self = .dictionary
-        case "NSNull": self = .null
-        default: return nil
+extension FoundationClass {
+    /// The kind the untyped decoding methods decode an object of class `name` as, from
+    /// the catalogue: `nil` for classes they leave to mapped types or generic decoding
+    /// (numbers and `NSValue`s, which have types of their own, and classes outside it).
+    static func untypedKind(_ name: String) -> Kind? {
+        guard let kind = FoundationClass(name: name)?.kind else { return nil }
+        switch kind {
+        case .number, .value: return nil
+        default: return kind
         }
     }
 }
@@ -84,8 +76,8 @@ extension KeyedUnarchiver {
     enum UntypedDecoding {
         /// As this type, mapped or among the allowed ones (checked for secure coding).
         case type(any KeyedCoding.Type)
-        /// As one of Apple's standard classes.
-        case standard(StandardClass)
+        /// As one of Apple's standard classes, by its kind.
+        case standard(FoundationClass.Kind)
         /// As a generic graph (``KeyedUnarchivingOptions/decodesUnknownClassesGenerically``).
         case generic
     }
@@ -99,7 +91,7 @@ extension KeyedUnarchiver {
             try checkSecureCoding(chosen, className: description.name)
             return .type(chosen)
         }
-        if let standard = candidateNames(description).lazy.compactMap(StandardClass.init).first {
+        if let standard = candidateNames(description).lazy.compactMap(FoundationClass.untypedKind).first {
             return .standard(standard)
         }
         if options.decodesUnknownClassesGenerically { return .generic }
@@ -113,7 +105,7 @@ extension KeyedUnarchiver {
     }
 
     func decodeStandard(
-        _ standard: StandardClass, uid: Int, fields: ArchiveFields, classUID: Int,
+        _ standard: FoundationClass.Kind, uid: Int, fields: ArchiveFields, classUID: Int,
         allowed: [any KeyedCoding.Type]?
     ) throws -> Any {
         if let className = inProgressClassName(uid) {
@@ -128,7 +120,11 @@ extension KeyedUnarchiver {
         case .url: return try cachedOrInstantiate(URL.self, uid: uid, fields: fields, classUID: classUID)
         case .uuid: return try cachedOrInstantiate(UUID.self, uid: uid, fields: fields, classUID: classUID)
         case .null: return ArchivedNull()
-        case .array, .set, .countedSet, .dictionary: break
+        case .array, .orderedSet, .set, .countedSet, .dictionary: break
+        case .number, .value:
+            // Not decoded untyped as standard values (see FoundationClass.untypedKind).
+            throw failure(
+                .typeMismatch, "\(className(ofClassUID: classUID)) is not a standard collection or value")
         }
         if let cached = decodedUntyped[uid] { return cached }
         if let members = collectionCycleMembers, members.indices.contains(uid), members[uid] {
@@ -188,10 +184,7 @@ extension KeyedUnarchiver {
             let collections = graph.nodes.map { node -> ArchivedNode in
                 guard case .object(let object) = node,
                     ([object.className] + object.classChain).contains(where: {
-                        switch StandardClass($0) {
-                        case .array?, .set?, .countedSet?, .dictionary?: return true
-                        default: return false
-                        }
+                        FoundationClass.untypedKind($0)?.isCollection == true
                     })
                 else { return .null }
                 return node
@@ -264,7 +257,7 @@ extension KeyedUnarchiver {
 
     /// A set's elements as `Set<AnyHashable>`, or as an ``ArchivedCollection`` when one
     /// of them is not `Hashable` (or, for a counted set, to keep its counts then).
-    func untypedSet(_ standard: StandardClass, allowed: [any KeyedCoding.Type]?) throws -> Any {
+    func untypedSet(_ standard: FoundationClass.Kind, allowed: [any KeyedCoding.Type]?) throws -> Any {
         let elements = try untypedElements(allowed: allowed)
         var set = Set<AnyHashable>(minimumCapacity: elements.count)
         for element in elements {

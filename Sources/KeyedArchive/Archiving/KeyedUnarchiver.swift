@@ -1215,7 +1215,7 @@ extension KeyedUnarchiver {
             if let allowed, let listed = allowed.first(where: { accepts($0, className: name) }) {
                 return listed
             }
-            if StandardClass(name) != nil { return nil }
+            if FoundationClass.untypedKind(name) != nil { return nil }
         }
         return nil
     }
@@ -1241,7 +1241,7 @@ extension KeyedUnarchiver {
 
     /// The error for a class that none of `allowed` decodes from.
     func unmatched(_ description: ClassDescription, allowed: [any KeyedCoding.Type]) -> KeyedArchiveError {
-        let isStandard = candidateNames(description).contains { StandardClass($0) != nil }
+        let isStandard = candidateNames(description).contains { FoundationClass.untypedKind($0) != nil }
         if requiresSecureCoding, !isStandard {
             return notAllowed(description.name, mappedTo: nil, allowed: allowed)
         }

@@ -43,7 +43,7 @@ final class CodableArchiveReader {
     @exclusivity(unchecked) private var depth = 0
     @exclusivity(unchecked) private var budget: Int
 
-    /// What an archived class means to the bridge.
+    /// What an archived class means to the bridge, from the class catalogue.
     enum ClassKind {
         case dictionary
         case collection
@@ -52,6 +52,22 @@ final class CodableArchiveReader {
         case mutableData
         case null
         case other
+
+        init(_ foundationClass: FoundationClass?) {
+            guard let foundationClass else {
+                self = .other
+                return
+            }
+            switch foundationClass.kind {
+            case .dictionary: self = .dictionary
+            case .array, .orderedSet, .set, .countedSet: self = .collection
+            case .date: self = .date
+            case .string: self = foundationClass.isMutable ? .mutableString : .other
+            case .data: self = foundationClass.isMutable ? .mutableData : .other
+            case .null: self = .null
+            case .number, .url, .uuid, .value: self = .other
+            }
+        }
     }
     @exclusivity(unchecked) private var classKinds: [Int: ClassKind] = [:]
     @exclusivity(unchecked) private var lastClassUID = -1
@@ -602,17 +618,7 @@ final class CodableArchiveReader {
         if let known = classKinds[index] {
             kind = known
         } else {
-            switch try className(at: index, parent: parent, key: key) {
-            case "NSDictionary", "NSMutableDictionary": kind = .dictionary
-            case "NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSOrderedSet", "NSMutableOrderedSet",
-                "NSCountedSet":
-                kind = .collection
-            case "NSDate": kind = .date
-            case "NSMutableString": kind = .mutableString
-            case "NSMutableData": kind = .mutableData
-            case "NSNull": kind = .null
-            default: kind = .other
-            }
+            kind = ClassKind(FoundationClass(name: try className(at: index, parent: parent, key: key)))
             classKinds[index] = kind
         }
         lastClassUID = index

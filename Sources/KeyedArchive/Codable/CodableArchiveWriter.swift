@@ -378,7 +378,7 @@ final class CodableArchiveWriter {
         if let known = dateClassUID {
             classUID = known
         } else {
-            classUID = self.classUID(named: "NSDate")
+            classUID = self.classUID(named: FoundationClass.date.name)
             dateClassUID = classUID
         }
         // Not de-duplicated: hashing an object record costs more than storing it. Stored
@@ -406,7 +406,7 @@ final class CodableArchiveWriter {
         let uid: Int
         switch layout {
         case .propertyList: uid = unique(.string("$null"))
-        case .objects: uid = unique(.object(classUID: classUID(named: "NSNull"), fields: []))
+        case .objects: uid = unique(.object(classUID: classUID(named: FoundationClass.null.name), fields: []))
         }
         nullUID = uid
         return uid
@@ -430,7 +430,8 @@ final class CodableArchiveWriter {
         if let known = dictionaryClassUID {
             classUID = known
         } else {
-            classUID = self.classUID(named: layout == .propertyList ? "NSMutableDictionary" : "NSDictionary")
+            classUID = self.classUID(
+                named: (layout == .propertyList ? FoundationClass.mutableDictionary : .dictionary).name)
             dictionaryClassUID = classUID
         }
         guard let keyArray = lastDictionaryKeyArray else {
@@ -474,7 +475,7 @@ final class CodableArchiveWriter {
         var uids: [Int] = []
         uids.reserveCapacity(node.slots.count)
         for slot in node.slots { uids.append(uid(of: slot)) }
-        let className = layout == .propertyList ? "NSMutableArray" : "NSArray"
+        let className = (layout == .propertyList ? FoundationClass.mutableArray : .array).name
         return storeObject(
             classUID: classUID(named: className),
             fields: [ArchiveField(key: "NS.objects", value: .references(uids))])
@@ -533,12 +534,7 @@ final class CodableArchiveWriter {
 
     func classUID(named name: String) -> Int {
         if let uid = namedClassUIDs[name] { return uid }
-        let chain: [String]
-        switch name {
-        case "NSMutableDictionary": chain = ["NSMutableDictionary", "NSDictionary", "NSObject"]
-        case "NSMutableArray": chain = ["NSMutableArray", "NSArray", "NSObject"]
-        default: chain = [name, "NSObject"]
-        }
+        let chain = FoundationClass.chain(forName: name)
         let uid = archiver.table.classIndex(name: name, classes: chain)
         namedClassUIDs[name] = uid
         return uid

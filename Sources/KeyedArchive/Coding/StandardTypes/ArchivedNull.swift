@@ -20,5 +20,5 @@ public struct ArchivedNull: SecureKeyedCoding, Hashable, Sendable {
 }
 
 extension ArchivedNull: ArchiveStandardType {
-    static var acceptedClassNames: [String] { ["NSNull"] }
+    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .null) }
 }

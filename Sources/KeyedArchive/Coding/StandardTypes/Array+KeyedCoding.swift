@@ -25,6 +25,6 @@ extension Array: SecureKeyedCoding where Element: KeyedCoding {}
 
 extension Array: ArchiveStandardType where Element: KeyedCoding {
     static var acceptedClassNames: [String] {
-        ["NSArray", "NSMutableArray", "NSOrderedSet", "NSMutableOrderedSet"]
+        FoundationClass.names(ofKinds: .array, .orderedSet)
     }
 }

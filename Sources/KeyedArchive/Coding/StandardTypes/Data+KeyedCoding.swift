@@ -32,7 +32,7 @@ extension Data: SecureKeyedCoding {
 }
 
 extension Data: ArchivePlainValue {
-    static var acceptedClassNames: [String] { ["NSData", "NSMutableData"] }
+    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .data) }
     var archivePlainRecord: ArchivedObjectRecord { .data(self) }
 
     init(archivePlainValue value: PropertyList) throws {

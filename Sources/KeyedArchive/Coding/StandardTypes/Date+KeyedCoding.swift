@@ -32,5 +32,5 @@ extension Date: SecureKeyedCoding {
 }
 
 extension Date: ArchiveStandardType {
-    static var acceptedClassNames: [String] { ["NSDate"] }
+    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .date) }
 }

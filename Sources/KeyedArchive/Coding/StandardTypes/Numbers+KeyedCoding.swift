@@ -31,7 +31,7 @@ extension Int: SecureKeyedCoding {
 }
 
 extension Int: ArchivePlainValue {
-    static var acceptedClassNames: [String] { ["NSNumber"] }
+    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
     var archivePlainRecord: ArchivedObjectRecord {
         .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
     }
@@ -62,7 +62,7 @@ extension Int8: SecureKeyedCoding {
 }
 
 extension Int8: ArchivePlainValue {
-    static var acceptedClassNames: [String] { ["NSNumber"] }
+    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
     var archivePlainRecord: ArchivedObjectRecord {
         .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
     }
@@ -93,7 +93,7 @@ extension Int16: SecureKeyedCoding {
 }
 
 extension Int16: ArchivePlainValue {
-    static var acceptedClassNames: [String] { ["NSNumber"] }
+    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
     var archivePlainRecord: ArchivedObjectRecord {
         .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
     }
@@ -124,7 +124,7 @@ extension Int32: SecureKeyedCoding {
 }
 
 extension Int32: ArchivePlainValue {
-    static var acceptedClassNames: [String] { ["NSNumber"] }
+    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
     var archivePlainRecord: ArchivedObjectRecord {
         .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
     }
@@ -155,7 +155,7 @@ extension Int64: SecureKeyedCoding {
 }
 
 extension Int64: ArchivePlainValue {
-    static var acceptedClassNames: [String] { ["NSNumber"] }
+    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
     var archivePlainRecord: ArchivedObjectRecord {
         .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
     }
@@ -186,7 +186,7 @@ extension UInt: SecureKeyedCoding {
 }
 
 extension UInt: ArchivePlainValue {
-    static var acceptedClassNames: [String] { ["NSNumber"] }
+    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
     var archivePlainRecord: ArchivedObjectRecord {
         .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
     }
@@ -217,7 +217,7 @@ extension UInt8: SecureKeyedCoding {
 }
 
 extension UInt8: ArchivePlainValue {
-    static var acceptedClassNames: [String] { ["NSNumber"] }
+    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
     var archivePlainRecord: ArchivedObjectRecord {
         .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
     }
@@ -248,7 +248,7 @@ extension UInt16: SecureKeyedCoding {
 }
 
 extension UInt16: ArchivePlainValue {
-    static var acceptedClassNames: [String] { ["NSNumber"] }
+    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
     var archivePlainRecord: ArchivedObjectRecord {
         .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
     }
@@ -279,7 +279,7 @@ extension UInt32: SecureKeyedCoding {
 }
 
 extension UInt32: ArchivePlainValue {
-    static var acceptedClassNames: [String] { ["NSNumber"] }
+    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
     var archivePlainRecord: ArchivedObjectRecord {
         .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
     }
@@ -310,7 +310,7 @@ extension UInt64: SecureKeyedCoding {
 }
 
 extension UInt64: ArchivePlainValue {
-    static var acceptedClassNames: [String] { ["NSNumber"] }
+    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
     var archivePlainRecord: ArchivedObjectRecord {
         .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
     }
@@ -341,7 +341,7 @@ extension Double: SecureKeyedCoding {
 }
 
 extension Double: ArchivePlainValue {
-    static var acceptedClassNames: [String] { ["NSNumber"] }
+    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
     var archivePlainRecord: ArchivedObjectRecord { .real(bitPattern) }
     init(archivePlainValue value: PropertyList) throws { self = try ArchiveScalar.double(value) }
 }
@@ -368,7 +368,7 @@ extension Float: SecureKeyedCoding {
 }
 
 extension Float: ArchivePlainValue {
-    static var acceptedClassNames: [String] { ["NSNumber"] }
+    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
     var archivePlainRecord: ArchivedObjectRecord { .real(Double(self).bitPattern) }
     init(archivePlainValue value: PropertyList) throws { self = try ArchiveScalar.float(value) }
 }
@@ -395,7 +395,7 @@ extension Bool: SecureKeyedCoding {
 }
 
 extension Bool: ArchivePlainValue {
-    static var acceptedClassNames: [String] { ["NSNumber"] }
+    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
     var archivePlainRecord: ArchivedObjectRecord { .bool(self) }
     init(archivePlainValue value: PropertyList) throws { self = try ArchiveScalar.bool(value) }
 }

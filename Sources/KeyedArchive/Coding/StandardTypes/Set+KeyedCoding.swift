@@ -25,6 +25,6 @@ extension Set: SecureKeyedCoding where Element: KeyedCoding {}
 
 extension Set: ArchiveStandardType where Element: KeyedCoding {
     static var acceptedClassNames: [String] {
-        ["NSSet", "NSMutableSet", "NSCountedSet", "NSOrderedSet", "NSMutableOrderedSet"]
+        FoundationClass.names(ofKinds: .set, .countedSet, .orderedSet)
     }
 }

@@ -26,7 +26,7 @@ extension String: SecureKeyedCoding {
 }
 
 extension String: ArchivePlainValue {
-    static var acceptedClassNames: [String] { ["NSString", "NSMutableString"] }
+    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .string) }
     var archivePlainRecord: ArchivedObjectRecord { .string(self) }
 
     init(archivePlainValue value: PropertyList) throws {

@@ -41,5 +41,5 @@ extension URL: SecureKeyedCoding {
 }
 
 extension URL: ArchiveStandardType {
-    static var acceptedClassNames: [String] { ["NSURL"] }
+    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .url) }
 }

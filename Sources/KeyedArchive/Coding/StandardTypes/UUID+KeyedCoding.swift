@@ -39,5 +39,5 @@ extension UUID: SecureKeyedCoding {
 }
 
 extension UUID: ArchiveStandardType {
-    static var acceptedClassNames: [String] { ["NSUUID"] }
+    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .uuid) }
 }
