@@ -45,13 +45,12 @@ final class ScaryCreatureData: SecureKeyedCoding {
     }
 
     /// Reads either version of the tutorial app: the NSCoding one stored the rating as an
-    /// inline float, the NSSecureCoding one as a number object.
+    /// inline float, the NSSecureCoding one as a number object; `decodeObject(of:forKey:)`
+    /// reads both. (Not `try?` around one form and a fallback: a failed decode is recorded
+    /// and fails the whole unarchiving even when caught, as with Foundation's
+    /// `setErrorAndReturn` policy.)
     init(coder: KeyedUnarchiver) throws {
         title = try coder.decodeObject(of: String.self, forKey: Keys.title) ?? ""
-        if let number = try? coder.decodeObject(of: Double.self, forKey: Keys.rating) {
-            rating = Float(number)
-        } else {
-            rating = try coder.decodeFloat(forKey: Keys.rating)
-        }
+        rating = Float(try coder.decodeObject(of: Double.self, forKey: Keys.rating) ?? 0)
     }
 }

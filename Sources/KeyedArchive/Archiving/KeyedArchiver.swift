@@ -59,7 +59,12 @@ public final class KeyedArchiver {
     /// A deeper object is recorded as a `limitExceeded` ``error`` and stored as nil, as is
     /// one reached when less than 64 KB of the thread's stack is left: a chain of a
     /// hundred thousand objects fails instead of overflowing the stack.
-    @exclusivity(unchecked) public var maximumDepth = 512
+    public var maximumDepth: Int {
+        get { depthLimit }
+        set { depthLimit = newValue }
+    }
+    /// The storage of ``maximumDepth``, read for every object without exclusivity checks.
+    @exclusivity(unchecked) var depthLimit = 512
 
     /// The first problem met while encoding, or `nil`.
     ///
@@ -446,8 +451,8 @@ extension KeyedArchiver {
         }
         // frames[0] is $top: an object encoded there is at depth 1.
         let depth = frames.count
-        if depth > maximumDepth {
-            record(.limitExceeded, "objects are nested deeper than the limit of \(maximumDepth)")
+        if depth > depthLimit {
+            record(.limitExceeded, "objects are nested deeper than the limit of \(depthLimit)")
             return 0
         }
         if depth >= StackHeadroom.uncheckedDepth, StackHeadroom.isLow() {

@@ -70,8 +70,8 @@ extension KeyedUnarchiver {
                 pendingAssignments[uid, default: []].append { [weak self] object in
                     if let typed = object as? T {
                         assign(typed)
-                    } else if let self, self.error == nil {
-                        self.error = KeyedArchiveError(
+                    } else if let self, self.recordedError == nil {
+                        self.recordedError = KeyedArchiveError(
                             .typeMismatch, "expected \(T.archivedClassName), found \(Swift.type(of: object))",
                             at: .keyPath(location))
                     }

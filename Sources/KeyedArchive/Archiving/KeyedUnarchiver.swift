@@ -60,13 +60,25 @@ public final class KeyedUnarchiver {
     }
 
     /// The limits and choices in force; change them before decoding.
-    @exclusivity(unchecked) public var options: KeyedUnarchivingOptions
+    public var options: KeyedUnarchivingOptions {
+        get { currentOptions }
+        set { currentOptions = newValue }
+    }
 
     /// The first error of the most recent top-level decode, or `nil`.
     ///
-    /// Errors are recorded even when an `init(coder:)` catches them, and the top-level
-    /// decode then throws this error.
-    @exclusivity(unchecked) public internal(set) var error: KeyedArchiveError?
+    /// Errors are recorded even when an `init(coder:)` catches them (with `try?`, say),
+    /// and the top-level decode then throws this error, as Foundation's unarchiver does
+    /// with its `setErrorAndReturn` failure policy: a decode that failed once is not
+    /// half-trusted. To read a value that may have one of two forms, ask what is stored
+    /// first (``containsValue(forKey:)``, ``archivedClassName(forKey:)``) instead of
+    /// trying one decode and catching its failure.
+    public var error: KeyedArchiveError? { recordedError }
+
+    // Read for every object decoded; public access goes through the properties above, so
+    // that callers keep Swift's exclusivity checks while the engine skips them.
+    @exclusivity(unchecked) var currentOptions: KeyedUnarchivingOptions
+    @exclusivity(unchecked) var recordedError: KeyedArchiveError?
 
     let source: any ArchiveObjectSource
     /// The same source when it reads a binary archive in place, for the paths that read
@@ -173,7 +185,7 @@ public final class KeyedUnarchiver {
     init(source: any ArchiveObjectSource, options: KeyedUnarchivingOptions) throws {
         self.source = source
         self.binary = source as? BinaryArchiveSource
-        self.options = options
+        self.currentOptions = options
         self.containers = [DecodingContainer(fields: .parsed(source.top), uid: 0, classUID: 0)]
         self.inProgressFlags = ObjectIndexSet(objectCount: source.objectCount)
         self.stringsReadOnce = ObjectIndexSet(
@@ -712,7 +724,7 @@ extension KeyedUnarchiver {
     func beginOperation(_ component: ArchiveKeyPathComponent) -> Bool {
         let isTopLevel = depth == 0
         if isTopLevel {
-            error = nil
+            recordedError = nil
             binary?.beginOperation()
         }
         path.append(component)
@@ -734,7 +746,7 @@ extension KeyedUnarchiver {
         let failure =
             (thrown as? KeyedArchiveError).map(located) ?? self.failure(.invalidArchive, "\(thrown)")
         path.removeLast()
-        if error == nil { error = failure }
+        if recordedError == nil { recordedError = failure }
         if isTopLevel {
             resetAfterFailure()
             return error ?? failure

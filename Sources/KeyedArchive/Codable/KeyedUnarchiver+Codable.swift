@@ -37,7 +37,9 @@ extension KeyedUnarchiver {
             return try reader.decodeRoot(T.self, from: value)
         } catch let failure as DecodingError {
             // Inside an init(coder:), make the whole decode fail with this error.
-            if depth > 0, error == nil, let underlying = failure.archiveError { error = underlying }
+            if depth > 0, recordedError == nil, let underlying = failure.archiveError {
+                recordedError = underlying
+            }
             throw failure
         }
     }
