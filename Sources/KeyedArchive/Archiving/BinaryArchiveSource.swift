@@ -65,7 +65,7 @@ final class BinaryArchiveSource: ArchiveObjectSource {
     /// - Complexity: O(1) in the number of objects (plus the size of `$top`).
     init(data: Data, options: KeyedUnarchivingOptions) throws {
         let readingOptions = options.propertyListOptions
-        let budget = readingOptions.valueBudget(forInputLength: data.count)
+        let budget = readingOptions.valueLimit(forInputLength: data.count)
         let depth = readingOptions.maximumDepth
         let (trailer, objects, top) = try data.withUnsafeBytes {
             bytes -> (BinaryPropertyListTrailer, BinaryPropertyListObject, PropertyListDictionary) in

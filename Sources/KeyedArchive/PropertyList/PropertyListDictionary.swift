@@ -100,11 +100,32 @@ public struct PropertyListDictionary: Hashable, Sendable, Sequence, ExpressibleB
         return removed
     }
 
-    /// The entries in order.
+    /// The entries in order, as `(key:value:)` pairs like `Dictionary`'s.
     ///
-    /// - Returns: An iterator over `(key, value)` pairs.
-    public func makeIterator() -> Zip2Sequence<[String], [PropertyList]>.Iterator {
-        zip(keys, values).makeIterator()
+    /// - Returns: An iterator over the entries.
+    public func makeIterator() -> Iterator {
+        Iterator(keys: keys, values: values)
+    }
+
+    /// An iterator over a dictionary's entries in order.
+    public struct Iterator: IteratorProtocol {
+        private let keys: [String]
+        private let values: [PropertyList]
+        private var position = 0
+
+        init(keys: [String], values: [PropertyList]) {
+            self.keys = keys
+            self.values = values
+        }
+
+        /// The next entry, or `nil` after the last.
+        ///
+        /// - Returns: The entry's key and value.
+        public mutating func next() -> (key: String, value: PropertyList)? {
+            guard position < keys.count, position < values.count else { return nil }
+            defer { position += 1 }
+            return (key: keys[position], value: values[position])
+        }
     }
 
     /// The entries ordered by key (by Unicode scalar values, as Apple's writers sort).

@@ -43,12 +43,21 @@ public struct PropertyListReadingOptions: Hashable, Sendable {
     ///
     /// - Parameter inputLength: The size of the input in bytes.
     /// - Returns: The budget of values, saturating instead of overflowing.
-    public func valueBudget(forInputLength inputLength: Int) -> Int {
+    func valueLimit(forInputLength inputLength: Int) -> Int {
         let (scaled, overflow) = max(0, inputLength).multipliedReportingOverflow(
             by: max(0, maximumExpansionFactor))
         if overflow { return Int.max }
         let (total, overflowTotal) = scaled.addingReportingOverflow(max(0, baseValueAllowance))
         return overflowTotal ? Int.max : total
+    }
+
+    /// The most values a reader may build for an input of `inputLength` bytes.
+    ///
+    /// - Parameter inputLength: The size of the input in bytes.
+    /// - Returns: The budget of values.
+    @available(*, deprecated, message: "an implementation detail; the readers apply the budget themselves")
+    public func valueBudget(forInputLength inputLength: Int) -> Int {
+        valueLimit(forInputLength: inputLength)
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
-import KeyedArchive
 import Testing
+
+@testable import KeyedArchive
 
 /// The limits of Documentation/Security.md, each at its default and just past it.
 @Suite("Hardening: limits")
@@ -83,9 +84,9 @@ struct LimitTests {
 
     @Test func valueBudgetIsProportionalToTheInput() {
         let options = PropertyListReadingOptions()
-        #expect(options.valueBudget(forInputLength: 0) == 1 << 20)
-        #expect(options.valueBudget(forInputLength: 1000) == (1 << 20) + 64_000)
-        #expect(options.valueBudget(forInputLength: .max) == .max)
+        #expect(options.valueLimit(forInputLength: 0) == 1 << 20)
+        #expect(options.valueLimit(forInputLength: 1000) == (1 << 20) + 64_000)
+        #expect(options.valueLimit(forInputLength: .max) == .max)
     }
 
     // MARK: Bytes materialised

@@ -22,7 +22,7 @@ enum BinaryPropertyListReader {
             let trailer = try BinaryPropertyListTrailer(validating: bytes)
             return try BinaryPropertyListScanner(bytes: bytes, trailer: trailer).materialize(
                 trailer.topObject, maximumDepth: options.maximumDepth,
-                budget: options.valueBudget(forInputLength: bytes.count))
+                budget: options.valueLimit(forInputLength: bytes.count))
         }
     }
 }
@@ -120,12 +120,12 @@ struct BinaryPropertyListDocument: Sendable {
 
     /// The value of object `index` and everything it contains.
     ///
-    /// Depth, cycles and the value budget (``PropertyListReadingOptions/valueBudget(forInputLength:)``
+    /// Depth, cycles and the value budget (`PropertyListReadingOptions.valueLimit(forInputLength:)`
     /// of the whole input) are checked for this subtree, iteratively.
     ///
     /// - Throws: `corruptData`, `limitExceeded` or `unsupportedFormat`.
     func value(at index: Int) throws -> PropertyList {
-        let budget = options.valueBudget(forInputLength: bytes.count)
+        let budget = options.valueLimit(forInputLength: bytes.count)
         let depth = options.maximumDepth
         return try withScanner { scanner in
             try scanner.materialize(index, maximumDepth: depth, budget: budget)

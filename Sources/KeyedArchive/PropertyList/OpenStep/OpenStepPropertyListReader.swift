@@ -44,7 +44,7 @@ enum OpenStepPropertyListReader {
                 .corruptData, "empty input: an OpenStep property list needs at least one character",
                 at: .text(line: 1, column: 1))
         }
-        let budget = options.valueBudget(forInputLength: data.count)
+        let budget = options.valueLimit(forInputLength: data.count)
         return try text.withUnsafeBufferPointer { buffer in
             var parser = OpenStepParser(
                 bytes: buffer, maximumDepth: options.maximumDepth, valueBudget: budget)

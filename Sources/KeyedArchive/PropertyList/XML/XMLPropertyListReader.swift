@@ -81,7 +81,7 @@ enum XMLPropertyListReader {
         _ data: Data, options: PropertyListReadingOptions, quickly: Bool, into builder: inout Builder,
         report: inout PropertyListReadingReport
     ) throws -> Builder.Value {
-        let budget = options.valueBudget(forInputLength: data.count)
+        let budget = options.valueLimit(forInputLength: data.count)
         switch try XMLInputText.prepare(data) {
         case .utf8(let start):
             return try data.withUnsafeBytes { raw in
