@@ -2,7 +2,7 @@ extension KeyedUnarchiver {
     /// Decodes a reference that may point back to an object whose `init(coder:)` is still
     /// running (a cycle), delivering the object to `assign` once it is fully initialized.
     ///
-    /// A plain ``decodeObject(of:forKey:)`` of such a reference fails with
+    /// A plain ``decodeObject(of:forKey:)->T?`` of such a reference fails with
     /// `unresolvableCycle`, because the object is half-built. This method never hands it
     /// out early: if the object is complete (or not yet started, and then decoded now),
     /// `assign` runs before this method returns; if its `init(coder:)` is running, `assign`
@@ -43,14 +43,14 @@ extension KeyedUnarchiver {
     /// }
     /// ```
     ///
-    /// The class is checked exactly as by ``decodeObject(of:forKey:)``, before anything is
+    /// The class is checked exactly as by ``decodeObject(of:forKey:)->T?``, before anything is
     /// constructed or deferred.
     ///
     /// - Parameters:
     ///   - type: The class of the referenced object.
     ///   - key: The key in the current object.
     ///   - assign: Receives the complete object; it must not decode.
-    /// - Throws: ``KeyedArchiveError`` as ``decodeObject(of:forKey:)``, except that a
+    /// - Throws: ``KeyedArchiveError`` as ``decodeObject(of:forKey:)->T?``, except that a
     ///   reference to an object in progress is deferred instead of failing.
     public func decodeBackReference<T: AnyObject & KeyedCoding>(
         of type: T.Type, forKey key: String, then assign: @escaping (T) -> Void

@@ -8,7 +8,7 @@ extension KeyedUnarchiver {
     ///   - ofClass: The type of the elements.
     ///   - key: The key in the current object.
     /// - Returns: The elements, or `nil` if the key is missing or holds nil.
-    /// - Throws: ``KeyedArchiveError`` as ``decodeObject(of:forKey:)``, located at the
+    /// - Throws: ``KeyedArchiveError`` as ``decodeObject(of:forKey:)->T?``, located at the
     ///   offending element (`root.items[3]`); a nil element is `invalidArchive`.
     public func decodeArrayOfObjects<T: KeyedCoding>(ofClass: T.Type, forKey key: String) throws -> [T]? {
         try decodeObject(of: [T].self, forKey: key)
@@ -31,7 +31,7 @@ extension KeyedUnarchiver {
     ///   - objectsOfClass: The type of the values.
     ///   - key: The key in the current object.
     /// - Returns: The dictionary, or `nil` if the key is missing or holds nil.
-    /// - Throws: ``KeyedArchiveError`` as ``decodeObject(of:forKey:)``; `invalidArchive`
+    /// - Throws: ``KeyedArchiveError`` as ``decodeObject(of:forKey:)->T?``; `invalidArchive`
     ///   when `NS.keys` and `NS.objects` differ in length (checked before decoding either).
     public func decodeDictionary<K: KeyedCoding & Hashable, V: KeyedCoding>(
         withKeysOfClass keysOfClass: K.Type, objectsOfClass: V.Type, forKey key: String

@@ -20,7 +20,7 @@ import Foundation
 /// ## Secure decoding
 ///
 /// ``requiresSecureCoding`` is `true` by default. Each object's archived class name is
-/// checked against the types the caller names (``decodeObject(of:forKey:)``,
+/// checked against the types the caller names (``decodeObject(of:forKey:)->T?``,
 /// ``unarchivedObject(ofClasses:from:)``) plus the standard types (strings, numbers,
 /// data, dates, URLs, UUIDs, arrays, dictionaries, sets, null) **before** anything is
 /// constructed. A subclass of an allowed class is not allowed unless named too, a type
@@ -315,7 +315,7 @@ public final class KeyedUnarchiver {
     ///   - types: The types the object (and the elements of a standard collection) may be.
     ///   - key: The key in the current object.
     /// - Returns: The object, or `nil` if the key is missing or holds nil.
-    /// - Throws: ``KeyedArchiveError`` as ``decodeObject(of:forKey:)``, or
+    /// - Throws: ``KeyedArchiveError`` as ``decodeObject(of:forKey:)->T?``, or
     ///   `classNotFound` for a class no type maps to (when unknown classes are not
     ///   decoded generically).
     public func decodeObject(of types: [any KeyedCoding.Type], forKey key: String) throws -> Any? {
@@ -329,14 +329,14 @@ public final class KeyedUnarchiver {
     /// secure coding is required.
     ///
     /// Classes resolve through ``setClass(_:forClassName:)-swift.method``, the process-wide
-    /// table and the standard types; see ``decodeObject(of:forKey:)-([any KeyedCoding.Type],_)``
+    /// table and the standard types; see ``decodeObject(of:forKey:)->Any?``
     /// for what standard values decode as.
     ///
     /// - Parameter key: The key in the current object.
     /// - Returns: The object, or `nil` if the key is missing or holds nil.
     /// - Throws: ``KeyedArchiveError`` with code `classNotAllowed` when
     ///   ``requiresSecureCoding`` is `true`, `classNotFound` for a class no type maps to,
-    ///   or as ``decodeObject(of:forKey:)``.
+    ///   or as ``decodeObject(of:forKey:)->T?``.
     public func decodeObject(forKey key: String) throws -> Any? {
         try perform(.key(key)) {
             try refuseUntypedDecodeIfSecure()
@@ -350,7 +350,7 @@ public final class KeyedUnarchiver {
     ///
     /// - Parameter type: The type to decode.
     /// - Returns: The object, or `nil` if there are no more unkeyed values or it is nil.
-    /// - Throws: ``KeyedArchiveError`` as ``decodeObject(of:forKey:)``.
+    /// - Throws: ``KeyedArchiveError`` as ``decodeObject(of:forKey:)->T?``.
     public func decodeObject<T: KeyedCoding>(of type: T.Type) throws -> T? {
         let key = nextUnkeyedKey()
         return try perform(.key(key)) {
@@ -430,7 +430,7 @@ public final class KeyedUnarchiver {
     /// - Returns: The root object, or `nil` if the archive's root is nil.
     /// - Throws: ``KeyedArchiveError``: the errors of ``init(forReadingFrom:options:)``,
     ///   `invalidArchive` when `$top` has no `root`, then those of
-    ///   ``decodeObject(of:forKey:)``.
+    ///   ``decodeObject(of:forKey:)->T?``.
     public static func unarchivedObject<T: KeyedCoding>(ofClass: T.Type, from data: Data) throws -> T? {
         let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
         try unarchiver.requireRoot()

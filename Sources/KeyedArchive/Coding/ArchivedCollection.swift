@@ -5,7 +5,7 @@
 /// `Dictionary` `Hashable` keys. Xcode, for one, archives `NSSet`s whose elements are
 /// `NSArray`s, which decode as `[Any]`. Rather than fail, the untyped decoding methods
 /// (``KeyedUnarchiver/decodeObject(forKey:)``,
-/// ``KeyedUnarchiver/decodeObject(of:forKey:)-([any KeyedCoding.Type],_)`` and their
+/// ``KeyedUnarchiver/decodeObject(of:forKey:)->Any?`` and their
 /// relatives) return such a collection as an `ArchivedCollection`, keeping every member in
 /// archive order:
 ///

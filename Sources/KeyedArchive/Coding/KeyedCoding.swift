@@ -81,7 +81,7 @@ extension KeyedCoding {
 /// Archivers and unarchivers that require secure coding (the default for
 /// ``KeyedUnarchiver``) refuse types that do not adopt this protocol or whose
 /// ``supportsSecureCoding`` is `false`. Adopting it is a promise that `init(coder:)`
-/// decodes every object with ``KeyedUnarchiver/decodeObject(of:forKey:)`` naming the
+/// decodes every object with ``KeyedUnarchiver/decodeObject(of:forKey:)->T?`` naming the
 /// classes it expects.
 public protocol SecureKeyedCoding: KeyedCoding {
     /// Whether this type may be decoded when secure coding is required.
