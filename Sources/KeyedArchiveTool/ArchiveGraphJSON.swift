@@ -40,7 +40,7 @@ enum ArchiveGraphJSON {
     }
 
     private enum Member {
-        case value(ArchivedValue)
+        case value(ArchivedObjectGraph.Value)
         case literal(String)
     }
 
@@ -54,7 +54,7 @@ enum ArchiveGraphJSON {
             shown = [Bool](repeating: false, count: graph.nodes.count)
         }
 
-        mutating func write(_ value: ArchivedValue, depth: Int) throws {
+        mutating func write(_ value: ArchivedObjectGraph.Value, depth: Int) throws {
             switch value {
             case .null:
                 text += "null"
@@ -125,7 +125,7 @@ enum ArchiveGraphJSON {
             case .classDescription(let description):
                 try writeObject(
                     [
-                        ("$classDescription", .literal(try Self.scalar(.string(description.name)))),
+                        ("$classDescription", .literal(try Self.scalar(.string(description.className)))),
                         ("$uid", .literal("\(uid)")),
                     ],
                     depth: depth)
@@ -158,7 +158,7 @@ enum ArchiveGraphJSON {
         }
 
         /// A scalar as the library's JSON rendering writes it (`{"data": …}` for data, …).
-        static func scalar(_ value: ArchivedValue) throws -> String {
+        static func scalar(_ value: ArchivedObjectGraph.Value) throws -> String {
             let plist: PropertyList
             switch value {
             case .string(let string): plist = .string(string)

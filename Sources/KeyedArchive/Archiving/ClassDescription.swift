@@ -50,7 +50,7 @@ struct ClassDescription {
     }
 
     /// The public form, for object graphs.
-    var archivedClass: ArchivedClass {
-        ArchivedClass(name: name, classes: chain, hints: hints)
+    var archivedClass: ArchivedObjectGraph.ClassDescription {
+        ArchivedObjectGraph.ClassDescription(className: name, classChain: chain, classHints: hints)
     }
 }

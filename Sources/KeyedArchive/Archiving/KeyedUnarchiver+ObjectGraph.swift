@@ -76,15 +76,16 @@ struct ArchiveGraphBuilder {
 
     mutating func build() throws -> ArchivedObjectGraph {
         let count = source.objectCount
-        var nodes: [ArchivedNode] = [.null]
+        var nodes: [ArchivedObjectGraph.Node] = [.null]
         nodes.reserveCapacity(count)
         for uid in 1..<max(1, count) {
             nodes.append(try node(at: uid))
         }
-        var topLevel: [ArchivedField] = []
+        var topLevel: [ArchivedObjectGraph.Field] = []
         for (key, value) in source.top {
             topLevel.append(
-                ArchivedField(key: archiveUnescapedKey(key), value: try convert(value, at: "$top.\(key)")))
+                ArchivedObjectGraph.Field(
+                    key: archiveUnescapedKey(key), value: try convert(value, at: "$top.\(key)")))
         }
         var counts = [Int](repeating: 0, count: nodes.count)
         var references: [Int] = []
@@ -97,7 +98,7 @@ struct ArchiveGraphBuilder {
             cyclic: Self.cyclicNodes(nodes))
     }
 
-    private mutating func node(at uid: Int) throws -> ArchivedNode {
+    private mutating func node(at uid: Int) throws -> ArchivedObjectGraph.Node {
         let entry = try source.object(at: uid)
         let location = "$objects[\(uid)]"
         guard case .dictionary(let fields) = entry else {
@@ -119,15 +120,16 @@ struct ArchiveGraphBuilder {
                 at: .keyPath("\(location).$class"))
         }
         let description = try classDescription(at: classUID, location: "\(location).$class")
-        var objectFields: [ArchivedField] = []
+        var objectFields: [ArchivedObjectGraph.Field] = []
         objectFields.reserveCapacity(fields.count - 1)
         for (key, value) in fields where key != "$class" {
             let unescaped = archiveUnescapedKey(key)
             objectFields.append(
-                ArchivedField(key: unescaped, value: try convert(value, at: "\(location).\(unescaped)")))
+                ArchivedObjectGraph.Field(
+                    key: unescaped, value: try convert(value, at: "\(location).\(unescaped)")))
         }
         return .object(
-            ArchivedObject(
+            ArchivedObjectGraph.Object(
                 className: description.name, classChain: description.chain, classHints: description.hints,
                 fields: objectFields))
     }
@@ -144,9 +146,9 @@ struct ArchiveGraphBuilder {
         }
     }
 
-    /// Converts a property-list value of `$objects` to an ``ArchivedValue``, checking
+    /// Converts a property-list value of `$objects` to an `ArchivedObjectGraph.Value`, checking
     /// references. Depth is bounded by the property-list reader's nesting limit.
-    private func convert(_ value: PropertyList, at location: String) throws -> ArchivedValue {
+    private func convert(_ value: PropertyList, at location: String) throws -> ArchivedObjectGraph.Value {
         var path: [String] = []
         return try convert(value, at: location, path: &path)
     }
@@ -154,7 +156,7 @@ struct ArchiveGraphBuilder {
     /// `value` as an archived value; `path` holds the components below `location`, which
     /// are rendered only for an error (rendering one per element cost more than converting).
     private func convert(_ value: PropertyList, at location: String, path: inout [String]) throws
-        -> ArchivedValue
+        -> ArchivedObjectGraph.Value
     {
         switch value {
         case .uid(let raw):
@@ -179,7 +181,7 @@ struct ArchiveGraphBuilder {
                     at: .keyPath(location + path.joined()))
             }
             if case .array(let elements) = value {
-                var converted: [ArchivedValue] = []
+                var converted: [ArchivedObjectGraph.Value] = []
                 converted.reserveCapacity(elements.count)
                 for (index, element) in elements.enumerated() {
                     path.append("[\(index)]")
@@ -189,12 +191,14 @@ struct ArchiveGraphBuilder {
                 return .array(converted)
             }
             guard case .dictionary(let dictionary) = value else { return .null }
-            var fields: [ArchivedField] = []
+            var fields: [ArchivedObjectGraph.Field] = []
             fields.reserveCapacity(dictionary.count)
             for (key, element) in dictionary {
                 path.append(".\(key)")
                 defer { path.removeLast() }
-                fields.append(ArchivedField(key: key, value: try convert(element, at: location, path: &path)))
+                fields.append(
+                    ArchivedObjectGraph.Field(
+                        key: key, value: try convert(element, at: location, path: &path)))
             }
             return .dictionary(fields)
         }
@@ -203,7 +207,7 @@ struct ArchiveGraphBuilder {
     /// Marks the nodes that lie on a reference cycle: members of a strongly connected
     /// component with more than one node, or nodes that refer to themselves (Tarjan's
     /// algorithm, iteratively).
-    static func cyclicNodes(_ nodes: [ArchivedNode]) -> [Bool] {
+    static func cyclicNodes(_ nodes: [ArchivedObjectGraph.Node]) -> [Bool] {
         let count = nodes.count
         let edges: [[Int]] = nodes.map { node in node.references.filter { $0 > 0 && $0 < count } }
         var order = [Int](repeating: -1, count: count)

@@ -181,7 +181,7 @@ extension KeyedUnarchiver {
     func cyclicCollection(at uid: Int, allowed: [any KeyedCoding.Type]?) throws -> ArchivedObjectGraph {
         let graph = try genericObject(at: uid)
         if collectionCycleMembers == nil {
-            let collections = graph.nodes.map { node -> ArchivedNode in
+            let collections = graph.nodes.map { node -> ArchivedObjectGraph.Node in
                 guard case .object(let object) = node,
                     ([object.className] + object.classChain).contains(where: {
                         FoundationClass.untypedKind($0)?.isCollection == true

@@ -63,7 +63,7 @@ extension ArchivedObjectGraph {
 /// Renders an ``ArchivedObjectGraph`` as indented text with an explicit work stack.
 struct ArchivedGraphOutliner {
     private enum Work {
-        case value(label: String, value: ArchivedValue, indent: Int)
+        case value(label: String, value: ArchivedObjectGraph.Value, indent: Int)
         case line(String, indent: Int)
         case close(uid: Int)
     }
@@ -79,7 +79,7 @@ struct ArchivedGraphOutliner {
         open = [Bool](repeating: false, count: graph.nodes.count)
     }
 
-    mutating func render(label: String, value: ArchivedValue) {
+    mutating func render(label: String, value: ArchivedObjectGraph.Value) {
         var work: [Work] = [.value(label: label, value: value, indent: 0)]
         while let item = work.popLast() {
             switch item {
@@ -93,7 +93,9 @@ struct ArchivedGraphOutliner {
         }
     }
 
-    private mutating func expand(label: String, value: ArchivedValue, indent: Int, into work: inout [Work]) {
+    private mutating func expand(
+        label: String, value: ArchivedObjectGraph.Value, indent: Int, into work: inout [Work]
+    ) {
         switch value {
         case .reference(let uid):
             guard let node = graph[uid] else {
@@ -175,11 +177,13 @@ struct ArchivedGraphOutliner {
 
     /// The entries of a dictionary object (`NS.keys` and `NS.objects` of equal length,
     /// every key a plain value), labelled by their keys; `nil` for other objects.
-    private func dictionaryEntries(_ object: ArchivedObject) -> [(String, ArchivedValue)]? {
+    private func dictionaryEntries(_ object: ArchivedObjectGraph.Object) -> [(
+        String, ArchivedObjectGraph.Value
+    )]? {
         guard object.fields.count == 2, case .array(let keys)? = object["NS.keys"],
             case .array(let values)? = object["NS.objects"], keys.count == values.count
         else { return nil }
-        var entries: [(String, ArchivedValue)] = []
+        var entries: [(String, ArchivedObjectGraph.Value)] = []
         entries.reserveCapacity(keys.count)
         for (key, value) in zip(keys, values) {
             var plain = key
@@ -203,10 +207,10 @@ struct ArchivedGraphOutliner {
         text.append("\n")
     }
 
-    static func name(of node: ArchivedNode) -> String {
+    static func name(of node: ArchivedObjectGraph.Node) -> String {
         switch node {
         case .object(let object): return quotedIfNeeded(object.className)
-        case .classDescription(let description): return "class \(quotedIfNeeded(description.name))"
+        case .classDescription(let description): return "class \(quotedIfNeeded(description.className))"
         case .value(let value):
             if case .array = value { return "(array)" }
             if case .dictionary = value { return "(dictionary)" }
@@ -222,7 +226,7 @@ struct ArchivedGraphOutliner {
     }
 
     /// The one-line text of a value that holds no references.
-    static func scalarText(_ value: ArchivedValue) -> String {
+    static func scalarText(_ value: ArchivedObjectGraph.Value) -> String {
         switch value {
         case .null: return "nil"
         case .reference(let uid): return "#\(uid)"

@@ -17,7 +17,7 @@ import Foundation
 /// ```
 ///
 /// ``nodes`` is `$objects` indexed by UID: objects refer to each other with
-/// ``ArchivedValue/reference(_:)``, so an object referenced from several places appears
+/// ``Value/reference(_:)``, so an object referenced from several places appears
 /// once and a cycle is a reference back to an earlier node, never infinite nesting.
 /// Every reference in the graph is checked to be in range, every object to have a valid
 /// class description.
@@ -26,15 +26,15 @@ import Foundation
 /// unknown classes when ``KeyedUnarchivingOptions/decodesUnknownClassesGenerically`` is
 /// set; its ``root`` is then a reference to that object.
 public struct ArchivedObjectGraph: Hashable, Sendable, CustomStringConvertible {
-    /// The archive's `$objects`, indexed by UID; node 0 is ``ArchivedNode/null``.
-    public let nodes: [ArchivedNode]
+    /// The archive's `$objects`, indexed by UID; node 0 is ``Node/null``.
+    public let nodes: [Node]
 
     /// The archive's `$top` entries (keys unescaped), such as `root`.
-    public let topLevel: [ArchivedField]
+    public let topLevel: [Field]
 
     /// The value this graph is about: `$top["root"]` for a whole archive (`nil` if the
     /// archive has no `root`), or a reference to the object that was decoded generically.
-    public let root: ArchivedValue?
+    public let root: Value?
 
     /// How many times each node is referenced (by `$top` and by objects' fields).
     let referenceCounts: [Int]
@@ -46,7 +46,7 @@ public struct ArchivedObjectGraph: Hashable, Sendable, CustomStringConvertible {
     let renderedOnce: [Bool]
 
     init(
-        nodes: [ArchivedNode], topLevel: [ArchivedField], root: ArchivedValue?, referenceCounts: [Int],
+        nodes: [Node], topLevel: [Field], root: Value?, referenceCounts: [Int],
         cyclic: [Bool]
     ) {
         self.nodes = nodes
@@ -60,7 +60,7 @@ public struct ArchivedObjectGraph: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    private init(_ graph: ArchivedObjectGraph, root: ArchivedValue?) {
+    private init(_ graph: ArchivedObjectGraph, root: Value?) {
         nodes = graph.nodes
         topLevel = graph.topLevel
         self.root = root
@@ -70,7 +70,7 @@ public struct ArchivedObjectGraph: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The same graph about another value.
-    func rooted(at value: ArchivedValue?) -> ArchivedObjectGraph {
+    func rooted(at value: Value?) -> ArchivedObjectGraph {
         ArchivedObjectGraph(self, root: value)
     }
 
@@ -93,7 +93,7 @@ public struct ArchivedObjectGraph: Hashable, Sendable, CustomStringConvertible {
         renderedOnce.indices.contains(uid) && renderedOnce[uid]
     }
 
-    private static func isRenderedOnce(_ node: ArchivedNode, referenceCount: Int) -> Bool {
+    private static func isRenderedOnce(_ node: Node, referenceCount: Int) -> Bool {
         switch node {
         case .object, .classDescription: return true
         case .null: return false
@@ -110,7 +110,7 @@ public struct ArchivedObjectGraph: Hashable, Sendable, CustomStringConvertible {
     /// The node with index `uid`, or `nil` if out of range.
     ///
     /// - Parameter uid: An index into `$objects`.
-    public subscript(uid: Int) -> ArchivedNode? {
+    public subscript(uid: Int) -> Node? {
         nodes.indices.contains(uid) ? nodes[uid] : nil
     }
 
@@ -118,7 +118,7 @@ public struct ArchivedObjectGraph: Hashable, Sendable, CustomStringConvertible {
     ///
     /// - Parameter uid: An index into `$objects`.
     /// - Returns: The object.
-    public func object(at uid: Int) -> ArchivedObject? {
+    public func object(at uid: Int) -> Object? {
         guard case .object(let object)? = self[uid] else { return nil }
         return object
     }
@@ -127,7 +127,7 @@ public struct ArchivedObjectGraph: Hashable, Sendable, CustomStringConvertible {
     ///
     /// - Parameter key: A top-level key such as `root`.
     /// - Returns: The value.
-    public func topLevelValue(forKey key: String) -> ArchivedValue? {
+    public func topLevelValue(forKey key: String) -> Value? {
         topLevel.first { $0.key == key }?.value
     }
 
@@ -206,310 +206,356 @@ public struct ArchivedObjectGraph: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// One entry of an archive's `$objects`.
-public enum ArchivedNode: Hashable, Sendable, CustomStringConvertible {
-    /// `$objects[0]`, the `$null` marker that UID 0 refers to.
-    case null
-    /// A plain value stored without a class: a string, number or data (Apple's
-    /// immutable `NSString`, `NSNumber`, `NSData`), or another property-list value.
-    case value(ArchivedValue)
-    /// An object: a class and its fields.
-    case object(ArchivedObject)
-    /// A class description that objects refer to with `$class`.
-    case classDescription(ArchivedClass)
+extension ArchivedObjectGraph {
+    /// One entry of an archive's `$objects`.
+    public enum Node: Hashable, Sendable, CustomStringConvertible {
+        /// `$objects[0]`, the `$null` marker that UID 0 refers to.
+        case null
+        /// A plain value stored without a class: a string, number or data (Apple's
+        /// immutable `NSString`, `NSNumber`, `NSData`), or another property-list value.
+        case value(Value)
+        /// An object: a class and its fields.
+        case object(Object)
+        /// A class description that objects refer to with `$class`.
+        case classDescription(ClassDescription)
 
-    /// The indices of the nodes this node refers to, in field order.
-    public var references: [Int] {
-        var result: [Int] = []
-        collectReferences(into: &result)
-        return result
-    }
+        /// The indices of the nodes this node refers to, in field order.
+        public var references: [Int] {
+            var result: [Int] = []
+            collectReferences(into: &result)
+            return result
+        }
 
-    func collectReferences(into result: inout [Int]) {
-        switch self {
-        case .null, .classDescription: break
-        case .value(let value): value.collectReferences(into: &result)
-        case .object(let object):
-            for field in object.fields { field.value.collectReferences(into: &result) }
+        func collectReferences(into result: inout [Int]) {
+            switch self {
+            case .null, .classDescription: break
+            case .value(let value): value.collectReferences(into: &result)
+            case .object(let object):
+                for field in object.fields { field.value.collectReferences(into: &result) }
+            }
+        }
+
+        /// A one-line rendering: `NSArray { NS.objects = [#2, #3] }`, `"text"`, …
+        public var description: String {
+            switch self {
+            case .null: return "$null"
+            case .value(let value): return value.description
+            case .object(let object): return object.description
+            case .classDescription(let description):
+                return "class \(description.classChain.joined(separator: " < "))"
+            }
         }
     }
 
-    /// A one-line rendering: `NSArray { NS.objects = [#2, #3] }`, `"text"`, …
-    public var description: String {
-        switch self {
-        case .null: return "$null"
-        case .value(let value): return value.description
-        case .object(let object): return object.description
-        case .classDescription(let description):
-            return "class \(description.classes.joined(separator: " < "))"
+    /// An archived object whose class has no Swift type: its class and its fields.
+    public struct Object: Hashable, Sendable, CustomStringConvertible {
+        /// The class name (`$classname`).
+        public let className: String
+        /// The class and its superclasses, nearest first (`$classes`).
+        public let classChain: [String]
+        /// Alternative class names the archiver suggested (`$classhints`), usually empty.
+        public let classHints: [String]
+        /// The fields in archive order, without `$class`, keys unescaped (`$$x` → `$x`;
+        /// unkeyed values keep their keys `$0`, `$1`, …).
+        public let fields: [Field]
+
+        /// Creates an object.
+        ///
+        /// - Parameters:
+        ///   - className: The class name.
+        ///   - classChain: The class and its superclasses.
+        ///   - classHints: Alternative class names.
+        ///   - fields: The fields.
+        public init(className: String, classChain: [String], classHints: [String] = [], fields: [Field]) {
+            self.className = className
+            self.classChain = classChain
+            self.classHints = classHints
+            self.fields = fields
+        }
+
+        /// The value of the field named `key`, if present.
+        ///
+        /// - Parameter key: A field name as the object's class encodes it.
+        public subscript(key: String) -> Value? {
+            fields.first { $0.key == key }?.value
+        }
+
+        /// `ClassName { key = value; … }`.
+        public var description: String {
+            let body = fields.map { "\($0.key) = \($0.value)" }.joined(separator: "; ")
+            return body.isEmpty ? className : "\(className) { \(body) }"
         }
     }
-}
 
-/// An archived object whose class has no Swift type: its class and its fields.
-public struct ArchivedObject: Hashable, Sendable, CustomStringConvertible {
-    /// The class name (`$classname`).
-    public let className: String
-    /// The class and its superclasses, nearest first (`$classes`).
-    public let classChain: [String]
-    /// Alternative class names the archiver suggested (`$classhints`), usually empty.
-    public let classHints: [String]
-    /// The fields in archive order, without `$class`, keys unescaped (`$$x` → `$x`;
-    /// unkeyed values keep their keys `$0`, `$1`, …).
-    public let fields: [ArchivedField]
+    /// A class description: a class name and its superclasses, named as an object's are
+    /// (``Object/className``, ``Object/classChain``, ``Object/classHints``).
+    public struct ClassDescription: Hashable, Sendable {
+        /// The class name (`$classname`).
+        public let className: String
+        /// The class and its superclasses, nearest first (`$classes`).
+        public let classChain: [String]
+        /// Alternative class names (`$classhints`).
+        public let classHints: [String]
 
-    /// Creates an object.
-    ///
-    /// - Parameters:
-    ///   - className: The class name.
-    ///   - classChain: The class and its superclasses.
-    ///   - classHints: Alternative class names.
-    ///   - fields: The fields.
-    public init(className: String, classChain: [String], classHints: [String] = [], fields: [ArchivedField]) {
-        self.className = className
-        self.classChain = classChain
-        self.classHints = classHints
-        self.fields = fields
+        /// Creates a class description.
+        ///
+        /// - Parameters:
+        ///   - className: The class name.
+        ///   - classChain: The class and its superclasses.
+        ///   - classHints: Alternative class names.
+        public init(className: String, classChain: [String], classHints: [String] = []) {
+            self.className = className
+            self.classChain = classChain
+            self.classHints = classHints
+        }
+
+        /// Creates a class description (the earlier spelling).
+        ///
+        /// - Parameters:
+        ///   - name: The class name.
+        ///   - classes: The class and its superclasses.
+        ///   - hints: Alternative class names.
+        @available(*, deprecated, renamed: "init(className:classChain:classHints:)")
+        public init(name: String, classes: [String], hints: [String] = []) {
+            self.init(className: name, classChain: classes, classHints: hints)
+        }
+
+        /// The class name (the earlier spelling of ``className``).
+        @available(*, deprecated, renamed: "className")
+        public var name: String { className }
+
+        /// The class chain (the earlier spelling of ``classChain``).
+        @available(*, deprecated, renamed: "classChain")
+        public var classes: [String] { classChain }
+
+        /// The class hints (the earlier spelling of ``classHints``).
+        @available(*, deprecated, renamed: "classHints")
+        public var hints: [String] { classHints }
     }
 
-    /// The value of the field named `key`, if present.
-    ///
-    /// - Parameter key: A field name as the object's class encodes it.
-    public subscript(key: String) -> ArchivedValue? {
-        fields.first { $0.key == key }?.value
+    /// A named value of an archived object (or of `$top`).
+    public struct Field: Hashable, Sendable {
+        /// The key.
+        public let key: String
+        /// The value.
+        public let value: Value
+
+        /// Creates a field.
+        ///
+        /// - Parameters:
+        ///   - key: The key.
+        ///   - value: The value.
+        public init(key: String, value: Value) {
+            self.key = key
+            self.value = value
+        }
     }
 
-    /// `ClassName { key = value; … }`.
-    public var description: String {
-        let body = fields.map { "\($0.key) = \($0.value)" }.joined(separator: "; ")
-        return body.isEmpty ? className : "\(className) { \(body) }"
-    }
-}
+    /// A value inside an archived object: an inline scalar, a reference to another node, or
+    /// an inline collection (such as the `NS.objects` list of references).
+    public indirect enum Value: Hashable, Sendable, CustomStringConvertible {
+        /// A reference to nothing (UID 0).
+        case null
+        /// A reference to the node with this index in ``ArchivedObjectGraph/nodes``.
+        case reference(Int)
+        /// A string.
+        case string(String)
+        /// An integer.
+        case integer(PropertyListInteger)
+        /// A real number.
+        case real(Double)
+        /// A Boolean.
+        case bool(Bool)
+        /// A date.
+        case date(Date)
+        /// Bytes.
+        case data(Data)
+        /// An inline array.
+        case array([Value])
+        /// An inline dictionary without a class.
+        case dictionary([Field])
 
-/// A class description: a class name and its superclasses.
-public struct ArchivedClass: Hashable, Sendable {
-    /// The class name (`$classname`).
-    public let name: String
-    /// The class and its superclasses, nearest first (`$classes`).
-    public let classes: [String]
-    /// Alternative class names (`$classhints`).
-    public let hints: [String]
+        /// Whether two values are equal; NaN equals NaN so that a value equals itself.
+        ///
+        /// - Parameters:
+        ///   - lhs: A value.
+        ///   - rhs: Another value.
+        /// - Returns: `true` if equal.
+        public static func == (lhs: Value, rhs: Value) -> Bool {
+            // Nested arrays and dictionaries with an explicit stack, not recursion.
+            var pending = [(lhs, rhs)]
+            while let (a, b) = pending.popLast() {
+                switch (a, b) {
+                case (.array(let x), .array(let y)):
+                    guard x.count == y.count else { return false }
+                    pending.append(contentsOf: zip(x, y))
+                case (.dictionary(let x), .dictionary(let y)):
+                    guard x.count == y.count else { return false }
+                    for (first, second) in zip(x, y) {
+                        guard first.key == second.key else { return false }
+                        pending.append((first.value, second.value))
+                    }
+                default:
+                    guard a.scalarEquals(b) else { return false }
+                }
+            }
+            return true
+        }
 
-    /// Creates a class description.
-    ///
-    /// - Parameters:
-    ///   - name: The class name.
-    ///   - classes: The class and its superclasses.
-    ///   - hints: Alternative class names.
-    public init(name: String, classes: [String], hints: [String] = []) {
-        self.name = name
-        self.classes = classes
-        self.hints = hints
-    }
-}
+        /// Equality of two values that are not both arrays or both dictionaries.
+        private func scalarEquals(_ other: Value) -> Bool {
+            switch (self, other) {
+            case (.null, .null): return true
+            case (.reference(let a), .reference(let b)): return a == b
+            case (.string(let a), .string(let b)): return a == b
+            case (.integer(let a), .integer(let b)): return a == b
+            case (.real(let a), .real(let b)): return a == b || (a.isNaN && b.isNaN)
+            case (.bool(let a), .bool(let b)): return a == b
+            case (.date(let a), .date(let b)): return PropertyList.date(a) == PropertyList.date(b)
+            case (.data(let a), .data(let b)): return a == b
+            default: return false
+            }
+        }
 
-/// A named value of an archived object (or of `$top`).
-public struct ArchivedField: Hashable, Sendable {
-    /// The key.
-    public let key: String
-    /// The value.
-    public let value: ArchivedValue
-
-    /// Creates a field.
-    ///
-    /// - Parameters:
-    ///   - key: The key.
-    ///   - value: The value.
-    public init(key: String, value: ArchivedValue) {
-        self.key = key
-        self.value = value
-    }
-}
-
-/// A value inside an archived object: an inline scalar, a reference to another node, or
-/// an inline collection (such as the `NS.objects` list of references).
-public indirect enum ArchivedValue: Hashable, Sendable, CustomStringConvertible {
-    /// A reference to nothing (UID 0).
-    case null
-    /// A reference to the node with this index in ``ArchivedObjectGraph/nodes``.
-    case reference(Int)
-    /// A string.
-    case string(String)
-    /// An integer.
-    case integer(PropertyListInteger)
-    /// A real number.
-    case real(Double)
-    /// A Boolean.
-    case bool(Bool)
-    /// A date.
-    case date(Date)
-    /// Bytes.
-    case data(Data)
-    /// An inline array.
-    case array([ArchivedValue])
-    /// An inline dictionary without a class.
-    case dictionary([ArchivedField])
-
-    /// Whether two values are equal; NaN equals NaN so that a value equals itself.
-    ///
-    /// - Parameters:
-    ///   - lhs: A value.
-    ///   - rhs: Another value.
-    /// - Returns: `true` if equal.
-    public static func == (lhs: ArchivedValue, rhs: ArchivedValue) -> Bool {
-        // Nested arrays and dictionaries with an explicit stack, not recursion.
-        var pending = [(lhs, rhs)]
-        while let (a, b) = pending.popLast() {
-            switch (a, b) {
-            case (.array(let x), .array(let y)):
-                guard x.count == y.count else { return false }
-                pending.append(contentsOf: zip(x, y))
-            case (.dictionary(let x), .dictionary(let y)):
-                guard x.count == y.count else { return false }
-                for (first, second) in zip(x, y) {
-                    guard first.key == second.key else { return false }
-                    pending.append((first.value, second.value))
+        /// Hashes the value consistently with `==`: an array or dictionary by its count and
+        /// its first members shallowly, so that hashing takes constant stack however deep
+        /// the value.
+        ///
+        /// - Parameter hasher: The hasher to feed.
+        public func hash(into hasher: inout Hasher) {
+            switch self {
+            case .array(let values):
+                hasher.combine(8)
+                hasher.combine(values.count)
+                for value in values.prefix(8) { value.hashShallowly(into: &hasher) }
+            case .dictionary(let fields):
+                hasher.combine(9)
+                hasher.combine(fields.count)
+                for field in fields.prefix(8) {
+                    hasher.combine(field.key)
+                    field.value.hashShallowly(into: &hasher)
                 }
             default:
-                guard a.scalarEquals(b) else { return false }
+                hashShallowly(into: &hasher)
             }
         }
-        return true
-    }
 
-    /// Equality of two values that are not both arrays or both dictionaries.
-    private func scalarEquals(_ other: ArchivedValue) -> Bool {
-        switch (self, other) {
-        case (.null, .null): return true
-        case (.reference(let a), .reference(let b)): return a == b
-        case (.string(let a), .string(let b)): return a == b
-        case (.integer(let a), .integer(let b)): return a == b
-        case (.real(let a), .real(let b)): return a == b || (a.isNaN && b.isNaN)
-        case (.bool(let a), .bool(let b)): return a == b
-        case (.date(let a), .date(let b)): return PropertyList.date(a) == PropertyList.date(b)
-        case (.data(let a), .data(let b)): return a == b
-        default: return false
-        }
-    }
-
-    /// Hashes the value consistently with `==`: an array or dictionary by its count and
-    /// its first members shallowly, so that hashing takes constant stack however deep
-    /// the value.
-    ///
-    /// - Parameter hasher: The hasher to feed.
-    public func hash(into hasher: inout Hasher) {
-        switch self {
-        case .array(let values):
-            hasher.combine(8)
-            hasher.combine(values.count)
-            for value in values.prefix(8) { value.hashShallowly(into: &hasher) }
-        case .dictionary(let fields):
-            hasher.combine(9)
-            hasher.combine(fields.count)
-            for field in fields.prefix(8) {
-                hasher.combine(field.key)
-                field.value.hashShallowly(into: &hasher)
+        /// A scalar's full hash, or a collection's kind and count.
+        private func hashShallowly(into hasher: inout Hasher) {
+            switch self {
+            case .null: hasher.combine(0)
+            case .reference(let uid):
+                hasher.combine(1)
+                hasher.combine(uid)
+            case .string(let value):
+                hasher.combine(2)
+                hasher.combine(value)
+            case .integer(let value):
+                hasher.combine(3)
+                hasher.combine(value)
+            case .real(let value):
+                hasher.combine(4)
+                hasher.combine(value.isNaN ? .nan : value)
+            case .bool(let value):
+                hasher.combine(5)
+                hasher.combine(value)
+            case .date(let value):
+                hasher.combine(6)
+                hasher.combine(PropertyList.date(value))
+            case .data(let value):
+                hasher.combine(7)
+                hasher.combine(value)
+            case .array(let values):
+                hasher.combine(8)
+                hasher.combine(values.count)
+            case .dictionary(let fields):
+                hasher.combine(9)
+                hasher.combine(fields.count)
             }
-        default:
-            hashShallowly(into: &hasher)
         }
-    }
 
-    /// A scalar's full hash, or a collection's kind and count.
-    private func hashShallowly(into hasher: inout Hasher) {
-        switch self {
-        case .null: hasher.combine(0)
-        case .reference(let uid):
-            hasher.combine(1)
-            hasher.combine(uid)
-        case .string(let value):
-            hasher.combine(2)
-            hasher.combine(value)
-        case .integer(let value):
-            hasher.combine(3)
-            hasher.combine(value)
-        case .real(let value):
-            hasher.combine(4)
-            hasher.combine(value.isNaN ? .nan : value)
-        case .bool(let value):
-            hasher.combine(5)
-            hasher.combine(value)
-        case .date(let value):
-            hasher.combine(6)
-            hasher.combine(PropertyList.date(value))
-        case .data(let value):
-            hasher.combine(7)
-            hasher.combine(value)
-        case .array(let values):
-            hasher.combine(8)
-            hasher.combine(values.count)
-        case .dictionary(let fields):
-            hasher.combine(9)
-            hasher.combine(fields.count)
+        /// The node index, if this is a reference.
+        public var referenceValue: Int? {
+            if case .reference(let uid) = self { return uid }
+            return nil
         }
-    }
 
-    /// The node index, if this is a reference.
-    public var referenceValue: Int? {
-        if case .reference(let uid) = self { return uid }
-        return nil
-    }
-
-    func collectReferences(into result: inout [Int]) {
-        switch self {
-        case .reference(let uid): result.append(uid)
-        case .array(let values): for value in values { value.collectReferences(into: &result) }
-        case .dictionary(let fields): for field in fields { field.value.collectReferences(into: &result) }
-        default: break
+        func collectReferences(into result: inout [Int]) {
+            switch self {
+            case .reference(let uid): result.append(uid)
+            case .array(let values): for value in values { value.collectReferences(into: &result) }
+            case .dictionary(let fields): for field in fields { field.value.collectReferences(into: &result) }
+            default: break
+            }
         }
-    }
 
-    /// A compact rendering: `#3` for references, quoted strings, `<4 bytes>` for data.
-    public var description: String {
-        // An explicit work stack, not recursion: any nesting depth renders on any thread.
-        enum Work {
-            case value(ArchivedValue)
-            case text(String)
-        }
-        var text = ""
-        var work: [Work] = [.value(self)]
-        while let item = work.popLast() {
-            switch item {
-            case .text(let literal):
-                text += literal
-            case .value(.array(let values)):
-                text += "["
-                work.append(.text("]"))
-                for (index, value) in values.enumerated().reversed() {
-                    work.append(.value(value))
-                    if index > 0 { work.append(.text(", ")) }
+        /// A compact rendering: `#3` for references, quoted strings, `<4 bytes>` for data.
+        public var description: String {
+            // An explicit work stack, not recursion: any nesting depth renders on any thread.
+            enum Work {
+                case value(Value)
+                case text(String)
+            }
+            var text = ""
+            var work: [Work] = [.value(self)]
+            while let item = work.popLast() {
+                switch item {
+                case .text(let literal):
+                    text += literal
+                case .value(.array(let values)):
+                    text += "["
+                    work.append(.text("]"))
+                    for (index, value) in values.enumerated().reversed() {
+                        work.append(.value(value))
+                        if index > 0 { work.append(.text(", ")) }
+                    }
+                case .value(.dictionary(let fields)):
+                    text += "{"
+                    work.append(.text("}"))
+                    for (index, field) in fields.enumerated().reversed() {
+                        work.append(.value(field.value))
+                        work.append(.text("\(field.key) = "))
+                        if index > 0 { work.append(.text("; ")) }
+                    }
+                case .value(let scalar):
+                    text += scalar.scalarDescription
                 }
-            case .value(.dictionary(let fields)):
-                text += "{"
-                work.append(.text("}"))
-                for (index, field) in fields.enumerated().reversed() {
-                    work.append(.value(field.value))
-                    work.append(.text("\(field.key) = "))
-                    if index > 0 { work.append(.text("; ")) }
-                }
-            case .value(let scalar):
-                text += scalar.scalarDescription
             }
+            return text
         }
-        return text
-    }
 
-    private var scalarDescription: String {
-        switch self {
-        case .null: return "nil"
-        case .reference(let uid): return "#\(uid)"
-        case .string(let value): return "\"\(value)\""
-        case .integer(let value): return value.description
-        case .real(let value): return "\(value)"
-        case .bool(let value): return value ? "true" : "false"
-        case .date(let value): return ISO8601Date.format(value.timeIntervalSinceReferenceDate)
-        case .data(let value): return "<\(value.count) bytes>"
-        case .array, .dictionary: return ""
+        private var scalarDescription: String {
+            switch self {
+            case .null: return "nil"
+            case .reference(let uid): return "#\(uid)"
+            case .string(let value): return "\"\(value)\""
+            case .integer(let value): return value.description
+            case .real(let value): return "\(value)"
+            case .bool(let value): return value ? "true" : "false"
+            case .date(let value): return ISO8601Date.format(value.timeIntervalSinceReferenceDate)
+            case .data(let value): return "<\(value.count) bytes>"
+            case .array, .dictionary: return ""
+            }
         }
     }
 }
+
+/// One entry of an archive's `$objects` (the earlier name of ``ArchivedObjectGraph/Node``).
+@available(*, deprecated, renamed: "ArchivedObjectGraph.Node")
+public typealias ArchivedNode = ArchivedObjectGraph.Node
+
+/// An archived object without a Swift type (the earlier name of ``ArchivedObjectGraph/Object``).
+@available(*, deprecated, renamed: "ArchivedObjectGraph.Object")
+public typealias ArchivedObject = ArchivedObjectGraph.Object
+
+/// A class description (the earlier name of ``ArchivedObjectGraph/ClassDescription``).
+@available(*, deprecated, renamed: "ArchivedObjectGraph.ClassDescription")
+public typealias ArchivedClass = ArchivedObjectGraph.ClassDescription
+
+/// A named value of an object (the earlier name of ``ArchivedObjectGraph/Field``).
+@available(*, deprecated, renamed: "ArchivedObjectGraph.Field")
+public typealias ArchivedField = ArchivedObjectGraph.Field
+
+/// A value inside an object (the earlier name of ``ArchivedObjectGraph/Value``).
+@available(*, deprecated, renamed: "ArchivedObjectGraph.Value")
+public typealias ArchivedValue = ArchivedObjectGraph.Value

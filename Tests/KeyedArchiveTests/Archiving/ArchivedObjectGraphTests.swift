@@ -4,6 +4,18 @@ import Testing
 
 @Suite("Generic archived object graphs")
 struct ArchivedObjectGraphTests {
+    /// The earlier top-level names still work, deprecated, for one release.
+    @available(*, deprecated, message: "uses the deprecated names on purpose")
+    @Test func earlierNamesStillWork() {
+        let earlier: ArchivedClass = ArchivedClass(name: "A", classes: ["A", "NSObject"])
+        #expect(earlier.name == "A" && earlier.classes == ["A", "NSObject"] && earlier.hints.isEmpty)
+        let value: ArchivedValue = .reference(3)
+        let field = ArchivedField(key: "k", value: value)
+        let object = ArchivedObject(className: "A", classChain: ["A", "NSObject"], fields: [field])
+        let node: ArchivedNode = .object(object)
+        #expect(node.references == [3])
+    }
+
     /// An archive of classes no Swift type knows: a list holding one object twice and a
     /// node that refers to itself.
     static let unknownClasses = ArchiveTest.archivePlist(
@@ -39,7 +51,8 @@ struct ArchivedObjectGraphTests {
         #expect(
             graph[7]
                 == .classDescription(
-                    ArchivedClass(name: "Acme.Loop", classes: ["Acme.Loop", "NSObject"], hints: ["Loop"])))
+                    ArchivedObjectGraph.ClassDescription(
+                        className: "Acme.Loop", classChain: ["Acme.Loop", "NSObject"], classHints: ["Loop"])))
         #expect(graph[99] == nil)
         #expect(graph.nodes[1].references == [3, 3, 5])
         let text = graph.description
