@@ -513,45 +513,6 @@ struct DecodedValueKey: Hashable {
     }
 }
 
-/// A set of object indices below the object count, as bits.
-///
-/// A class over memory it owns, not a struct over an array: it is changed twice for every
-/// object decoded, and an array there was copied whole (copy-on-write) whenever a read of
-/// it was still alive, which made every object cost a copy of the whole set.
-final class ObjectIndexSet {
-    private let words: UnsafeMutableBufferPointer<UInt64>
-
-    init(objectCount: Int) {
-        words = .allocate(capacity: (max(0, objectCount) + 63) >> 6)
-        words.initialize(repeating: 0)
-    }
-
-    deinit {
-        words.deallocate()
-    }
-
-    @inline(__always)
-    func contains(_ index: Int) -> Bool {
-        let word = index >> 6
-        guard index >= 0, word < words.count else { return false }
-        return words[word] & (1 << UInt64(index & 63)) != 0
-    }
-
-    @inline(__always)
-    func insert(_ index: Int) {
-        let word = index >> 6
-        guard index >= 0, word < words.count else { return }
-        words[word] |= 1 << UInt64(index & 63)
-    }
-
-    @inline(__always)
-    func remove(_ index: Int) {
-        let word = index >> 6
-        guard index >= 0, word < words.count else { return }
-        words[word] &= ~(1 << UInt64(index & 63))
-    }
-}
-
 /// What an object decoded to first: a class instance (kept whatever type is asked
 /// next), or a value of one type.
 struct DecodedObject {

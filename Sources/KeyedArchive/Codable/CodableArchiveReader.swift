@@ -38,7 +38,7 @@ final class CodableArchiveReader {
 
     @exclusivity(unchecked) private var instances: [Int: AnyObject] = [:]
     /// Bit `uid` is set while `$objects[uid]` is being decoded (sized on first use).
-    @exclusivity(unchecked) private var inProgress: [UInt64] = []
+    @exclusivity(unchecked) private var inProgress: IndexBits
     @exclusivity(unchecked) private var activeUIDs: [Int] = []
     @exclusivity(unchecked) private var depth = 0
     @exclusivity(unchecked) private var budget: Int
@@ -89,6 +89,7 @@ final class CodableArchiveReader {
         self.userInfo = userInfo
         self.maximumDepth = maximumDepth
         self.binary = source as? BinaryArchiveSource
+        self.inProgress = IndexBits(bound: source.objectCount)
         let (product, overflow) = source.objectCount.multipliedReportingOverflow(by: 64)
         self.budget = overflow ? Int.max : max(product, 1 << 16)
     }
@@ -194,18 +195,13 @@ final class CodableArchiveReader {
 
     @inline(__always)
     private func isInProgress(_ uid: Int) -> Bool {
-        let word = uid >> 6
-        return word < inProgress.count && inProgress[word] & (1 << UInt64(uid & 63)) != 0
+        inProgress.contains(uid)
     }
 
     /// Marks `uid` (an index below the object count) as being decoded, or not.
     @inline(__always)
     private func setInProgress(_ uid: Int, _ flag: Bool) {
-        if inProgress.isEmpty { inProgress = [UInt64](repeating: 0, count: (source.objectCount + 63) >> 6) }
-        let word = uid >> 6
-        guard word < inProgress.count else { return }
-        let mask: UInt64 = 1 << UInt64(uid & 63)
-        if flag { inProgress[word] |= mask } else { inProgress[word] &= ~mask }
+        if flag { inProgress.insert(uid) } else { inProgress.remove(uid) }
     }
 
     /// `value` as `T`, which it is whenever this is called.

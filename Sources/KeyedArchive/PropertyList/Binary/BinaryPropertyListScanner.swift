@@ -655,8 +655,8 @@ extension BinaryPropertyListScanner {
 
         var path = ObjectPath(objectCount: trailer.objectCount)
         try enter(rootObject, depth: 1, path: &path, maximumDepth: maximumDepth)
-        let values = MovableStack<PropertyList>()
-        let keys = MovableStack<String>()
+        let values = MovingStack<PropertyList>(capacity: 16)
+        let keys = MovingStack<String>(capacity: 16)
         // Objects referenced so far, and the values kept for those referenced again.
         var seen = ObjectSet(objectCount: trailer.objectCount)
         seen.insert(root)
@@ -739,7 +739,7 @@ extension BinaryPropertyListScanner {
                     }
                     value = .dictionary(dictionary)
                 } else {
-                    value = .array(values.moveOutArray(from: current.valueBase))
+                    value = .array(values.popArray(from: current.valueBase))
                 }
                 let height = current.height + 1
                 if current.keepsValue {
@@ -832,154 +832,6 @@ extension BinaryPropertyListScanner {
                 at: .byteOffset(key.offset))
         }
         return try string(key)
-    }
-}
-
-/// A set of object indices: the objects already referenced while materializing.
-///
-/// Small walks (a class description, an object's inline array) keep a short list, so
-/// materializing a few objects of a large file costs nothing per object of the file;
-/// past that, a bit set sized by the object count (which the file length bounds) makes
-/// each check O(1).
-struct ObjectSet {
-    private var bits: [UInt64] = []
-    private var few: [Int] = []
-    private let objectCount: Int
-    private static let linearLimit = 32
-
-    init(objectCount: Int) {
-        self.objectCount = max(0, objectCount)
-    }
-
-    /// Inserts `object` (an index below the object count) and returns whether it was there.
-    @inline(__always)
-    mutating func insertReportingPresence(_ object: Int) -> Bool {
-        if bits.isEmpty {
-            if few.contains(object) { return true }
-            if few.count < Self.linearLimit {
-                few.append(object)
-                return false
-            }
-            bits = [UInt64](repeating: 0, count: (objectCount + 63) >> 6)
-            for member in few where member >= 0 && member < objectCount {
-                bits[member >> 6] |= 1 << UInt64(member & 63)
-            }
-        }
-        let word = object >> 6
-        guard object >= 0, word < bits.count else { return false }
-        let mask: UInt64 = 1 << UInt64(object & 63)
-        let present = bits[word] & mask != 0
-        bits[word] |= mask
-        return present
-    }
-
-    mutating func insert(_ object: Int) {
-        _ = insertReportingPresence(object)
-    }
-}
-
-/// The containers currently open while materializing, for cycle detection.
-///
-/// Shallow paths are searched linearly; once the path is deep, a bit set over all objects
-/// (sized by the object count, which the file length bounds) makes each check O(1).
-struct ObjectPath {
-    private var objects: [Int] = []
-    private var bits: [UInt64] = []
-    private let objectCount: Int
-    private static let linearLimit = 32
-
-    init(objectCount: Int) {
-        self.objectCount = objectCount
-    }
-
-    func contains(_ object: Int) -> Bool {
-        if bits.isEmpty { return objects.contains(object) }
-        return bits[object >> 6] & (1 << UInt64(object & 63)) != 0
-    }
-
-    mutating func insert(_ object: Int) {
-        objects.append(object)
-        if bits.isEmpty {
-            guard objects.count > Self.linearLimit else { return }
-            bits = [UInt64](repeating: 0, count: (objectCount + 63) >> 6)
-            for member in objects { bits[member >> 6] |= 1 << UInt64(member & 63) }
-        } else {
-            bits[object >> 6] |= 1 << UInt64(object & 63)
-        }
-    }
-
-    mutating func remove(_ object: Int) {
-        _ = objects.popLast()
-        if !bits.isEmpty { bits[object >> 6] &= ~(1 << UInt64(object & 63)) }
-    }
-}
-
-/// A stack whose top elements can be moved out without copying them, so that finished
-/// values pass into their container without retain and release.
-///
-/// Its storage grows geometrically with what was pushed, which the value budget bounds.
-final class MovableStack<Element> {
-    private var storage: UnsafeMutablePointer<Element>
-    private var capacity: Int
-    private(set) var count = 0
-
-    init() {
-        capacity = 16
-        storage = UnsafeMutablePointer<Element>.allocate(capacity: capacity)
-    }
-
-    deinit {
-        storage.deinitialize(count: count)
-        storage.deallocate()
-    }
-
-    func push(_ element: consuming Element) {
-        if count == capacity {
-            let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
-            larger.moveInitialize(from: storage, count: count)
-            storage.deallocate()
-            storage = larger
-            capacity *= 2
-        }
-        (storage + count).initialize(to: consume element)
-        count += 1
-    }
-
-    /// Moves the elements from `base` to the top into a new array and pops them.
-    func moveOutArray(from base: Int) -> [Element] {
-        let moved = max(0, count - base)
-        // An empty result must not go through `unsafeUninitializedCapacity`: for capacity 0 it
-        // writes the count of the shared empty-array storage, a data race between threads
-        // (benign, but ThreadSanitizer rightly reports it).
-        guard moved > 0 else { return [] }
-        let source = storage + base
-        let array = [Element](unsafeUninitializedCapacity: moved) { buffer, initialized in
-            if let target = buffer.baseAddress { target.moveInitialize(from: source, count: moved) }
-            initialized = moved
-        }
-        count -= moved
-        return array
-    }
-
-    /// Lends the elements from `base` to the top to `body`, which must move every one of
-    /// them out (with ``Moving/moveElement(at:)``), then pops them.
-    func moveOut<Result>(from base: Int, _ body: (Moving) throws -> Result) rethrows -> Result {
-        let moved = max(0, count - base)
-        count -= moved
-        return try body(Moving(start: storage + base, count: moved))
-    }
-
-    /// Elements lent by ``moveOut(from:_:)``.
-    struct Moving {
-        let start: UnsafeMutablePointer<Element>
-        let count: Int
-
-        func moveElement(at index: Int) -> Element { (start + index).move() }
-
-        /// Destroys the elements from `index` on, for callers that moved fewer than all.
-        func discard(from index: Int) {
-            if index < count { (start + index).deinitialize(count: count - index) }
-        }
     }
 }
 

@@ -1,9 +1,10 @@
 /// A stack that hands its top elements out by moving them, so that building a container
-/// from its children costs no reference counting per child.
+/// from its children costs no reference counting per child: the one stack of the readers.
 ///
-/// The XML reader pushes every finished value here and, when `</array>` or `</dict>` arrives,
-/// moves the container's children out in one go. Indices below ``count`` are initialized;
-/// every access checks its index against ``count``.
+/// The XML reader and the binary reader's materializer push every finished value here and,
+/// when a container ends, move its children out in one go. Indices below ``count`` are
+/// initialized; every access checks its index against ``count``. Its storage grows
+/// geometrically with what was pushed, which the readers' value budget bounds.
 final class MovingStack<Element> {
     // Touched for every value read; no access spans a call that could reach the stack
     // again, so Swift's dynamic exclusivity checks on class properties would only cost time.
@@ -78,5 +79,33 @@ final class MovingStack<Element> {
         // Shrink first: whatever `consume` does, the moved-out slots are never touched again.
         count = start
         for index in start..<end { consume(index - start, (base + index).move()) }
+    }
+
+    /// Lends the elements from `start` to the top to `body`, which must move each of them
+    /// out (``Moving/moveElement(at:)``) or discard it (``Moving/discard(from:)``), then
+    /// pops them: for building a dictionary from a key stack and a value stack in step.
+    func moveOut<Result>(from start: Int, _ body: (Moving) throws -> Result) rethrows -> Result {
+        let moved = start >= 0 && start < count ? count - start : 0
+        let first = base + (count - moved)
+        // Shrink first: whatever `body` does, the lent slots are never touched again.
+        count -= moved
+        return try body(Moving(start: first, count: moved))
+    }
+
+    /// Elements lent by ``moveOut(from:_:)``.
+    struct Moving {
+        let start: UnsafeMutablePointer<Element>
+        let count: Int
+
+        /// Moves the element at `index` (below ``count``, each index once) out.
+        func moveElement(at index: Int) -> Element {
+            assert(index >= 0 && index < count, "lent element \(index) of \(count)")
+            return (start + index).move()
+        }
+
+        /// Destroys the elements from `index` on, for callers that moved fewer than all.
+        func discard(from index: Int) {
+            if index >= 0, index < count { (start + index).deinitialize(count: count - index) }
+        }
     }
 }

@@ -1,0 +1,147 @@
+/// A set of indices below a bound (an archive's or property list's object count), as bits:
+/// the one bit set that the readers' object sets are built on.
+///
+/// Its words are allocated on the first insertion, so a set that stays empty (most of the
+/// ones made for small reads of a large file) costs nothing; the bound comes from the
+/// input's length, so the allocation is bounded by what the input can justify. Indices
+/// outside `0..<bound` are never members and are ignored by `insert` and `remove`.
+struct IndexBits {
+    private var words: [UInt64] = []
+    /// The indices that can be members are `0..<bound`.
+    let bound: Int
+
+    init(bound: Int) {
+        self.bound = max(0, bound)
+    }
+
+    /// Whether `index` is a member.
+    @inline(__always)
+    func contains(_ index: Int) -> Bool {
+        let word = index >> 6
+        guard index >= 0, word < words.count else { return false }
+        return words[word] & (1 << UInt64(index & 63)) != 0
+    }
+
+    /// Inserts `index` and returns whether it was a member already.
+    @inline(__always)
+    @discardableResult
+    mutating func insert(_ index: Int) -> Bool {
+        guard index >= 0, index < bound else { return false }
+        if words.isEmpty { words = [UInt64](repeating: 0, count: (bound + 63) >> 6) }
+        let word = index >> 6
+        let mask: UInt64 = 1 << UInt64(index & 63)
+        let present = words[word] & mask != 0
+        words[word] |= mask
+        assert(contains(index))
+        return present
+    }
+
+    /// Removes `index` if it is a member.
+    @inline(__always)
+    mutating func remove(_ index: Int) {
+        let word = index >> 6
+        guard index >= 0, word < words.count else { return }
+        words[word] &= ~(1 << UInt64(index & 63))
+        assert(!contains(index))
+    }
+}
+
+/// A set of object indices: the objects already referenced while materializing.
+///
+/// Small walks (a class description, an object's inline array) keep a short list, so
+/// materializing a few objects of a large file costs nothing per object of the file;
+/// past that, ``IndexBits`` sized by the object count (which the file length bounds) makes
+/// each check O(1).
+struct ObjectSet {
+    private var bits: IndexBits
+    private var few: [Int] = []
+    private var usesBits = false
+    private static let linearLimit = 32
+
+    init(objectCount: Int) {
+        bits = IndexBits(bound: objectCount)
+    }
+
+    /// Inserts `object` (an index below the object count) and returns whether it was there.
+    @inline(__always)
+    mutating func insertReportingPresence(_ object: Int) -> Bool {
+        if !usesBits {
+            if few.contains(object) { return true }
+            if few.count < Self.linearLimit {
+                few.append(object)
+                return false
+            }
+            usesBits = true
+            for member in few { bits.insert(member) }
+            few = []
+        }
+        return bits.insert(object)
+    }
+
+    mutating func insert(_ object: Int) {
+        _ = insertReportingPresence(object)
+    }
+}
+
+/// The objects currently open on a path (containers being materialized, objects being
+/// decoded), for cycle detection: inserted and removed in stack order.
+///
+/// Shallow paths are searched linearly; once the path is deep, ``IndexBits`` over all
+/// objects (sized by the object count, which the file length bounds) makes each check O(1).
+struct ObjectPath {
+    private var objects: [Int] = []
+    private var bits: IndexBits
+    private var usesBits = false
+    private static let linearLimit = 32
+
+    init(objectCount: Int) {
+        bits = IndexBits(bound: objectCount)
+    }
+
+    /// The number of objects on the path.
+    var count: Int { objects.count }
+
+    func contains(_ object: Int) -> Bool {
+        usesBits ? bits.contains(object) : objects.contains(object)
+    }
+
+    mutating func insert(_ object: Int) {
+        objects.append(object)
+        if usesBits {
+            bits.insert(object)
+        } else if objects.count > Self.linearLimit {
+            usesBits = true
+            for member in objects { bits.insert(member) }
+        }
+    }
+
+    /// Removes `object`, the last one inserted.
+    mutating func remove(_ object: Int) {
+        assert(objects.last == object, "removed \(object), not the last object on the path")
+        _ = objects.popLast()
+        if usesBits { bits.remove(object) }
+    }
+}
+
+/// A set of object indices below the object count that many holders change in turn: the
+/// objects whose `init(coder:)` is running.
+///
+/// A class over ``IndexBits``, not the struct itself: it is changed twice for every object
+/// decoded, and a struct there was copied whole (copy-on-write) whenever a read of it was
+/// still alive, which made every object cost a copy of the whole set.
+final class ObjectIndexSet {
+    @exclusivity(unchecked) private var bits: IndexBits
+
+    init(objectCount: Int) {
+        bits = IndexBits(bound: objectCount)
+    }
+
+    @inline(__always)
+    func contains(_ index: Int) -> Bool { bits.contains(index) }
+
+    @inline(__always)
+    func insert(_ index: Int) { bits.insert(index) }
+
+    @inline(__always)
+    func remove(_ index: Int) { bits.remove(index) }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+
+@testable import KeyedArchive
+
+/// The bespoke containers of Sources/KeyedArchive/Support, each against a plain Swift model.
+@Suite("Support containers")
+struct ContainerTests {
+    @Test func movingStackPushesPopsAndLendsInOrder() {
+        let stack = MovingStack<String>(capacity: 1)
+        for index in 0..<100 { stack.push("v\(index)") }
+        #expect(stack.count == 100)
+        #expect(stack[99] == "v99" && stack[100] == nil && stack[-1] == nil)
+        #expect(Array(stack.elements(from: 97)) == ["v97", "v98", "v99"])
+        #expect(stack.popArray(from: 98) == ["v98", "v99"])
+        #expect(stack.count == 98)
+        var popped: [(Int, String)] = []
+        stack.pop(from: 95) { popped.append(($0, $1)) }
+        #expect(popped.map(\.0) == [0, 1, 2] && popped.map(\.1) == ["v95", "v96", "v97"])
+        // Lending: move some out, discard the rest; the stack shrinks either way.
+        let moved = stack.moveOut(from: 90) { lent -> [String] in
+            let first = [lent.moveElement(at: 0), lent.moveElement(at: 1)]
+            lent.discard(from: 2)
+            return first
+        }
+        #expect(moved == ["v90", "v91"])
+        #expect(stack.count == 90)
+        // Out-of-range starts change nothing.
+        #expect(stack.popArray(from: 90).isEmpty && stack.popArray(from: -1).isEmpty)
+        stack.removeAll(from: 500)
+        #expect(stack.count == 90)
+        stack.removeAll(from: 10)
+        #expect(stack.count == 10 && stack[9] == "v9")
+    }
+
+    @Test func objectNumberStackKeepsSuffixes() {
+        var stack = ObjectNumberStack()
+        for value in 0..<10 { stack.append(value) }
+        #expect(Array(stack.suffix(from: 7)) == [7, 8, 9])
+        stack.removeSuffix(from: 5)
+        #expect(stack.count == 5)
+        stack.append(42)
+        #expect(Array(stack.suffix(from: 0)) == [0, 1, 2, 3, 4, 42])
+        stack.removeSuffix(from: -3)
+        #expect(stack.count == 0 && stack.indices.isEmpty)
+    }
+
+    @Test(arguments: [0, 1, 63, 64, 65, 1000])
+    func indexBitsAgreeWithASet(bound: Int) {
+        var bits = IndexBits(bound: bound)
+        var model = Set<Int>()
+        var random = ArchiveRandom(seed: UInt64(bound) + 7)
+        for _ in 0..<2000 {
+            let index = Int(random.next() % UInt64(bound + 20)) - 10
+            if random.next() % 3 == 0 {
+                bits.remove(index)
+                model.remove(index)
+            } else {
+                let present = bits.insert(index)
+                let inBounds = index >= 0 && index < bound
+                #expect(present == (inBounds && model.contains(index)))
+                if inBounds { model.insert(index) }
+            }
+            #expect(bits.contains(index) == model.contains(index))
+        }
+        for index in -5..<(bound + 5) { #expect(bits.contains(index) == model.contains(index)) }
+    }
+
+    @Test func objectSetSwitchesToBitsPastItsList() {
+        var set = ObjectSet(objectCount: 10_000)
+        for object in stride(from: 0, to: 200, by: 3) {
+            let present = set.insertReportingPresence(object)
+            #expect(!present)
+        }
+        for object in stride(from: 0, to: 200, by: 3) {
+            let present = set.insertReportingPresence(object)
+            #expect(present)
+        }
+        let one = set.insertReportingPresence(1)
+        #expect(!one)
+    }
+
+    @Test func objectPathIsAStackWithMembership() {
+        var path = ObjectPath(objectCount: 1000)
+        for object in 0..<100 {
+            path.insert(object * 7)
+            #expect(path.contains(object * 7))
+        }
+        #expect(path.count == 100 && !path.contains(1))
+        for object in (0..<100).reversed() {
+            path.remove(object * 7)
+            #expect(!path.contains(object * 7))
+        }
+        #expect(path.count == 0)
+    }
+
+    @Test func objectIndexSetInsertsAndRemoves() {
+        let set = ObjectIndexSet(objectCount: 130)
+        set.insert(129)
+        set.insert(0)
+        set.insert(500)  // beyond the bound: ignored
+        #expect(set.contains(129) && set.contains(0) && !set.contains(500) && !set.contains(-1))
+        set.remove(129)
+        #expect(!set.contains(129) && set.contains(0))
+    }
+
+    @Test func byteHashIsSeededAndNeverZero() {
+        let seed = ByteHash.randomSeed()
+        let texts = ["", "a", "ab", String(repeating: "x", count: 100)]
+        for text in texts {
+            var copy = text
+            let first = copy.withUTF8 { ByteHash.hash(UnsafeRawBufferPointer($0), seed: seed) }
+            let second = copy.withUTF8 { ByteHash.hash(UnsafeRawBufferPointer($0), seed: seed) }
+            #expect(first == second && first != 0)
+        }
+        #expect(
+            ByteHash.hash([1, 2, 3], [4], seed: seed)
+                == ByteHash.hash([1, 2, 3] as [Int64], [4] as [Int64], seed: seed))
+        #expect(
+            [1, 2].withUnsafeBytes { a in [1, 2].withUnsafeBytes { b in ByteHash.equal(a, b) } })
+    }
+
+    @Test(arguments: [0, 100, 100_000])
+    func indexTableAgreesWithADictionary(keysBelow limit: Int) {
+        var table = IndexTable<String>(keysBelow: limit)
+        var model: [Int: String] = [:]
+        var random = ArchiveRandom(seed: UInt64(limit) + 3)
+        // Keys are object indices, below the limit when there is one.
+        let range = UInt64(limit > 0 ? limit : 5000)
+        for step in 0..<20_000 {
+            let key = Int(random.next() % range)
+            if random.next() % 2 == 0 {
+                table.insert("\(step)", forKey: key)
+                model[key] = "\(step)"
+            }
+            #expect(table[key] == model[key])
+            #expect(table.contains(key) == (model[key] != nil))
+        }
+        table.removeAll()
+        #expect(!table.contains(model.keys.first ?? 0))
+    }
+}
