@@ -43,7 +43,15 @@ public final class KeyedArchiver {
     /// Whether every encoded object must adopt ``SecureKeyedCoding`` with
     /// ``SecureKeyedCoding/supportsSecureCoding`` `true`; others are recorded as an
     /// error and stored as nil.
-    public let requiresSecureCoding: Bool
+    ///
+    /// Settable, as Foundation's is: objects encoded after a change are checked by the new
+    /// setting.
+    public var requiresSecureCoding: Bool {
+        get { secureCodingRequired }
+        set { secureCodingRequired = newValue }
+    }
+    /// The storage of ``requiresSecureCoding``, read for every object encoded.
+    @exclusivity(unchecked) var secureCodingRequired: Bool
 
     /// The property-list format of ``encodedData``: `.binary` (the default) or `.xml`.
     ///
@@ -110,7 +118,7 @@ public final class KeyedArchiver {
     /// - Parameter requiringSecureCoding: Whether every encoded object must support
     ///   secure coding. Default `true`, as `NSKeyedArchiver(requiringSecureCoding:)`.
     public init(requiringSecureCoding: Bool = true) {
-        self.requiresSecureCoding = requiringSecureCoding
+        self.secureCodingRequired = requiringSecureCoding
     }
 
     // MARK: - Objects
@@ -442,7 +450,7 @@ extension KeyedArchiver {
         }
         path.append(component)
         defer { path.removeLast() }
-        if requiresSecureCoding, !traits.supportsSecureCoding {
+        if secureCodingRequired, !traits.supportsSecureCoding {
             record(
                 .classNotAllowed,
                 "\(archivedName(of: type)) does not support secure coding (adopt SecureKeyedCoding) "

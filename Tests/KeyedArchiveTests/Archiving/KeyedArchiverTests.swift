@@ -4,6 +4,16 @@ import Testing
 
 @Suite("KeyedArchiver")
 struct KeyedArchiverTests {
+    @Test func requiringSecureCodingCanChangeAsFoundationsCan() throws {
+        let archiver = KeyedArchiver(requiringSecureCoding: true)
+        archiver.requiresSecureCoding = false
+        archiver.encode(OptedOut(), forKey: "relaxed")
+        #expect(archiver.error == nil)
+        archiver.requiresSecureCoding = true
+        archiver.encode(OptedOut(), forKey: "strict")
+        #expect(archiver.error?.code == .classNotAllowed)
+    }
+
     @Test func archiveHasApplesShape() throws {
         let creature = Creature(name: "Potato Bug", legs: 14, tags: ["small"])
         let (archiver, plist) = ArchiveTest.archive(creature)
