@@ -186,7 +186,11 @@ enum HostilePNG {
     /// (`ulimit -d`): the old decoder died allocating; this one refuses the header.
     /// (`ru_maxrss` from `wait4` cannot measure this: a child spawned from this large test
     /// process inherits the parent's high-water mark at `exec`.)
-    @Test(.enabled(if: DurableSaveTests.executable != nil, "scary-creatures was not built"))
+    @Test(
+        .enabled(if: DurableSaveTests.executable != nil, "scary-creatures was not built"),
+        .disabled(
+            if: dlsym(dlopen(nil, RTLD_NOW), "__asan_init") != nil,
+            "AddressSanitizer reserves its shadow memory beyond any small data-size cap"))
     func showingAHostileThumbnailFitsInASmallMemoryCap() throws {
         let executable = try #require(DurableSaveTests.executable)
         let temporary = try TemporaryDatabase()
