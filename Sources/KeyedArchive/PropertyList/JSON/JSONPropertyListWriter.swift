@@ -250,32 +250,8 @@ struct JSONTextWriter {
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-    private static let base64Alphabet: [UInt8] = Array(
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     private mutating func appendBase64(_ data: Data) {
-        let alphabet = Self.base64Alphabet
-        output.reserveCapacity(output.count + (data.count + 2) / 3 * 4 + 16)
-        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
-            let count = raw.count
-            var index = 0
-            while index + 3 <= count {
-                let chunk = UInt32(raw[index]) << 16 | UInt32(raw[index + 1]) << 8 | UInt32(raw[index + 2])
-                output.append(alphabet[Int(chunk >> 18 & 0x3F)])
-                output.append(alphabet[Int(chunk >> 12 & 0x3F)])
-                output.append(alphabet[Int(chunk >> 6 & 0x3F)])
-                output.append(alphabet[Int(chunk & 0x3F)])
-                index += 3
-            }
-            let remaining = count - index
-            if remaining > 0 {
-                let first = UInt32(raw[index]) << 16
-                let chunk = remaining == 2 ? first | UInt32(raw[index + 1]) << 8 : first
-                output.append(alphabet[Int(chunk >> 18 & 0x3F)])
-                output.append(alphabet[Int(chunk >> 12 & 0x3F)])
-                output.append(remaining == 2 ? alphabet[Int(chunk >> 6 & 0x3F)] : UInt8(ascii: "="))
-                output.append(UInt8(ascii: "="))
-            }
-        }
+        data.withUnsafeBytes { PropertyListBase64.append($0, to: &output) }
     }
 }

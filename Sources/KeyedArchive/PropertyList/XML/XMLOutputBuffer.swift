@@ -328,9 +328,10 @@ struct XMLOutputBuffer: ~Copyable {
     mutating func appendBase64Lines(
         of bytes: UnsafeRawBufferPointer, charactersPerLine: Int, indentation: Int
     ) {
-        var lines: [UInt8] = []
-        PropertyListBase64.appendLines(
-            of: bytes, charactersPerLine: charactersPerLine, indentation: indentation, to: &lines)
-        append(lines)
+        reserve(
+            PropertyListBase64.linesLength(
+                of: bytes.count, charactersPerLine: charactersPerLine, indentation: indentation))
+        count += PropertyListBase64.writeLines(
+            of: bytes, charactersPerLine: charactersPerLine, indentation: indentation, to: base + count)
     }
 }
