@@ -177,14 +177,12 @@ struct JSONTextWriter {
         case .real(let real):
             guard real.isFinite else {
                 openWrapper("real")
-                append(real.isNaN ? "\"nan\"}" : real < 0 ? "\"-inf\"}" : "\"inf\"}")
+                output.append(UInt8(ascii: "\""))
+                appendReal(real)
+                append("\"}")
                 return
             }
-            let text = real.description
-            output.append(contentsOf: text.utf8)
-            if !text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") }) {
-                append(".0")
-            }
+            appendReal(real)
         case .bool(let bool):
             append(bool ? "true" : "false")
         case .date(let date):
@@ -250,6 +248,16 @@ struct JSONTextWriter {
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Appends `real` as ``RealText`` spells it: always with a `.` or an exponent when
+    /// finite (`1.0`, `1e+100`), so that a reader sees a floating-point number.
+    private mutating func appendReal(_ real: Double) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: RealText.maximumLength) { buffer in
+            guard let start = buffer.baseAddress else { return }
+            let length = RealText.write(real, keepsPointZero: true, to: start)
+            output.append(contentsOf: UnsafeBufferPointer(start: start, count: length))
+        }
+    }
 
     private mutating func appendBase64(_ data: Data) {
         data.withUnsafeBytes { PropertyListBase64.append($0, to: &output) }

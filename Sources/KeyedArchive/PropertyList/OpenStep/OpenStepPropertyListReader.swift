@@ -206,7 +206,7 @@ struct OpenStepParser {
             }
             return error("expected an array element or ')', found \(found)")
         case .dictionaryValue:
-            let key = stack.last.map { OpenStepText.quoted($0.pendingKey) } ?? "\"\""
+            let key = stack.last.map { DisplayText.quoted($0.pendingKey, maximumScalars: 40) } ?? "\"\""
             return error("expected a value after '=' for key \(key), found \(found)")
         }
     }
@@ -253,7 +253,9 @@ struct OpenStepParser {
             stack[top].pendingKey = key
             return .completed(.string(key))
         default:
-            throw error("expected '=' or ';' after key \(OpenStepText.quoted(key)), found \(found)")
+            throw error(
+                "expected '=' or ';' after key \(DisplayText.quoted(key, maximumScalars: 40)), found \(found)"
+            )
         }
     }
 

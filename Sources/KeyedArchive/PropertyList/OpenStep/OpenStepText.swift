@@ -153,32 +153,6 @@ enum OpenStepText {
         }
     }
 
-    /// A string for an error message, shortened if long.
-    static func quoted(_ text: String) -> String {
-        let limit = 40
-        var shown = ""
-        for (index, scalar) in text.unicodeScalars.enumerated() {
-            if index == limit {
-                shown += "…"
-                break
-            }
-            switch scalar {
-            case "\"": shown += "\\\""
-            case "\\": shown += "\\\\"
-            case "\n": shown += "\\n"
-            case "\t": shown += "\\t"
-            case "\r": shown += "\\r"
-            default:
-                if scalar.value < 0x20 {
-                    shown += "\\U" + String(scalar.value, radix: 16)
-                } else {
-                    shown.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return "\"" + shown + "\""
-    }
-
     /// Unicode values of the NeXTSTEP encoding's bytes 0x80–0xFF (the lower half is
     /// ASCII), which CoreFoundation applies to octal escapes such as `\341`. Zero marks
     /// the two bytes (0xFE, 0xFF) that have no character.

@@ -1107,13 +1107,15 @@ struct XMLPropertyListParser {
         String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
 
-    /// `"…"` around the trimmed text of `range`, shortened to about 40 bytes.
+    /// The trimmed text of `range` in quotes, escaped for display and shortened to 40
+    /// scalars.
     private func quoted(_ range: Range<Int>) -> String {
         let trimmed = XMLScalarText.trimmed(bytes, range)
-        var end = min(trimmed.upperBound, trimmed.lowerBound + 40)
+        // 164 bytes, cut back to a character's start, hold at least 41 scalars: enough to
+        // tell whether the text is longer than what is shown.
+        var end = min(trimmed.upperBound, trimmed.lowerBound + 164)
         while end < trimmed.upperBound, end > trimmed.lowerBound, bytes[end] & 0xC0 == 0x80 { end -= 1 }
-        let ellipsis = end < trimmed.upperBound ? "…" : ""
-        return "\"\(text(trimmed.lowerBound..<end))\(ellipsis)\""
+        return DisplayText.quoted(text(trimmed.lowerBound..<end), maximumScalars: 40)
     }
 
     private func referenceText(from offset: Int) -> String {
