@@ -452,7 +452,7 @@ public final class KeyedUnarchiver {
 struct DecodingContainer {
     /// The object's dictionary when read in place from a binary archive.
     let binaryFields: BinaryPropertyListObject?
-    /// The object's dictionary otherwise (an XML archive, a caller's property list, `$top`).
+    /// The object's dictionary otherwise (an OpenStep archive, a caller's property list, `$top`).
     let parsedFields: PropertyListDictionary?
     let uid: Int
     /// The index of the object's class description (see
