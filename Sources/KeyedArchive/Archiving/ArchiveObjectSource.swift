@@ -91,7 +91,7 @@ enum ArchiveHeader {
 
     private static func describe(_ value: PropertyList) -> String {
         switch value {
-        case .string(let text): return "\"\(text.prefix(64))\""
+        case .string(let text): return DisplayText.quoted(text, maximumScalars: 64)
         case .integer(let integer): return integer.description
         default: return "a \(value.typeName)"
         }

@@ -1235,7 +1235,7 @@ extension KeyedUnarchiver {
         guard requiresSecureCoding, !KeyedArchiver.supportsSecureCoding(type) else { return }
         throw failure(
             .classNotAllowed,
-            "class \"\(className)\" maps to \(type), which does not support secure coding "
+            "class \(DisplayText.quoted(className)) maps to \(type), which does not support secure coding "
                 + "(adopt SecureKeyedCoding), and requiresSecureCoding is true")
     }
 
@@ -1245,7 +1245,9 @@ extension KeyedUnarchiver {
         if requiresSecureCoding, !isStandard {
             return notAllowed(description.name, mappedTo: nil, allowed: allowed)
         }
-        return failure(.typeMismatch, "expected \(Self.names(allowed)), found \(description.name)")
+        return failure(
+            .typeMismatch,
+            "expected \(Self.names(allowed)), found \(DisplayText.quotedIfNeeded(description.name))")
     }
 
     func notAllowed(
@@ -1254,7 +1256,7 @@ extension KeyedUnarchiver {
         let mappedText = mapped.map { " (mapped to \($0))" } ?? ""
         return failure(
             .classNotAllowed,
-            "class \"\(name)\"\(mappedText) is not allowed; allowed: \(Self.names(allowed)) and the standard types"
+            "class \(DisplayText.quoted(name))\(mappedText) is not allowed; allowed: \(Self.names(allowed)) and the standard types"
         )
     }
 

@@ -84,4 +84,31 @@ struct DisplayTextTests {
         }
         #expect(xml?.message.contains(#""1\u{1b}[2J\u{202e}""#) == true, "\(String(describing: xml))")
     }
+
+    /// Error messages and locations name text from the input (class names, keys, a bad
+    /// version) through the same escape set, since the tool prints them as they are.
+    @Test func messagesAndKeyPathsEscapeInputText() throws {
+        #expect(
+            ArchiveKeyPath.render([.key("root"), .key("a\u{1B}b"), .dictionaryValue("x\u{202E}")])
+                == #"root."a\u{1b}b"["x\u{202e}"]"#)
+        let evil = "Evil\u{1B}[2J"
+        let archive: PropertyList = [
+            "$archiver": "NSKeyedArchiver", "$version": 100_000, "$top": ["root": .uid(1)],
+            "$objects": [
+                "$null", ["$class": .uid(2)], ["$classname": .string(evil), "$classes": [.string(evil)]],
+            ],
+        ]
+        let data = try archive.data(format: .binary)
+        let error = #expect(throws: KeyedArchiveError.self) {
+            try KeyedUnarchiver.unarchivedObject(ofClass: String.self, from: data)
+        }
+        #expect(error?.message.contains(#""Evil\u{1b}[2J""#) == true, "\(String(describing: error))")
+        #expect(error?.message.contains("\u{1B}") == false)
+        var bytes = [UInt8](try PropertyList.string("x").data(format: .binary))
+        bytes[6] = 0x1B
+        let version = #expect(throws: KeyedArchiveError.self) {
+            try PropertyList(from: Data(bytes), format: .binary)
+        }
+        #expect(version?.message.contains(#"version "\u{1b}0""#) == true, "\(String(describing: version))")
+    }
 }

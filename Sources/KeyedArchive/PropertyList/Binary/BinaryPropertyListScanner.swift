@@ -47,12 +47,14 @@ struct BinaryPropertyListTrailer: Hashable, Sendable {
             let version = String(decoding: bytes[6..<8], as: UTF8.self)
             if bytes.starts(with: "bplist1".utf8) {
                 throw KeyedArchiveError(
-                    .unsupportedFormat, "binary property list version \"\(version)\" is not supported",
+                    .unsupportedFormat,
+                    "binary property list version \(DisplayText.quoted(version)) is not supported",
                     at: .byteOffset(6))
             }
             if bytes.starts(with: "bplist".utf8) {
                 throw KeyedArchiveError(
-                    .corruptData, "unknown binary property list version \"\(version)\"", at: .byteOffset(6))
+                    .corruptData, "unknown binary property list version \(DisplayText.quoted(version))",
+                    at: .byteOffset(6))
             }
             throw KeyedArchiveError(.corruptData, "missing \"bplist00\" header", at: .byteOffset(0))
         }

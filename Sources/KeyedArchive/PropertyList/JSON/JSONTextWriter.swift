@@ -102,7 +102,10 @@ struct JSONTextWriter {
             } else {
                 let keyIndex = frame.order?[index] ?? index
                 let key = frame.keys.indices.contains(keyIndex) ? frame.keys[keyIndex] : ""
-                path += "." + (key.unicodeScalars.count > 16 ? String(key.prefix(16)) + "…" : key)
+                path +=
+                    "."
+                    + DisplayText.quotedIfNeeded(
+                        key.unicodeScalars.count > 16 ? String(key.prefix(16)) + "…" : key)
             }
         }
         throw KeyedArchiveError(

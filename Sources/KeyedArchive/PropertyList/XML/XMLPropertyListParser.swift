@@ -268,7 +268,7 @@ struct XMLPropertyListParser {
                         let key = builder.key(at: builder.keyCount - 1)
                     {
                         throw failure(
-                            "missing value for key \"\(key)\": found <key>", at: offset)
+                            "missing value for key \(DisplayText.quoted(key)): found <key>", at: offset)
                     }
                     throw failure("unexpected <key> outside a <dict>", at: offset)
                 case .plist:
@@ -284,7 +284,7 @@ struct XMLPropertyListParser {
                 } else {
                     guard builder.keyCount - frame.keyStart == builder.valueCount - frame.valueStart else {
                         throw failure(
-                            "missing value for key \"\(builder.key(at: builder.keyCount - 1) ?? "")\": found </dict>",
+                            "missing value for key \(DisplayText.quoted(builder.key(at: builder.keyCount - 1) ?? "")): found </dict>",
                             at: offset)
                     }
                     // A dictionary whose only entry (after duplicates are merged, as
@@ -814,7 +814,7 @@ struct XMLPropertyListParser {
         let supported: Set<String> = ["utf-8", "utf8", "utf-16", "utf-16be", "utf-16le", "us-ascii", "ascii"]
         guard supported.contains(name) else {
             throw failure(
-                "unsupported encoding \"\(text(valueStart..<position))\"; only UTF-8 and UTF-16 are supported",
+                "unsupported encoding \(DisplayText.quoted(text(valueStart..<position))); only UTF-8 and UTF-16 are supported",
                 at: valueStart, code: .unsupportedFormat)
         }
     }
@@ -1014,7 +1014,7 @@ struct XMLPropertyListParser {
         }
         while end < count, end > offset, bytes[end] & 0xC0 == 0x80 { end -= 1 }
         if end == offset { end = min(offset + 1, count) }
-        return "text \"\(text(offset..<end))\""
+        return "text \(DisplayText.quoted(text(offset..<end)))"
     }
 
     func failure(
