@@ -25,11 +25,11 @@ struct OpenStepParser {
 
     func error(_ message: String, at offset: Int? = nil) -> KeyedArchiveError {
         KeyedArchiveError(
-            .corruptData, message, at: OpenStepText.location(of: offset ?? position, in: bytes))
+            .corruptData, message, at: UTF8Text.location(of: offset ?? position, in: bytes))
     }
 
     private func describeLocation(of offset: Int) -> String {
-        OpenStepText.location(of: offset, in: bytes).description
+        UTF8Text.location(of: offset, in: bytes).description
     }
 
     private func peek() -> UInt8? {
@@ -90,7 +90,7 @@ struct OpenStepParser {
                 guard remainingValues >= 0 else {
                     throw KeyedArchiveError(
                         .limitExceeded, "the property list holds more values than the reading options allow",
-                        at: OpenStepText.location(of: position, in: bytes))
+                        at: UTF8Text.location(of: position, in: bytes))
                 }
                 guard !stack.isEmpty else { return value }
                 step = try add(value, to: &stack)
@@ -103,7 +103,7 @@ struct OpenStepParser {
             throw KeyedArchiveError(
                 .limitExceeded,
                 "arrays and dictionaries are nested more than \(maximumDepth) deep (maximumDepth)",
-                at: OpenStepText.location(of: position, in: bytes))
+                at: UTF8Text.location(of: position, in: bytes))
         }
         stack.append(Frame(kind: kind, openedAt: position))
     }
@@ -365,7 +365,7 @@ struct OpenStepParser {
             guard code != 0 || value == 0, let scalar = Unicode.Scalar(code) else {
                 throw error("octal escape \(text) is not a NeXTSTEP character", at: escapeStart)
             }
-            appendUTF8(scalar, to: &buffer)
+            UTF8Text.append(scalar.value, to: &buffer)
             return position
         case UInt8(ascii: "U"):
             position += 1
@@ -390,7 +390,7 @@ struct OpenStepParser {
             } else if let plain = Unicode.Scalar(UInt32(unit)) {
                 scalar = plain
             }
-            appendUTF8(scalar, to: &buffer)
+            UTF8Text.append(scalar.value, to: &buffer)
             return position
         default:
             let control: UInt8?
@@ -428,26 +428,6 @@ struct OpenStepParser {
             position += 1
         }
         return digits == 0 ? nil : value
-    }
-
-    private func appendUTF8(_ scalar: Unicode.Scalar, to buffer: inout [UInt8]) {
-        let value = scalar.value
-        switch value {
-        case 0..<0x80:
-            buffer.append(UInt8(value))
-        case 0x80..<0x800:
-            buffer.append(UInt8(0xC0 | value >> 6))
-            buffer.append(UInt8(0x80 | value & 0x3F))
-        case 0x800..<0x10000:
-            buffer.append(UInt8(0xE0 | value >> 12))
-            buffer.append(UInt8(0x80 | value >> 6 & 0x3F))
-            buffer.append(UInt8(0x80 | value & 0x3F))
-        default:
-            buffer.append(UInt8(0xF0 | value >> 18))
-            buffer.append(UInt8(0x80 | value >> 12 & 0x3F))
-            buffer.append(UInt8(0x80 | value >> 6 & 0x3F))
-            buffer.append(UInt8(0x80 | value & 0x3F))
-        }
     }
 
     // MARK: - Data

@@ -108,13 +108,13 @@ struct XMLPropertyListParser {
         guard lower < upper else { return }
         // A character is at most four bytes: one that starts before `upper` is whole here.
         let range = UnsafeBufferPointer(rebasing: bytes[lower..<min(count, upper + 3)])
-        guard let found = XMLInputText.firstInvalidUTF8(in: range, from: 0), lower + found < upper else {
+        guard let found = UTF8Text.firstInvalid(in: range, from: 0), lower + found < upper else {
             return
         }
         let invalid = lower + found
         throw KeyedArchiveError(
             .corruptData, "invalid UTF-8 (byte 0x\(hexByte(bytes[invalid])))",
-            at: XMLInputText.location(of: invalid, in: bytes, from: start))
+            at: UTF8Text.location(of: invalid, in: bytes, from: start))
     }
 
     // MARK: - Document
@@ -514,7 +514,7 @@ struct XMLPropertyListParser {
                     "character reference \(referenceText(from: offset)) is not a Unicode scalar value",
                     at: offset)
             }
-            XMLInputText.appendUTF8(scalar, to: &scratch)
+            UTF8Text.append(scalar, to: &scratch)
             index = position + 1
             return
         }
@@ -1020,6 +1020,6 @@ struct XMLPropertyListParser {
     func failure(
         _ message: String, at offset: Int, code: KeyedArchiveError.Code = .corruptData
     ) -> KeyedArchiveError {
-        KeyedArchiveError(code, message, at: XMLInputText.location(of: offset, in: bytes, from: start))
+        KeyedArchiveError(code, message, at: UTF8Text.location(of: offset, in: bytes, from: start))
     }
 }

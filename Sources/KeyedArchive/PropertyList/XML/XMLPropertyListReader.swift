@@ -91,7 +91,7 @@ enum XMLPropertyListReader {
                 report.ignoredTrailingContent = ignored.map { ignored in
                     PropertyListReadingReport.IgnoredContent(
                         byteOffset: ignored.start, byteCount: bytes.count - ignored.start,
-                        location: XMLInputText.location(of: ignored.start, in: bytes, from: start),
+                        location: UTF8Text.location(of: ignored.start, in: bytes, from: start),
                         after: ignored.after)
                 }
                 return value
@@ -107,7 +107,7 @@ enum XMLPropertyListReader {
                         data.count, 2 * String(decoding: ignoredText, as: UTF8.self).utf16.count)
                     return PropertyListReadingReport.IgnoredContent(
                         byteOffset: data.count - byteCount, byteCount: byteCount,
-                        location: XMLInputText.location(of: ignored.start, in: bytes, from: 0),
+                        location: UTF8Text.location(of: ignored.start, in: bytes, from: 0),
                         after: ignored.after)
                 }
                 return value
