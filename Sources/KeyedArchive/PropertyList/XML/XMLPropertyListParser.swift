@@ -267,8 +267,7 @@ struct XMLPropertyListParser {
                     if let frame = frames.last, frame.tag == .dict,
                         let key = builder.key(at: builder.keyCount - 1)
                     {
-                        throw failure(
-                            "missing value for key \(DisplayText.quoted(key)): found <key>", at: offset)
+                        throw missingValue(forKey: key, found: "<key>", at: offset)
                     }
                     throw failure("unexpected <key> outside a <dict>", at: offset)
                 case .plist:
@@ -283,9 +282,8 @@ struct XMLPropertyListParser {
                     value = builder.array(from: frame.valueStart)
                 } else {
                     guard builder.keyCount - frame.keyStart == builder.valueCount - frame.valueStart else {
-                        throw failure(
-                            "missing value for key \(DisplayText.quoted(builder.key(at: builder.keyCount - 1) ?? "")): found </dict>",
-                            at: offset)
+                        throw missingValue(
+                            forKey: builder.key(at: builder.keyCount - 1) ?? "", found: "</dict>", at: offset)
                     }
                     // A dictionary whose only entry (after duplicates are merged, as
                     // CoreFoundation decides it) is `CF$UID` with an integer is a UID.
@@ -1021,5 +1019,12 @@ struct XMLPropertyListParser {
         _ message: String, at offset: Int, code: KeyedArchiveError.Code = .corruptData
     ) -> KeyedArchiveError {
         KeyedArchiveError(code, message, at: UTF8Text.location(of: offset, in: bytes, from: start))
+    }
+
+    /// A dictionary's last key has no value: `found` stands where the value should be.
+    /// Built out of line, away from the parsing loop.
+    @inline(never)
+    private func missingValue(forKey key: String, found: StaticString, at offset: Int) -> KeyedArchiveError {
+        failure("missing value for key \(DisplayText.quoted(key)): found \(found)", at: offset)
     }
 }
