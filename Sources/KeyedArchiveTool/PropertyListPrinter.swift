@@ -18,8 +18,9 @@ import KeyedArchive
 /// Dictionary keys are sorted by Unicode scalar values; data is shown as CoreFoundation
 /// describes it (all bytes up to 24, else the first 16 and the last 8); UIDs as `UID(n)`.
 /// Strings are quoted but not escaped, as in `plutil`, except control characters other
-/// than newline and tab, which are written `\u{1b}` so that a hostile file cannot drive
-/// the terminal. Not meant for machine parsing.
+/// than newline and tab, and bidirectional controls, which are written `\u{1b}` so that a
+/// hostile file cannot drive the terminal or reorder the text around them
+/// (`DisplayText.Style.plutil`). Not meant for machine parsing.
 enum PropertyListPrinter {
     /// The deepest indentation shown; deeper lines keep it and start with `⋯` and their
     /// level, so that the text grows with the value, not with values × depth.
@@ -94,8 +95,7 @@ enum PropertyListPrinter {
                     text += "{\n"
                     work.append(.line("}", indent: indent))
                     for (key, element) in dictionary.sortedByKey.reversed() {
-                        var quoted = ""
-                        appendQuoted(key, to: &quoted)
+                        let quoted = DisplayText.quoted(key, style: .plutil)
                         work.append(.text("\n"))
                         work.append(.value(element, indent: indent + 1))
                         work.append(.line(quoted + " => ", indent: indent + 1))
@@ -112,11 +112,11 @@ enum PropertyListPrinter {
     private static func appendScalar(_ value: PropertyList, to text: inout String) {
         switch value {
         case .string(let string):
-            appendQuoted(string, to: &text)
+            DisplayText.appendQuoted(string, to: &text, style: .plutil)
         case .integer(let integer):
             text += integer.description
         case .real(let real):
-            text += realText(real)
+            text += RealText.string(real)
         case .bool(let bool):
             text += bool ? "true" : "false"
         case .date(let date):
@@ -133,27 +133,6 @@ enum PropertyListPrinter {
     private static func appendIndent(_ level: Int, to text: inout String) {
         text += String(repeating: "  ", count: min(level, maximumIndent))
         if level > maximumIndent { text += "⋯\(level) " }
-    }
-
-    private static func appendQuoted(_ string: String, to text: inout String) {
-        text += "\""
-        for scalar in string.unicodeScalars {
-            let value = scalar.value
-            let isControl = value < 0x20 || (0x7F...0x9F).contains(value)
-            if isControl && scalar != "\n" && scalar != "\t" {
-                text += "\\u{\(String(value, radix: 16))}"
-            } else {
-                text.unicodeScalars.append(scalar)
-            }
-        }
-        text += "\""
-    }
-
-    /// `2.5`, `2.0`, `1e+100`, `nan`, `inf`, `-inf`.
-    static func realText(_ value: Double) -> String {
-        if value.isNaN { return "nan" }
-        if value.isInfinite { return value < 0 ? "-inf" : "inf" }
-        return value.description
     }
 
     /// CoreFoundation's description of data: `{length = 4, bytes = 0x01020304}`, or for
@@ -183,7 +162,7 @@ enum PropertyListPrinter {
     /// out to be a calendar date is given in seconds since 2001.
     static func dateText(_ secondsSince2001: Double) -> String {
         guard secondsSince2001.isFinite, abs(secondsSince2001) < 1e15 else {
-            return "\(realText(secondsSince2001)) seconds since 2001-01-01 00:00:00 +0000"
+            return "\(RealText.string(secondsSince2001)) seconds since 2001-01-01 00:00:00 +0000"
         }
         // The library's description of a date is ISO 8601 (`2020-01-02T03:04:05Z`):
         // reuse its calendar arithmetic and respell it as plutil does.

@@ -86,8 +86,12 @@ import Testing
     }
 
     @Test func stringsAreQuotedAndControlCharactersEscaped() {
-        let value: PropertyList = "say \"hi\"\nthen\ttab\u{1B}[31m\r\u{9B}"
-        #expect(PropertyListPrinter.render(value) == "\"say \"hi\"\nthen\ttab\\u{1b}[31m\\u{d}\\u{9b}\"\n")
+        let value: PropertyList = "say \"hi\"\nthen\ttab\u{1B}[31m\r\u{9B}\u{202E}"
+        #expect(
+            PropertyListPrinter.render(value)
+                == "\"say \"hi\"\nthen\ttab\\u{1b}[31m\\u{d}\\u{9b}\\u{202e}\"\n")
+        let key: PropertyList = ["\u{2066}key\u{7F}": 1]
+        #expect(PropertyListPrinter.render(key) == "{\n  \"\\u{2066}key\\u{7f}\" => 1\n}\n")
     }
 
     @Test func keyedArchiveFromFile() throws {

@@ -20,10 +20,10 @@ enum ArchiveKeyPath {
             switch component {
             case .key(let key):
                 if !text.isEmpty { text += "." }
-                text += key
+                text += DisplayText.quotedIfNeeded(key)
             case .index(let index): text += "[\(index)]"
             case .dictionaryKey(let index): text += "[key \(index)]"
-            case .dictionaryValue(let key): text += "[\"\(key)\"]"
+            case .dictionaryValue(let key): text += "[\(DisplayText.quoted(key))]"
             case .dictionaryValueAt(let index): text += "[value \(index)]"
             }
         }

@@ -1,8 +1,9 @@
 /// Where an unarchiver reads `$objects` entries from, one at a time, by index.
 ///
 /// This seam lets the unarchiver read a binary property list lazily (materializing only
-/// the entries a decode reaches) while XML, and values the caller already parsed, are
-/// served from a ``PropertyList`` tree.
+/// the entries a decode reaches; an XML archive is first rewritten as one, see
+/// ``BinaryArchiveSource``), while OpenStep text and values the caller already parsed are
+/// served from a ``PropertyList`` tree (``PropertyListArchiveSource``).
 protocol ArchiveObjectSource {
     /// The number of entries in `$objects`, including `$null` at index 0.
     var objectCount: Int { get }
@@ -42,54 +43,6 @@ enum QuickValue {
         case .bool(let flag)?: self = .bool(flag)
         default: return nil
         }
-    }
-}
-
-/// `$objects` served from a property list parsed in full.
-struct PropertyListArchiveSource: ArchiveObjectSource {
-    let objects: [PropertyList]
-    let top: PropertyListDictionary
-
-    var objectCount: Int { objects.count }
-
-    /// Validates the archive's root dictionary and keeps its `$objects` and `$top`.
-    ///
-    /// - Throws: ``KeyedArchiveError`` with code `invalidArchive` when the root is not a
-    ///   keyed archive, or `limitExceeded` when `$objects` is larger than allowed.
-    init(_ root: PropertyList, options: KeyedUnarchivingOptions) throws {
-        guard case .dictionary(let dictionary) = root else {
-            throw KeyedArchiveError(
-                .invalidArchive, "the property list is \(root.typeName), not a keyed archive dictionary")
-        }
-        try ArchiveHeader.validate(
-            archiver: dictionary["$archiver"], version: dictionary["$version"])
-        guard let topValue = dictionary["$top"] else {
-            throw KeyedArchiveError(.invalidArchive, "the archive has no $top", at: .keyPath("$top"))
-        }
-        guard case .dictionary(let top) = topValue else {
-            throw KeyedArchiveError(
-                .invalidArchive, "$top is \(topValue.typeName), not a dictionary", at: .keyPath("$top"))
-        }
-        guard let objectsValue = dictionary["$objects"] else {
-            throw KeyedArchiveError(.invalidArchive, "the archive has no $objects", at: .keyPath("$objects"))
-        }
-        guard case .array(let objects) = objectsValue else {
-            throw KeyedArchiveError(
-                .invalidArchive, "$objects is \(objectsValue.typeName), not an array",
-                at: .keyPath("$objects"))
-        }
-        try ArchiveHeader.validate(objectCount: objects.count, options: options)
-        try ArchiveHeader.validate(null: objects[0])
-        self.objects = objects
-        self.top = top
-    }
-
-    func object(at index: Int) throws -> PropertyList {
-        guard objects.indices.contains(index) else {
-            throw KeyedArchiveError(
-                .invalidArchive, "object reference \(index) is out of range (\(objects.count) objects)")
-        }
-        return objects[index]
     }
 }
 
@@ -138,7 +91,7 @@ enum ArchiveHeader {
 
     private static func describe(_ value: PropertyList) -> String {
         switch value {
-        case .string(let text): return "\"\(text.prefix(64))\""
+        case .string(let text): return DisplayText.quoted(text, maximumScalars: 64)
         case .integer(let integer): return integer.description
         default: return "a \(value.typeName)"
         }

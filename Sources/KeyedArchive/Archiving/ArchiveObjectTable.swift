@@ -57,8 +57,8 @@ enum ArchivedObjectRecord: Hashable {
 
 /// The archiver's object table, `$objects`, written straight into a binary
 /// property-list builder as objects are encoded: no intermediate records, no second
-/// pass. Binary output finishes the builder; XML and ``KeyedArchiver/encodedPropertyList``
-/// read that binary form back (one mechanism for every format).
+/// pass. Binary output finishes the builder; XML is transcoded from that binary form and
+/// ``KeyedArchiver/encodedPropertyList`` reads it back (one mechanism for every format).
 ///
 /// - Every `$objects` entry is one builder object; its index in `$objects` is its UID.
 /// - Plain values (strings, numbers, data) are stored once per value: the builder

@@ -613,8 +613,9 @@ enum ArchiveEntry {
     case plain(PropertyList)
 }
 
-/// The fields of an object: a dictionary already parsed (XML, or a ``PropertyList`` the
-/// caller passed), or a dictionary of a binary archive read in place.
+/// The fields of an object: a dictionary already parsed (OpenStep text, or a
+/// ``PropertyList`` the caller passed), or a dictionary of a binary archive read in place
+/// (XML archives included, rewritten as binary when opened).
 enum ArchiveFields {
     case parsed(PropertyListDictionary)
     case binary(BinaryPropertyListObject)

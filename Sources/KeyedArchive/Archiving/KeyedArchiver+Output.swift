@@ -5,8 +5,9 @@ import Foundation
 #endif
 
 /// Every output format comes from one place: the binary property list that the object
-/// table builds while objects are encoded. XML and ``KeyedArchiver/encodedPropertyList``
-/// read it back as a ``PropertyList``.
+/// table builds while objects are encoded. XML is transcoded from it in one pass
+/// (``XMLPropertyListTranscoder``, no ``PropertyList`` in between), and
+/// ``KeyedArchiver/encodedPropertyList`` reads it back as a ``PropertyList``.
 extension KeyedArchiver {
     /// The archive as a binary property list, finished once (after ``finishTable()``).
     func finishedArchiveBytes() throws -> Data {

@@ -464,7 +464,7 @@ public final class KeyedUnarchiver {
 struct DecodingContainer {
     /// The object's dictionary when read in place from a binary archive.
     let binaryFields: BinaryPropertyListObject?
-    /// The object's dictionary otherwise (an XML archive, a caller's property list, `$top`).
+    /// The object's dictionary otherwise (an OpenStep archive, a caller's property list, `$top`).
     let parsedFields: PropertyListDictionary?
     let uid: Int
     /// The index of the object's class description (see
@@ -1208,7 +1208,7 @@ extension KeyedUnarchiver {
         guard requiresSecureCoding, !KeyedArchiver.supportsSecureCoding(type) else { return }
         throw failure(
             .classNotAllowed,
-            "class \"\(className)\" maps to \(type), which does not support secure coding "
+            "class \(DisplayText.quoted(className)) maps to \(type), which does not support secure coding "
                 + "(adopt SecureKeyedCoding), and requiresSecureCoding is true")
     }
 
@@ -1218,7 +1218,9 @@ extension KeyedUnarchiver {
         if requiresSecureCoding, !isStandard {
             return notAllowed(description.name, mappedTo: nil, allowed: allowed)
         }
-        return failure(.typeMismatch, "expected \(Self.names(allowed)), found \(description.name)")
+        return failure(
+            .typeMismatch,
+            "expected \(Self.names(allowed)), found \(DisplayText.quotedIfNeeded(description.name))")
     }
 
     func notAllowed(
@@ -1227,7 +1229,7 @@ extension KeyedUnarchiver {
         let mappedText = mapped.map { " (mapped to \($0))" } ?? ""
         return failure(
             .classNotAllowed,
-            "class \"\(name)\"\(mappedText) is not allowed; allowed: \(Self.names(allowed)) and the standard types"
+            "class \(DisplayText.quoted(name))\(mappedText) is not allowed; allowed: \(Self.names(allowed)) and the standard types"
         )
     }
 

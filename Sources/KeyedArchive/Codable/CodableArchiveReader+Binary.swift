@@ -38,7 +38,8 @@ final class BinaryObjectShape {
 ///
 /// Every method here handles the shapes the bridge's writers (and Apple's) produce and
 /// returns `nil` for anything else, so that the general path in CodableArchiveReader.swift
-/// gives the same result, or the same error, as it does for XML archives.
+/// gives the same result, or the same error, as it does for archives read from a
+/// property-list value (OpenStep text, or a ``PropertyList`` the caller passed).
 extension CodableArchiveReader {
     /// Runs `body` with the binary source and its scanner, or returns `nil` when the
     /// archive is not read in place; the input's errors get the coding path.

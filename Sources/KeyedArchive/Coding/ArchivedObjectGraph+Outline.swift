@@ -209,8 +209,9 @@ struct ArchivedGraphOutliner {
 
     static func name(of node: ArchivedObjectGraph.Node) -> String {
         switch node {
-        case .object(let object): return quotedIfNeeded(object.className)
-        case .classDescription(let description): return "class \(quotedIfNeeded(description.className))"
+        case .object(let object): return DisplayText.quotedIfNeeded(object.className)
+        case .classDescription(let description):
+            return "class \(DisplayText.quotedIfNeeded(description.className))"
         case .value(let value):
             if case .array = value { return "(array)" }
             if case .dictionary = value { return "(dictionary)" }
@@ -219,20 +220,14 @@ struct ArchivedGraphOutliner {
         }
     }
 
-    /// Class names from hostile files could hold control characters: quote those.
-    private static func quotedIfNeeded(_ name: String) -> String {
-        let plain = !name.isEmpty && name.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value != 0x7F }
-        return plain ? name : quoted(name)
-    }
-
     /// The one-line text of a value that holds no references.
     static func scalarText(_ value: ArchivedObjectGraph.Value) -> String {
         switch value {
         case .null: return "nil"
         case .reference(let uid): return "#\(uid)"
-        case .string(let string): return quoted(string)
+        case .string(let string): return DisplayText.quoted(string)
         case .integer(let integer): return integer.description
-        case .real(let real): return realDescription(real)
+        case .real(let real): return RealText.string(real)
         case .bool(let flag): return flag ? "true" : "false"
         case .date(let date): return ISO8601Date.format(date.timeIntervalSinceReferenceDate)
         case .data(let data): return dataText(data)
@@ -246,28 +241,5 @@ struct ArchivedGraphOutliner {
         guard !data.isEmpty else { return "<0 bytes>" }
         let shown = data.prefix(16).map(hexByte).joined(separator: " ")
         return "<\(data.count) \(unit): \(shown)\(data.count > 16 ? " …" : "")>"
-    }
-
-    /// A string in double quotes, with `"`, `\` and control characters escaped.
-    static func quoted(_ string: String) -> String {
-        var result = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case "\r": result += "\\r"
-            default:
-                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-                    || scalar.properties.isBidiControl
-                {
-                    result += "\\u{\(String(scalar.value, radix: 16))}"
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result + "\""
     }
 }

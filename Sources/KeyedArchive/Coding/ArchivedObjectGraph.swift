@@ -490,6 +490,10 @@ extension ArchivedObjectGraph {
         }
 
         /// A compact rendering: `#3` for references, quoted strings, `<4 bytes>` for data.
+        ///
+        /// Strings are escaped as in ``ArchivedObjectGraph/outline()``, and keys that are empty
+        /// or hold spaces or control characters are quoted, so that text from a hostile file
+        /// cannot drive a terminal.
         public var description: String {
             // An explicit work stack, not recursion: any nesting depth renders on any thread.
             enum Work {
@@ -514,7 +518,7 @@ extension ArchivedObjectGraph {
                     work.append(.text("}"))
                     for (index, field) in fields.enumerated().reversed() {
                         work.append(.value(field.value))
-                        work.append(.text("\(field.key) = "))
+                        work.append(.text("\(DisplayText.quotedIfNeeded(field.key)) = "))
                         if index > 0 { work.append(.text("; ")) }
                     }
                 case .value(let scalar):
@@ -528,9 +532,9 @@ extension ArchivedObjectGraph {
             switch self {
             case .null: return "nil"
             case .reference(let uid): return "#\(uid)"
-            case .string(let value): return "\"\(value)\""
+            case .string(let value): return DisplayText.quoted(value)
             case .integer(let value): return value.description
-            case .real(let value): return "\(value)"
+            case .real(let value): return RealText.string(value)
             case .bool(let value): return value ? "true" : "false"
             case .date(let value): return ISO8601Date.format(value.timeIntervalSinceReferenceDate)
             case .data(let value): return "<\(value.count) bytes>"

@@ -34,7 +34,7 @@ extension PropertyList: CustomStringConvertible, CustomDebugStringConvertible {
                 work.append(.text("}"))
                 for (index, (key, value)) in Array(dictionary).enumerated().reversed() {
                     work.append(.value(value))
-                    work.append(.text(quotedForDescription(key) + ": "))
+                    work.append(.text(DisplayText.quoted(key) + ": "))
                     if index > 0 { work.append(.text(", ")) }
                 }
             case .value(let scalar):
@@ -50,11 +50,11 @@ extension PropertyList: CustomStringConvertible, CustomDebugStringConvertible {
     private func appendScalarDescription(to text: inout String) {
         switch self {
         case .string(let value):
-            text += quotedForDescription(value)
+            DisplayText.appendQuoted(value, to: &text)
         case .integer(let value):
             text += value.description
         case .real(let value):
-            text += realDescription(value)
+            text += RealText.string(value)
         case .bool(let value):
             text += value ? "true" : "false"
         case .date(let value):
@@ -72,37 +72,9 @@ extension PropertyList: CustomStringConvertible, CustomDebugStringConvertible {
     }
 }
 
-/// Renders a Double the way property lists spell it: integral values keep a `.0`, and
-/// non-finite values are `nan`, `inf` and `-inf`.
-func realDescription(_ value: Double) -> String {
-    if value.isNaN { return "nan" }
-    if value.isInfinite { return value < 0 ? "-inf" : "inf" }
-    return value.description
-}
-
 func hexByte(_ byte: UInt8) -> String {
     let digits: [Character] = [
         "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "a", "b", "c", "d", "e", "f",
     ]
     return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-}
-
-private func quotedForDescription(_ string: String) -> String {
-    var text = "\""
-    for scalar in string.unicodeScalars {
-        switch scalar {
-        case "\"": text += "\\\""
-        case "\\": text += "\\\\"
-        case "\n": text += "\\n"
-        case "\t": text += "\\t"
-        case "\r": text += "\\r"
-        default:
-            if scalar.value < 0x20 {
-                text += "\\u{\(String(scalar.value, radix: 16))}"
-            } else {
-                text.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    return text + "\""
 }

@@ -136,31 +136,29 @@ struct BinaryPropertyListRoundTripTests {
             1, 1.0, true, 1, "x", "x", .uid(1), .date(Date(timeIntervalSinceReferenceDate: 1)),
         ]
         let data = try value.data(format: .binary)
-        let document = try BinaryPropertyListDocument(data)
-        #expect(document.objectCount == 7)  // the array + 1, 1.0, true, "x", UID 1, date
-        #expect(try document.arrayReferences(at: document.topObject) == [1, 2, 3, 1, 4, 4, 5, 6])
+        try BPlist.scan(data) { scanner throws in
+            #expect(scanner.trailer.objectCount == 7)  // the array + 1, 1.0, true, "x", UID 1, date
+            #expect(try scanner.references(of: scanner.trailer.topObject) == [1, 2, 3, 1, 4, 4, 5, 6])
+        }
         #expect(try PropertyList(from: data) == value)
     }
 
     @Test func equalContainersAreNotShared() throws {
         let value: PropertyList = [[1], [1], [:], [:]]
-        let document = try BinaryPropertyListDocument(try value.data(format: .binary))
-        #expect(document.objectCount == 6)
+        let objectCount = try BPlist.scan(try value.data(format: .binary)) { $0.trailer.objectCount }
+        #expect(objectCount == 6)
     }
 
     @Test func keysAreSortedByUnicodeScalarsOrKeptInOrder() throws {
         let value: PropertyList = ["b": 1, "a": 2, "é": 3, "Z": 4]
-        let sorted = try BinaryPropertyListDocument(try value.data(format: .binary))
-        let keys = try sorted.dictionaryReferences(at: sorted.topObject).keys.map {
-            try sorted.string(at: $0)
+        func keys(_ data: Data) throws -> [String] {
+            try BPlist.scan(data) { scanner throws in
+                try scanner.keyReferences(of: scanner.trailer.topObject).map { try scanner.string(at: $0) }
+            }
         }
-        #expect(keys == ["Z", "a", "b", "é"])
-        let unsorted = try BinaryPropertyListDocument(
-            try value.data(format: .binary, options: PropertyListWritingOptions(sortsKeys: false)))
-        let kept = try unsorted.dictionaryReferences(at: unsorted.topObject).keys.map {
-            try unsorted.string(at: $0)
-        }
-        #expect(kept == ["b", "a", "é", "Z"])
+        #expect(try keys(value.data(format: .binary)) == ["Z", "a", "b", "é"])
+        let unsorted = try value.data(format: .binary, options: PropertyListWritingOptions(sortsKeys: false))
+        #expect(try keys(unsorted) == ["b", "a", "é", "Z"])
     }
 
     @Test func writesAnyDepthWithoutRecursion() throws {
@@ -319,8 +317,8 @@ struct BinaryPropertyListFixtureTests {
     }
 }
 
-@Suite("Binary property list: lazy document")
-struct BinaryPropertyListDocumentTests {
+@Suite("Binary property list: random access through the scanner")
+struct BinaryPropertyListRandomAccessTests {
     /// {"key0": ["value0", 0], "key1": ["value1", 1], …}
     static func large(count: Int) throws -> Data {
         var dictionary = PropertyListDictionary()
@@ -332,71 +330,68 @@ struct BinaryPropertyListDocumentTests {
 
     @Test func readsOneObjectWithoutTouchingTheOthers() throws {
         let data = try Self.large(count: 2_000)
-        let document = try BinaryPropertyListDocument(data)
-        let root = document.topObject
-        #expect(try document.kind(of: root) == .dictionary)
-        #expect(try document.count(at: root) == 2_000)
-        let entry = try #require(
-            try document.dictionaryValueReference(forKey: "key1234", inDictionaryAt: root))
-        #expect(try document.value(at: entry) == ["value1234", 1234])
+        let (entry, other, victimOffset) = try BPlist.scan(data) { scanner throws in
+            let root = try scanner.object(scanner.trailer.topObject)
+            #expect(root.kind == .dictionary)
+            #expect(root.count == 2_000)
+            let entry = try #require(try scanner.valueReference(forKey: "key1234", in: root))
+            #expect(try scanner.value(at: entry) == ["value1234", 1234])
+            let other = try #require(try scanner.valueReference(forKey: "key10", in: root))
+            let victim = try scanner.references(of: other)[0]
+            #expect(try scanner.string(at: victim) == "value10")
+            return (entry, other, try scanner.offset(of: victim))
+        }
 
         // Corrupt the string "value10" (turn its marker into the fill byte): the whole file
         // no longer reads, but other objects still do.
-        let other = try #require(try document.dictionaryValueReference(forKey: "key10", inDictionaryAt: root))
-        let victim = try document.arrayReferences(at: other)[0]
-        #expect(try document.string(at: victim) == "value10")
-        let victimOffset = try document.withScanner { try $0.offset(of: victim) }
         var corrupted = [UInt8](data)
         corrupted[victimOffset] = 0x0F
-        let damaged = try BinaryPropertyListDocument(Data(corrupted))
-        #expect(try damaged.value(at: entry) == ["value1234", 1234])
-        #expect(try damaged.dictionaryValueReference(forKey: "key1999", inDictionaryAt: root) != nil)
+        try BPlist.scan(Data(corrupted)) { damaged throws in
+            let root = damaged.trailer.topObject
+            #expect(try damaged.value(at: entry) == ["value1234", 1234])
+            #expect(try damaged.valueReference(forKey: "key1999", inDictionaryAt: root) != nil)
+            #expect(throws: KeyedArchiveError.self) { try damaged.value(at: other) }
+        }
         let error = #expect(throws: KeyedArchiveError.self) { try PropertyList(from: Data(corrupted)) }
         #expect(error?.code == .corruptData)
         #expect(error?.location == .byteOffset(victimOffset))
-        #expect(throws: KeyedArchiveError.self) { try damaged.value(at: other) }
     }
 
-    @Test func typedAccessorsCheckTheKind() throws {
+    @Test func objectsReportTheirKindAndCount() throws {
         let plist: PropertyList = ["a": [1, "two"], "b": .uid(3)]
-        let data = try plist.data(format: .binary)
-        let document = try BinaryPropertyListDocument(data)
-        let root = document.topObject
-        let (keys, values) = try document.dictionaryReferences(at: root)
-        #expect(try keys.map { try document.string(at: $0) } == ["a", "b"])
-        #expect(try document.kind(of: values[0]) == .array)
-        #expect(try document.kind(of: values[1]) == .uid)
-        #expect(try document.value(at: values[1]) == .uid(3))
-        #expect(try document.dictionaryValueReference(forKey: "missing", inDictionaryAt: root) == nil)
-        let failing: [() throws -> Void] = [
-            { _ = try document.arrayReferences(at: root) }, { _ = try document.string(at: root) },
-            { _ = try document.dictionaryReferences(at: values[0]) },
-            { _ = try document.count(at: values[1]) },
-        ]
-        for failing in failing {
-            let error = #expect(throws: KeyedArchiveError.self) { try failing() }
-            #expect(error?.code == .typeMismatch)
+        try BPlist.scan(try plist.data(format: .binary)) { scanner in
+            let root = scanner.trailer.topObject
+            let references = try scanner.references(of: root)
+            let (keys, values) = (references[..<2], references[2...])
+            #expect(try keys.map { try scanner.string(at: $0) } == ["a", "b"])
+            let array = try scanner.object(values[values.startIndex])
+            #expect(array.kind == .array)
+            #expect(array.count == 2)
+            #expect(try scanner.object(values[values.startIndex + 1]).kind == .uid)
+            #expect(try scanner.value(at: values[values.startIndex + 1]) == .uid(3))
+            #expect(try scanner.valueReference(forKey: "missing", inDictionaryAt: root) == nil)
+            let missing = #expect(throws: KeyedArchiveError.self) {
+                try scanner.object(scanner.trailer.objectCount)
+            }
+            #expect(missing?.code == .corruptData)
         }
-        let missing = #expect(throws: KeyedArchiveError.self) { try document.kind(of: document.objectCount) }
-        #expect(missing?.code == .corruptData)
     }
 
     @Test func lookupMatchesNonASCIIAndUTF16Keys() throws {
         let plist: PropertyList = ["Maß": 1, "日本": 2, "plain": 3]
-        let data = try plist.data(format: .binary)
-        let document = try BinaryPropertyListDocument(data)
-        for (key, expected) in [("Maß", 1), ("日本", 2), ("plain", 3)] {
-            let reference = try #require(
-                try document.dictionaryValueReference(forKey: key, inDictionaryAt: 0))
-            #expect(try document.value(at: reference).intValue == expected, "\(key)")
+        try BPlist.scan(try plist.data(format: .binary)) { scanner in
+            for (key, expected) in [("Maß", 1), ("日本", 2), ("plain", 3)] {
+                let reference = try #require(try scanner.valueReference(forKey: key, inDictionaryAt: 0))
+                #expect(try scanner.value(at: reference).intValue == expected, "\(key)")
+            }
+            #expect(try scanner.valueReference(forKey: "Ma", inDictionaryAt: 0) == nil)
         }
-        #expect(try document.dictionaryValueReference(forKey: "Ma", inDictionaryAt: 0) == nil)
     }
 
     @Test func lookupWithDuplicateKeysTakesTheLast() throws {
         let bytes = BPlist.assemble([[0xD2, 1, 1, 2, 3], [0x51, 0x6B], [0x10, 1], [0x10, 2]])
-        let document = try BinaryPropertyListDocument(Data(bytes))
-        #expect(try document.dictionaryValueReference(forKey: "k", inDictionaryAt: 0) == 3)
+        let reference = try BPlist.scan(Data(bytes)) { try $0.valueReference(forKey: "k", inDictionaryAt: 0) }
+        #expect(reference == 3)
     }
 }
 

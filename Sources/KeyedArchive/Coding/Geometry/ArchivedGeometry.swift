@@ -32,7 +32,8 @@ extension KeyedUnarchiver {
         }
         guard let numbers = GeometryText.parse(text, count: count) else {
             throw KeyedArchiveError(
-                .invalidArchive, "\(key) \"\(text.prefix(80))\" is not \(count) numbers in braces")
+                .invalidArchive,
+                "\(key) \(DisplayText.quoted(text, maximumScalars: 80)) is not \(count) numbers in braces")
         }
         return numbers
     }

@@ -34,7 +34,9 @@ extension URL: SecureKeyedCoding {
             throw coder.missingField("NS.relative", of: "NSURL")
         }
         guard let url = URL(string: relative, relativeTo: base) else {
-            throw coder.failure(.invalidArchive, "NS.relative \"\(relative.prefix(100))\" is not a valid URL")
+            throw coder.failure(
+                .invalidArchive,
+                "NS.relative \(DisplayText.quoted(relative, maximumScalars: 100)) is not a valid URL")
         }
         self = url
     }

@@ -685,7 +685,7 @@ struct BinaryPropertyListBuilder {
             case .reserved:
                 throw KeyedArchiveError(.invalidValue, "object \(index) was reserved but never set")
             }
-            position += headerLength(count: count) + length * referenceSize
+            position += BinaryPropertyListCountHeader.length(count: count) + length * referenceSize
             let start = entry.startIndex
             guard start <= references.count - length else {
                 throw KeyedArchiveError(.invalidValue, "object \(index): references out of range")
@@ -717,21 +717,7 @@ struct BinaryPropertyListBuilder {
         return 8
     }
 
-    /// Marker plus, from 15 on, an integer object holding the count.
-    static func headerLength(count: Int) -> Int {
-        count < 15 ? 1 : 2 + byteWidth(forCount: count)
-    }
-
     // MARK: Encoding helpers
-
-    fileprivate static func log2(_ width: Int) -> UInt8 {
-        switch width {
-        case 1: return 0
-        case 2: return 1
-        case 4: return 2
-        default: return 3
-        }
-    }
 
     /// Returns the existing scalar encoded as `header` followed by `payload`, or stores
     /// it as a new object. Nothing is copied unless the scalar is new.
@@ -905,15 +891,10 @@ private struct Output {
         }
     }
 
+    /// Appends an object's marker and count (see ``BinaryPropertyListCountHeader``).
+    @inline(__always)
     mutating func appendHeader(_ marker: UInt8, count: Int) {
-        if count < 15 {
-            appendBigEndian(UInt64(marker | UInt8(count)), width: 1)
-        } else {
-            appendBigEndian(UInt64(marker | 0x0F), width: 1)
-            let width = BinaryPropertyListBuilder.byteWidth(forCount: count)
-            appendBigEndian(UInt64(0x10 | BinaryPropertyListBuilder.log2(width)), width: 1)
-            appendBigEndian(UInt64(count), width: width)
-        }
+        BinaryPropertyListCountHeader.write(marker, count: count) { appendBigEndian($0, width: $1) }
     }
 }
 
@@ -962,17 +943,11 @@ private struct ScalarHeader: Equatable {
         }
     }
 
-    /// Marker plus, from 15 on, an integer object holding the count.
+    /// Marker plus, from 15 on, an integer object holding the count (see
+    /// ``BinaryPropertyListCountHeader``).
     @inline(__always)
     mutating func appendCount(_ marker: UInt8, count: Int) {
-        if count < 15 {
-            append(marker | UInt8(count))
-        } else {
-            append(marker | 0x0F)
-            let width = BinaryPropertyListBuilder.byteWidth(forCount: count)
-            append(0x10 | BinaryPropertyListBuilder.log2(width))
-            appendBigEndian(UInt64(count), width: width)
-        }
+        BinaryPropertyListCountHeader.write(marker, count: count) { appendBigEndian($0, width: $1) }
     }
 
     /// Mixes the header into a hash seed.

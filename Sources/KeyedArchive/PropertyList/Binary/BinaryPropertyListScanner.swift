@@ -47,12 +47,14 @@ struct BinaryPropertyListTrailer: Hashable, Sendable {
             let version = String(decoding: bytes[6..<8], as: UTF8.self)
             if bytes.starts(with: "bplist1".utf8) {
                 throw KeyedArchiveError(
-                    .unsupportedFormat, "binary property list version \"\(version)\" is not supported",
+                    .unsupportedFormat,
+                    "binary property list version \(DisplayText.quoted(version)) is not supported",
                     at: .byteOffset(6))
             }
             if bytes.starts(with: "bplist".utf8) {
                 throw KeyedArchiveError(
-                    .corruptData, "unknown binary property list version \"\(version)\"", at: .byteOffset(6))
+                    .corruptData, "unknown binary property list version \(DisplayText.quoted(version))",
+                    at: .byteOffset(6))
             }
             throw KeyedArchiveError(.corruptData, "missing \"bplist00\" header", at: .byteOffset(0))
         }
@@ -353,9 +355,11 @@ struct BinaryPropertyListScanner {
             case 0xC: kind = .set
             default: kind = .dictionary
             }
-            count = low
-            if low == 0x0F {
-                (count, payload) = try extendedCount(index: index, offset: offset, kind: kind)
+            do {
+                (count, payload) = try BinaryPropertyListCountHeader.read(
+                    bytes, markerAt: offset, end: objectsEnd)
+            } catch {
+                throw countError(error, index: index, offset: offset, kind: kind)
             }
             let remaining = objectsEnd - payload
             let unit: Int
@@ -398,37 +402,32 @@ struct BinaryPropertyListScanner {
             .corruptData, "object \(index): unknown marker 0x\(hexByte(marker))", at: .byteOffset(offset))
     }
 
-    /// Reads the integer that follows a marker whose low nibble is `0xF`.
-    private func extendedCount(
-        index: Int, offset: Int, kind: BinaryPropertyListKind
-    ) throws -> (count: Int, payload: Int) {
-        let position = offset + 1
-        guard position < objectsEnd else {
-            throw KeyedArchiveError(
+    /// The error for a count header that ``BinaryPropertyListCountHeader`` could not read.
+    @inline(never)
+    private func countError(
+        _ failure: BinaryPropertyListCountHeader.Failure, index: Int, offset: Int,
+        kind: BinaryPropertyListKind
+    ) -> KeyedArchiveError {
+        switch failure {
+        case .missing:
+            return KeyedArchiveError(
                 .corruptData, "object \(index): \(kind) count is missing at the end of the object area",
                 at: .byteOffset(offset))
-        }
-        let marker = byte(position)
-        guard marker >> 4 == 0x1, marker & 0x0F <= 3 else {
-            throw KeyedArchiveError(
+        case .notAnInteger(let marker, let position):
+            return KeyedArchiveError(
                 .corruptData,
                 "object \(index): \(kind) count must be an integer of 1, 2, 4 or 8 bytes, found marker "
                     + "0x\(hexByte(marker))",
                 at: .byteOffset(position))
-        }
-        let width = 1 << Int(marker & 0x0F)
-        guard width <= objectsEnd - position - 1 else {
-            throw KeyedArchiveError(
+        case .truncated(let position):
+            return KeyedArchiveError(
                 .corruptData, "object \(index): \(kind) count runs past the object area",
                 at: .byteOffset(position))
-        }
-        let value = unsigned(position + 1, width: width)
-        guard value <= UInt64(Int.max) else {
-            throw KeyedArchiveError(
+        case .tooLarge(let value, let position):
+            return KeyedArchiveError(
                 .corruptData, "object \(index): \(kind) count \(value) is too large",
                 at: .byteOffset(position))
         }
-        return (Int(value), position + 1 + width)
     }
 
     /// Reads reference `element` of a container whose references start at `start`.

@@ -154,17 +154,10 @@ final class BinaryPropertyListStream {
         return offsets.count - 1
     }
 
-    /// Writes `marker | count`, with an integer following for counts from 15 on.
+    /// Writes an object's marker and count (see ``BinaryPropertyListCountHeader``).
     @inline(__always)
     private func writeHeader(_ marker: UInt8, count: Int) {
-        guard count >= 15 else {
-            writeByte(marker | UInt8(count))
-            return
-        }
-        writeByte(marker | 0x0F)
-        let width = BinaryPropertyListBuilder.byteWidth(forCount: count)
-        writeByte(0x10 | UInt8(width.trailingZeroBitCount))
-        writeBigEndian(UInt64(count), width: width)
+        BinaryPropertyListCountHeader.write(marker, count: count) { writeBigEndian($0, width: $1) }
     }
 
     @inline(__always)
@@ -318,18 +311,19 @@ final class BinaryPropertyListStream {
 
     /// The integer an object holds, if it is one.
     func integerValue(of object: Int) -> PropertyListInteger? {
-        guard let (marker, payload) = encoded(object) else { return nil }
+        guard let encoded = encoded(object), let marker = encoded.first else { return nil }
+        let available = encoded.count - 1
         func bigEndian(_ from: Int, _ width: Int) -> UInt64 {
-            (0..<width).reduce(UInt64(0)) { $0 << 8 | UInt64(payload[from + $1]) }
+            (0..<width).reduce(UInt64(0)) { $0 << 8 | UInt64(encoded[1 + from + $1]) }
         }
         switch marker {
         case 0x10, 0x11, 0x12:
             let width = 1 << Int(marker & 0x0F)
-            return payload.count >= width ? PropertyListInteger(bigEndian(0, width)) : nil
+            return available >= width ? PropertyListInteger(bigEndian(0, width)) : nil
         case 0x13:
-            return payload.count >= 8 ? PropertyListInteger(Int64(bitPattern: bigEndian(0, 8))) : nil
+            return available >= 8 ? PropertyListInteger(Int64(bitPattern: bigEndian(0, 8))) : nil
         case 0x14:
-            guard payload.count >= 16 else { return nil }
+            guard available >= 16 else { return nil }
             return PropertyListInteger(high: Int64(bitPattern: bigEndian(0, 8)), low: bigEndian(8, 8))
         default:
             return nil
@@ -338,24 +332,19 @@ final class BinaryPropertyListStream {
 
     /// The text of a string object, for messages.
     func stringValue(of object: Int) -> String? {
-        guard let (marker, payload) = encoded(object) else { return nil }
-        var count = Int(marker & 0x0F)
-        var start = 0
-        if count == 0x0F {
-            guard let first = payload.first, first & 0xF0 == 0x10 else { return nil }
-            let width = 1 << Int(first & 0x0F)
-            guard width <= 8, payload.count > width else { return nil }
-            count = Int((1...width).reduce(UInt64(0)) { $0 << 8 | UInt64(payload[$1]) })
-            start = 1 + width
-        }
+        guard let encoded = encoded(object), let marker = encoded.first,
+            let (count, start) = try? encoded.withUnsafeBytes({
+                try BinaryPropertyListCountHeader.read($0, markerAt: 0, end: $0.count)
+            })
+        else { return nil }
         switch marker & 0xF0 {
         case 0x50:
-            guard payload.count - start >= count else { return nil }
-            return String(decoding: payload[start..<start + count], as: Unicode.ASCII.self)
+            guard encoded.count - start >= count else { return nil }
+            return String(decoding: encoded[start..<start + count], as: Unicode.ASCII.self)
         case 0x60:
-            guard payload.count - start >= count * 2 else { return nil }
+            guard (encoded.count - start) / 2 >= count else { return nil }
             let units = (0..<count).map {
-                UInt16(payload[start + 2 * $0]) << 8 | UInt16(payload[start + 2 * $0 + 1])
+                UInt16(encoded[start + 2 * $0]) << 8 | UInt16(encoded[start + 2 * $0 + 1])
             }
             return String(decoding: units, as: UTF16.self)
         default:
@@ -363,14 +352,13 @@ final class BinaryPropertyListStream {
         }
     }
 
-    /// An object's marker and the bytes after it up to the next object (or the end).
-    private func encoded(_ object: Int) -> (UInt8, [UInt8])? {
+    /// An object's bytes, marker first, up to the next object (or the end).
+    private func encoded(_ object: Int) -> [UInt8]? {
         guard offsets.indices.contains(object), let bytes else { return nil }
         let start = Int(offsets[object])
         let end = object + 1 < offsets.count ? Int(offsets[object + 1]) : length
         guard start < end, end <= length else { return nil }
-        let all = UnsafeRawBufferPointer(start: bytes + start, count: end - start)
-        return (all[0], Array(all.dropFirst()))
+        return Array(UnsafeRawBufferPointer(start: bytes + start, count: end - start))
     }
 
     // MARK: Finishing

@@ -21,10 +21,10 @@ enum OpenStepText {
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
             bytes.removeFirst(3)
         }
-        if let bad = firstInvalidUTF8(bytes) {
+        if let bad = bytes.withUnsafeBufferPointer({ UTF8Text.firstInvalid(in: $0, from: 0) }) {
             throw KeyedArchiveError(
                 .corruptData, "invalid UTF-8 (byte 0x\(hexByte(bytes[bad])))",
-                at: location(of: bad, in: bytes))
+                at: bytes.withUnsafeBufferPointer { UTF8Text.location(of: bad, in: $0) })
         }
         return bytes
     }
@@ -46,80 +46,6 @@ enum OpenStepText {
             index += 2
         }
         return Array(String(decoding: units, as: UTF16.self).utf8)
-    }
-
-    /// The offset of the first byte that does not belong to a well-formed UTF-8 sequence,
-    /// or `nil` if all of `bytes` is valid UTF-8 (no overlongs, surrogates or values above
-    /// U+10FFFF).
-    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
-        var index = 0
-        let count = bytes.count
-        while index < count {
-            let lead = bytes[index]
-            if lead < 0x80 {
-                index += 1
-                continue
-            }
-            let length: Int
-            var secondRange: ClosedRange<UInt8> = 0x80...0xBF
-            switch lead {
-            case 0xC2...0xDF: length = 2
-            case 0xE0:
-                length = 3
-                secondRange = 0xA0...0xBF
-            case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED:
-                length = 3
-                secondRange = 0x80...0x9F
-            case 0xF0:
-                length = 4
-                secondRange = 0x90...0xBF
-            case 0xF1...0xF3: length = 4
-            case 0xF4:
-                length = 4
-                secondRange = 0x80...0x8F
-            default: return index
-            }
-            guard index + length <= count else { return index }
-            guard secondRange.contains(bytes[index + 1]) else { return index }
-            var next = index + 2
-            while next < index + length {
-                guard bytes[next] & 0xC0 == 0x80 else { return index }
-                next += 1
-            }
-            index += length
-        }
-        return nil
-    }
-
-    /// The one-based line and column of `offset` in `bytes`.
-    ///
-    /// Lines end at LF, CR or CR LF, as CoreFoundation counts them; columns count Unicode
-    /// scalars, so a tab or an `é` is one column.
-    static func location(of offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> KeyedArchiveError.Location {
-        var line = 1
-        var column = 1
-        var index = 0
-        let end = min(offset, bytes.count)
-        while index < end {
-            let byte = bytes[index]
-            if byte == 0x0D {
-                line += 1
-                column = 1
-                if index + 1 < end, bytes[index + 1] == 0x0A { index += 1 }
-            } else if byte == 0x0A {
-                line += 1
-                column = 1
-            } else if byte & 0xC0 != 0x80 {
-                column += 1
-            }
-            index += 1
-        }
-        return .text(line: line, column: column)
-    }
-
-    static func location(of offset: Int, in bytes: [UInt8]) -> KeyedArchiveError.Location {
-        bytes.withUnsafeBufferPointer { location(of: offset, in: $0) }
     }
 
     /// The character at `offset` for an error message: `'}'`, `'é'`, `U+0007`, or
@@ -151,32 +77,6 @@ enum OpenStepText {
         default:
             return scalar.isASCII ? "'\(scalar)'" : "'\(scalar)' (\(code))"
         }
-    }
-
-    /// A string for an error message, shortened if long.
-    static func quoted(_ text: String) -> String {
-        let limit = 40
-        var shown = ""
-        for (index, scalar) in text.unicodeScalars.enumerated() {
-            if index == limit {
-                shown += "…"
-                break
-            }
-            switch scalar {
-            case "\"": shown += "\\\""
-            case "\\": shown += "\\\\"
-            case "\n": shown += "\\n"
-            case "\t": shown += "\\t"
-            case "\r": shown += "\\r"
-            default:
-                if scalar.value < 0x20 {
-                    shown += "\\U" + String(scalar.value, radix: 16)
-                } else {
-                    shown.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return "\"" + shown + "\""
     }
 
     /// Unicode values of the NeXTSTEP encoding's bytes 0x80–0xFF (the lower half is

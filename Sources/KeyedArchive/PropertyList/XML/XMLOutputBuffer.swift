@@ -212,31 +212,11 @@ struct XMLOutputBuffer: ~Copyable {
 
     // MARK: - Numbers
 
-    /// Appends the decimal digits of `value`.
+    /// Appends the decimal digits of `value` (see ``RealText/writeDecimal(_:to:)``).
     @inline(__always)
     mutating func appendDecimal(_ value: UInt64) {
-        // 20 digits hold any UInt64; they are produced from the end, two at a time.
         reserve(20)
-        var digits = 1
-        var threshold: UInt64 = 10
-        while value >= threshold {
-            digits += 1
-            if digits == 20 { break }
-            threshold &*= 10
-        }
-        var remaining = value
-        var position = count + digits
-        while remaining >= 10 {
-            let pair = remaining % 100
-            remaining /= 100
-            position -= 2
-            base[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: pair / 10)
-            base[position + 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: pair % 10)
-        }
-        if position > count {
-            base[count] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remaining)
-        }
-        count += digits
+        count += RealText.writeDecimal(value, to: base + count)
     }
 
     /// Appends an integer in decimal, with a `-` when negative.
@@ -253,72 +233,10 @@ struct XMLOutputBuffer: ~Copyable {
 
     /// Appends a real in the shortest form that reads back exactly, as `Double.description`
     /// writes it but without a trailing `.0`; NaN and the infinities as `nan`, `inf` and
-    /// `-inf`.
-    ///
-    /// Integers below 10^15, and fractions whose exact decimal expansion has at most 15
-    /// significant digits and whose size `Double.description` writes without an exponent
-    /// (such as `0.5` or `1234.5625`), are formatted here without a `String`; any other
-    /// value goes through `Double.description`.
+    /// `-inf` (see ``RealText``).
     mutating func appendReal(_ number: Double) {
-        if number.isNaN {
-            append("nan")
-        } else if number.isInfinite {
-            append(number < 0 ? "-inf" : "inf")
-        } else if number == number.rounded(.towardZero), abs(number) < 1e15 {
-            // Integral: the digits Double.description would print, without its ".0".
-            if number.sign == .minus { append(UInt8(ascii: "-")) }
-            appendDecimal(UInt64(abs(number)))
-        } else if !appendShortFraction(number) {
-            var text = number.description
-            if text.hasSuffix(".0") { text.removeLast(2) }
-            appendString(text)
-        }
-    }
-
-    /// Powers of five up to 5^18 (see ``appendShortFraction(_:)``).
-    private static let powersOfFive: [UInt64] = (0...18).map { exponent in
-        var power: UInt64 = 1
-        for _ in 0..<exponent { power *= 5 }
-        return power
-    }
-
-    /// Writes a finite, non-integral `number` of at least 10^-4 and below 10^15 whose
-    /// exact decimal expansion has at most 15 significant digits, and returns whether it
-    /// did.
-    ///
-    /// Such a number is `m / 2^k` with `m` odd, so its expansion is `m * 5^k` with the
-    /// decimal point `k` digits from the right. No shorter decimal reads back as the same
-    /// double: another decimal with at most 15 significant digits differs from it by at
-    /// least 10^-15 of its size, more than half the spacing of doubles (2^-53 of it). So
-    /// these are the digits the shortest round-trip formatting chooses.
-    private mutating func appendShortFraction(_ number: Double) -> Bool {
-        let magnitude = abs(number)
-        guard magnitude >= 1e-4, magnitude < 1e15, magnitude.isNormal else { return false }
-        let significand = magnitude.significandBitPattern | 1 << 52
-        let trailingZeros = significand.trailingZeroBitCount
-        let scale = 52 - trailingZeros - (Int(magnitude.exponentBitPattern) - 1023)
-        // At least 10^-4 with at most 15 digits leaves at most 18 after the point.
-        guard scale > 0, scale < Self.powersOfFive.count else { return false }
-        let odd = significand >> UInt64(trailingZeros)
-        let (digits, overflow) = odd.multipliedReportingOverflow(by: Self.powersOfFive[scale])
-        guard !overflow, digits < 1_000_000_000_000_000 else { return false }
-        var divisor: UInt64 = 1
-        for _ in 0..<scale { divisor *= 10 }
-        if number.sign == .minus { append(UInt8(ascii: "-")) }
-        appendDecimal(digits / divisor)
-        append(UInt8(ascii: "."))
-        let fraction = digits % divisor
-        // Leading zeros of the fraction, then its digits (it ends in 5, never in 0).
-        var width = 1
-        var rest = fraction / 10
-        while rest > 0 {
-            width += 1
-            rest /= 10
-        }
-        reserve(scale)
-        for _ in width..<scale { append(UInt8(ascii: "0")) }
-        appendDecimal(fraction)
-        return true
+        reserve(RealText.maximumLength)
+        count += RealText.write(number, keepsPointZero: false, to: base + count)
     }
 
     // MARK: - Data
@@ -328,9 +246,10 @@ struct XMLOutputBuffer: ~Copyable {
     mutating func appendBase64Lines(
         of bytes: UnsafeRawBufferPointer, charactersPerLine: Int, indentation: Int
     ) {
-        var lines: [UInt8] = []
-        PropertyListBase64.appendLines(
-            of: bytes, charactersPerLine: charactersPerLine, indentation: indentation, to: &lines)
-        append(lines)
+        reserve(
+            PropertyListBase64.linesLength(
+                of: bytes.count, charactersPerLine: charactersPerLine, indentation: indentation))
+        count += PropertyListBase64.writeLines(
+            of: bytes, charactersPerLine: charactersPerLine, indentation: indentation, to: base + count)
     }
 }

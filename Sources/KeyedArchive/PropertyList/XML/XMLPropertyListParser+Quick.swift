@@ -202,7 +202,7 @@ extension XMLPropertyListParser {
             // one `&amp;` does not send the whole document to the general path), on bytes
             // then checked to be UTF-8.
             guard let value = try? readText(closing: tag, body),
-                XMLInputText.firstInvalidUTF8(
+                UTF8Text.firstInvalid(
                     in: UnsafeBufferPointer(rebasing: bytes[contentStart..<index]), from: 0)
                     == nil
             else { return nil }
@@ -281,7 +281,7 @@ extension XMLPropertyListParser {
             end = position
         }
         if highBits & 0x8080_8080_8080_8080 != 0,
-            XMLInputText.firstInvalidUTF8(in: UnsafeBufferPointer(rebasing: bytes[start..<end]), from: 0)
+            UTF8Text.firstInvalid(in: UnsafeBufferPointer(rebasing: bytes[start..<end]), from: 0)
                 != nil
         {
             return nil

@@ -1,0 +1,232 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The engine behind ``JSONPropertyListWriter``: walks a ``PropertyList`` with an explicit
+/// stack and writes its JSON text.
+struct JSONTextWriter {
+    private(set) var output: [UInt8] = []
+    private let prettyPrinted: Bool
+    private let sortsKeys: Bool
+    private let maximumOutputBytes: Int
+
+    /// The deepest indentation written; deeper lines keep it.
+    static let maximumIndent = 32
+
+    init(prettyPrinted: Bool, sortsKeys: Bool, maximumOutputBytes: Int = .max) {
+        self.prettyPrinted = prettyPrinted
+        self.sortsKeys = sortsKeys
+        self.maximumOutputBytes = maximumOutputBytes
+        output.reserveCapacity(1024)
+    }
+
+    /// An array or dictionary being written: its children and the index of the next one.
+    private struct Frame {
+        let isArray: Bool
+        let values: [PropertyList]
+        let keys: [String]
+        /// The order in which to visit dictionary entries, when keys are sorted.
+        let order: [Int]?
+        var next = 0
+
+        var count: Int { values.count }
+    }
+
+    mutating func write(_ root: PropertyList) throws {
+        var stack: [Frame] = []
+        var pending: PropertyList? = root
+        while true {
+            if let value = pending {
+                pending = nil
+                switch value {
+                case .array(let elements):
+                    try checkDepth(stack)
+                    if elements.isEmpty {
+                        append("[]")
+                    } else {
+                        output.append(UInt8(ascii: "["))
+                        stack.append(Frame(isArray: true, values: elements, keys: [], order: nil))
+                    }
+                case .dictionary(let dictionary):
+                    try checkDepth(stack)
+                    if dictionary.isEmpty {
+                        append("{}")
+                    } else {
+                        output.append(UInt8(ascii: "{"))
+                        let keys = dictionary.keys
+                        let order =
+                            sortsKeys
+                            ? keys.indices.sorted { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
+                            : nil
+                        stack.append(
+                            Frame(isArray: false, values: dictionary.values, keys: keys, order: order))
+                    }
+                default:
+                    writeScalar(value)
+                }
+            }
+            guard let top = stack.indices.last else { return }
+            guard output.count <= maximumOutputBytes else {
+                throw KeyedArchiveError(
+                    .limitExceeded, "the JSON would be longer than \(maximumOutputBytes) bytes")
+            }
+            let next = stack[top].next
+            if next < stack[top].count {
+                if next > 0 { output.append(UInt8(ascii: ",")) }
+                newline(depth: stack.count)
+                let index = stack[top].order?[next] ?? next
+                if !stack[top].isArray {
+                    writeString(stack[top].keys[index])
+                    append(prettyPrinted ? ": " : ":")
+                }
+                pending = stack[top].values[index]
+                stack[top].next = next + 1
+            } else {
+                newline(depth: stack.count - 1)
+                output.append(stack[top].isArray ? UInt8(ascii: "]") : UInt8(ascii: "}"))
+                stack.removeLast()
+            }
+        }
+    }
+
+    private func checkDepth(_ stack: [Frame]) throws {
+        guard stack.count >= JSONPropertyListWriter.maximumDepth else { return }
+        // Name the place by the path that leads to it, each step shortened.
+        var path = "root"
+        for frame in stack {
+            let index = frame.next - 1
+            if frame.isArray {
+                path += "[\(index)]"
+            } else {
+                let keyIndex = frame.order?[index] ?? index
+                let key = frame.keys.indices.contains(keyIndex) ? frame.keys[keyIndex] : ""
+                path +=
+                    "."
+                    + DisplayText.quotedIfNeeded(
+                        key.unicodeScalars.count > 16 ? String(key.prefix(16)) + "…" : key)
+            }
+        }
+        throw KeyedArchiveError(
+            .limitExceeded,
+            "arrays and dictionaries are nested more than \(JSONPropertyListWriter.maximumDepth) deep",
+            at: .keyPath(path))
+    }
+
+    private mutating func newline(depth: Int) {
+        guard prettyPrinted else { return }
+        output.append(0x0A)
+        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * min(depth, Self.maximumIndent)))
+    }
+
+    private mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { output.append(contentsOf: $0) }
+    }
+
+    /// Writes `{"name": ` (or `{"name":`) of a one-key object standing for a type JSON lacks.
+    private mutating func openWrapper(_ name: StaticString) {
+        append("{\"")
+        append(name)
+        append(prettyPrinted ? "\": " : "\":")
+    }
+
+    private mutating func writeScalar(_ value: PropertyList) {
+        switch value {
+        case .string(let string):
+            writeString(string)
+        case .integer(let integer):
+            if let small = integer.int64Value {
+                output.append(contentsOf: String(small).utf8)
+            } else {
+                output.append(contentsOf: integer.description.utf8)
+            }
+        case .real(let real):
+            guard real.isFinite else {
+                openWrapper("real")
+                output.append(UInt8(ascii: "\""))
+                appendReal(real)
+                append("\"}")
+                return
+            }
+            appendReal(real)
+        case .bool(let bool):
+            append(bool ? "true" : "false")
+        case .date(let date):
+            openWrapper("date")
+            writeString(Self.dateText(date.timeIntervalSinceReferenceDate))
+            output.append(UInt8(ascii: "}"))
+        case .data(let data):
+            openWrapper("data")
+            output.append(UInt8(ascii: "\""))
+            appendBase64(data)
+            append("\"}")
+        case .uid(let uid):
+            openWrapper("CF$UID")
+            output.append(contentsOf: String(uid).utf8)
+            output.append(UInt8(ascii: "}"))
+        case .array, .dictionary:
+            break  // handled by `write`
+        }
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SSZ`, with up to six fraction digits when the date has them.
+    static func dateText(_ seconds: Double) -> String {
+        guard seconds.isFinite else { return ISO8601Date.format(seconds) }
+        var whole = seconds.rounded(.down)
+        var micro = ((seconds - whole) * 1_000_000).rounded(.toNearestOrEven)
+        if micro >= 1_000_000 {
+            whole += 1
+            micro = 0
+        }
+        let text = ISO8601Date.format(whole)
+        guard micro > 0, text.hasSuffix("Z") else { return text }
+        var digits = String(Int(micro))
+        digits = String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return String(text.dropLast()) + "." + digits + "Z"
+    }
+
+    private mutating func writeString(_ string: String) {
+        output.append(UInt8(ascii: "\""))
+        let utf8 = string.utf8
+        if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            output.append(contentsOf: utf8)
+        } else {
+            for byte in utf8 {
+                switch byte {
+                case UInt8(ascii: "\""): append("\\\"")
+                case UInt8(ascii: "\\"): append("\\\\")
+                case 0x0A: append("\\n")
+                case 0x0D: append("\\r")
+                case 0x09: append("\\t")
+                case 0x08: append("\\b")
+                case 0x0C: append("\\f")
+                case 0..<0x20:
+                    append("\\u00")
+                    output.append(Self.hexDigits[Int(byte >> 4)])
+                    output.append(Self.hexDigits[Int(byte & 0x0F)])
+                default:
+                    output.append(byte)
+                }
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Appends `real` as ``RealText`` spells it: always with a `.` or an exponent when
+    /// finite (`1.0`, `1e+100`), so that a reader sees a floating-point number.
+    private mutating func appendReal(_ real: Double) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: RealText.maximumLength) { buffer in
+            guard let start = buffer.baseAddress else { return }
+            let length = RealText.write(real, keepsPointZero: true, to: start)
+            output.append(contentsOf: UnsafeBufferPointer(start: start, count: length))
+        }
+    }
+
+    private mutating func appendBase64(_ data: Data) {
+        data.withUnsafeBytes { PropertyListBase64.append($0, to: &output) }
+    }
+}

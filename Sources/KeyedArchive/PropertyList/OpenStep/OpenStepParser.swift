@@ -1,0 +1,481 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The parser proper, over validated UTF-8. Every read of `bytes` is preceded by an
+/// explicit bounds check.
+struct OpenStepParser {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private(set) var position = 0
+    private let maximumDepth: Int
+    private var remainingValues: Int
+
+    init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, valueBudget: Int) {
+        self.bytes = bytes
+        self.maximumDepth = maximumDepth
+        self.remainingValues = valueBudget
+    }
+
+    var isAtEnd: Bool { position >= bytes.count }
+
+    /// The character at the current position, for "found …" in messages.
+    var found: String { OpenStepText.describeCharacter(at: position, in: bytes) }
+
+    func error(_ message: String, at offset: Int? = nil) -> KeyedArchiveError {
+        KeyedArchiveError(
+            .corruptData, message, at: UTF8Text.location(of: offset ?? position, in: bytes))
+    }
+
+    private func describeLocation(of offset: Int) -> String {
+        UTF8Text.location(of: offset, in: bytes).description
+    }
+
+    private func peek() -> UInt8? {
+        position < bytes.count ? bytes[position] : nil
+    }
+
+    // MARK: - Structure
+
+    private enum ContainerKind {
+        case array
+        case dictionary
+        /// The brace-less dictionary of a strings file, ended by the end of input.
+        case stringsFile
+    }
+
+    /// An open array or dictionary. Elements are appended in place through the stack so
+    /// that no container buffer is ever shared (and copied) while it grows.
+    private struct Frame {
+        let kind: ContainerKind
+        let openedAt: Int
+        var elements: [PropertyList] = []
+        var dictionary = PropertyListDictionary()
+        var pendingKey = ""
+    }
+
+    /// Where a value is expected, for the wording of errors.
+    private enum ValueContext {
+        case topLevel
+        case arrayElement
+        case dictionaryValue
+    }
+
+    private enum Step {
+        case value(ValueContext)
+        case entry
+        case completed(PropertyList)
+    }
+
+    /// Parses one value (or, for a strings file, entries up to the end of input),
+    /// leaving the position just after it.
+    mutating func parse(asStringsFile: Bool) throws -> PropertyList {
+        var stack: [Frame] = []
+        var step: Step
+        if asStringsFile {
+            try open(.stringsFile, on: &stack)
+            step = .entry
+        } else {
+            step = .value(.topLevel)
+        }
+        while true {
+            switch step {
+            case .value(let context):
+                step = try startValue(context, stack: &stack)
+            case .entry:
+                step = try startEntry(stack: &stack)
+            case .completed(let value):
+                remainingValues -= 1
+                guard remainingValues >= 0 else {
+                    throw KeyedArchiveError(
+                        .limitExceeded, "the property list holds more values than the reading options allow",
+                        at: UTF8Text.location(of: position, in: bytes))
+                }
+                guard !stack.isEmpty else { return value }
+                step = try add(value, to: &stack)
+            }
+        }
+    }
+
+    private mutating func open(_ kind: ContainerKind, on stack: inout [Frame]) throws {
+        guard stack.count < maximumDepth else {
+            throw KeyedArchiveError(
+                .limitExceeded,
+                "arrays and dictionaries are nested more than \(maximumDepth) deep (maximumDepth)",
+                at: UTF8Text.location(of: position, in: bytes))
+        }
+        stack.append(Frame(kind: kind, openedAt: position))
+    }
+
+    private mutating func startValue(_ context: ValueContext, stack: inout [Frame]) throws -> Step {
+        try skipWhitespace()
+        guard let byte = peek() else { throw expectedValue(context, stack: stack) }
+        switch byte {
+        case UInt8(ascii: "{"):
+            try open(.dictionary, on: &stack)
+            position += 1
+            return .entry
+        case UInt8(ascii: "("):
+            try open(.array, on: &stack)
+            position += 1
+            try skipWhitespace()
+            if peek() == UInt8(ascii: ")") {
+                position += 1
+                return .completed(.array(stack.removeLast().elements))
+            }
+            return .value(.arrayElement)
+        case UInt8(ascii: "<"):
+            return .completed(.data(try parseData()))
+        case UInt8(ascii: "\""), UInt8(ascii: "'"):
+            return .completed(.string(try parseQuotedString()))
+        default:
+            guard Self.isUnquotedCharacter(byte) else { throw expectedValue(context, stack: stack) }
+            return .completed(.string(parseUnquotedString()))
+        }
+    }
+
+    private func expectedValue(_ context: ValueContext, stack: [Frame]) -> KeyedArchiveError {
+        switch context {
+        case .topLevel:
+            return error("expected a value, found \(found)")
+        case .arrayElement:
+            if isAtEnd, let frame = stack.last {
+                return unterminated(frame, expecting: "an array element or ')'")
+            }
+            return error("expected an array element or ')', found \(found)")
+        case .dictionaryValue:
+            let key = stack.last.map { DisplayText.quoted($0.pendingKey, maximumScalars: 40) } ?? "\"\""
+            return error("expected a value after '=' for key \(key), found \(found)")
+        }
+    }
+
+    private func unterminated(_ frame: Frame, expecting expected: String) -> KeyedArchiveError {
+        let name = frame.kind == .array ? "array" : "dictionary"
+        return error(
+            "unterminated \(name) opened at \(describeLocation(of: frame.openedAt)): "
+                + "expected \(expected), found end of input")
+    }
+
+    /// At the start of a dictionary entry: a key, or the end of the dictionary.
+    private mutating func startEntry(stack: inout [Frame]) throws -> Step {
+        try skipWhitespace()
+        guard let top = stack.indices.last else { throw error("internal error: no open dictionary") }
+        let isStringsFile = stack[top].kind == .stringsFile
+        guard let byte = peek() else {
+            if isStringsFile { return .completed(.dictionary(stack.removeLast().dictionary)) }
+            throw unterminated(stack[top], expecting: "a key or '}'")
+        }
+        if byte == UInt8(ascii: "}") && !isStringsFile {
+            position += 1
+            return .completed(.dictionary(stack.removeLast().dictionary))
+        }
+        let key: String
+        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+            key = try parseQuotedString()
+        } else if Self.isUnquotedCharacter(byte) {
+            key = parseUnquotedString()
+        } else {
+            throw error(
+                isStringsFile
+                    ? "expected a key or end of input, found \(found)"
+                    : "expected a key or '}', found \(found)")
+        }
+        try skipWhitespace()
+        switch peek() {
+        case UInt8(ascii: "="):
+            position += 1
+            stack[top].pendingKey = key
+            return .value(.dictionaryValue)
+        case UInt8(ascii: ";"):
+            // `key;` stands for `key = key;`; the ';' is left to end the entry.
+            stack[top].pendingKey = key
+            return .completed(.string(key))
+        default:
+            throw error(
+                "expected '=' or ';' after key \(DisplayText.quoted(key, maximumScalars: 40)), found \(found)"
+            )
+        }
+    }
+
+    /// Adds a finished value to the innermost open container and reads what follows it.
+    private mutating func add(_ value: PropertyList, to stack: inout [Frame]) throws -> Step {
+        guard let top = stack.indices.last else { return .completed(value) }
+        switch stack[top].kind {
+        case .array:
+            stack[top].elements.append(value)
+            try skipWhitespace()
+            switch peek() {
+            case UInt8(ascii: ","):
+                position += 1
+                try skipWhitespace()
+                if peek() == UInt8(ascii: ")") {
+                    position += 1
+                    return .completed(.array(stack.removeLast().elements))
+                }
+                return .value(.arrayElement)
+            case UInt8(ascii: ")"):
+                position += 1
+                return .completed(.array(stack.removeLast().elements))
+            case nil:
+                throw unterminated(stack[top], expecting: "',' or ')'")
+            default:
+                throw error("expected ',' or ')' after array element, found \(found)")
+            }
+        case .dictionary, .stringsFile:
+            stack[top].dictionary[stack[top].pendingKey] = value
+            try skipWhitespace()
+            guard peek() == UInt8(ascii: ";") else {
+                throw error("expected ';' after dictionary value, found \(found)")
+            }
+            position += 1
+            return .entry
+        }
+    }
+
+    // MARK: - Whitespace and comments
+
+    /// Skips whitespace (tab through carriage return, space, U+2028, U+2029) and comments.
+    mutating func skipWhitespace() throws {
+        while position < bytes.count {
+            let byte = bytes[position]
+            switch byte {
+            case 0x09...0x0D, 0x20:
+                position += 1
+            case 0xE2:
+                guard isLineOrParagraphSeparator(at: position) else { return }
+                position += 3
+            case UInt8(ascii: "/"):
+                guard position + 1 < bytes.count else { return }
+                let next = bytes[position + 1]
+                if next == UInt8(ascii: "/") {
+                    position += 2
+                    while position < bytes.count {
+                        let byte = bytes[position]
+                        if byte == 0x0A || byte == 0x0D || isLineOrParagraphSeparator(at: position) { break }
+                        position += 1
+                    }
+                } else if next == UInt8(ascii: "*") {
+                    let start = position
+                    position += 2
+                    while true {
+                        guard position + 1 < bytes.count else {
+                            position = start
+                            throw error("unterminated comment: no closing '*/' before end of input")
+                        }
+                        if bytes[position] == UInt8(ascii: "*") && bytes[position + 1] == UInt8(ascii: "/") {
+                            position += 2
+                            break
+                        }
+                        position += 1
+                    }
+                } else {
+                    // A '/' that starts no comment begins an unquoted string.
+                    return
+                }
+            default:
+                return
+            }
+        }
+    }
+
+    /// Whether U+2028 or U+2029 (E2 80 A8 / E2 80 A9) starts at `offset`.
+    private func isLineOrParagraphSeparator(at offset: Int) -> Bool {
+        offset + 2 < bytes.count && bytes[offset] == 0xE2 && bytes[offset + 1] == 0x80
+            && (bytes[offset + 2] == 0xA8 || bytes[offset + 2] == 0xA9)
+    }
+
+    // MARK: - Strings
+
+    static func isUnquotedCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "$"),
+            UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "."), UInt8(ascii: "-"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    private mutating func parseUnquotedString() -> String {
+        let start = position
+        while position < bytes.count && Self.isUnquotedCharacter(bytes[position]) { position += 1 }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+    }
+
+    /// Parses a string in `"` or `'`, starting at the quote.
+    private mutating func parseQuotedString() throws -> String {
+        let start = position
+        let quote = bytes[position]
+        position += 1
+        var segmentStart = position
+        var unescaped: [UInt8]? = nil
+        while true {
+            guard position < bytes.count else {
+                throw error(
+                    "unterminated string: no closing \(quote == UInt8(ascii: "'") ? "\"'\"" : "'\"'") "
+                        + "before end of input",
+                    at: start)
+            }
+            let byte = bytes[position]
+            if byte == quote {
+                let segment = UnsafeBufferPointer(rebasing: bytes[segmentStart..<position])
+                position += 1
+                guard var buffer = unescaped else { return String(decoding: segment, as: UTF8.self) }
+                unescaped = nil
+                buffer.append(contentsOf: segment)
+                return String(decoding: buffer, as: UTF8.self)
+            }
+            guard byte == UInt8(ascii: "\\") else {
+                position += 1
+                continue
+            }
+            var buffer = unescaped ?? []
+            unescaped = nil
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[segmentStart..<position]))
+            position += 1
+            guard position < bytes.count else { continue }  // reported as unterminated above
+            segmentStart = try appendEscape(to: &buffer, escapeStart: position - 1)
+            unescaped = buffer
+        }
+    }
+
+    /// Decodes the escape whose backslash is at `escapeStart` (the position is just after
+    /// it) and appends its character. Returns where the next plain segment starts.
+    private mutating func appendEscape(to buffer: inout [UInt8], escapeStart: Int) throws -> Int {
+        let byte = bytes[position]
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "7"):
+            var value = 0
+            var digits = 0
+            while digits < 3, position < bytes.count,
+                (UInt8(ascii: "0")...UInt8(ascii: "7")).contains(bytes[position])
+            {
+                value = value * 8 + Int(bytes[position] - UInt8(ascii: "0"))
+                digits += 1
+                position += 1
+            }
+            let text = String(
+                decoding: UnsafeBufferPointer(rebasing: bytes[escapeStart..<position]), as: UTF8.self)
+            guard value <= 0xFF else {
+                throw error("octal escape \(text) is out of range (above \\377)", at: escapeStart)
+            }
+            let code = value < 0x80 ? UInt32(value) : UInt32(OpenStepText.nextStepUpperHalf[value - 0x80])
+            guard code != 0 || value == 0, let scalar = Unicode.Scalar(code) else {
+                throw error("octal escape \(text) is not a NeXTSTEP character", at: escapeStart)
+            }
+            UTF8Text.append(scalar.value, to: &buffer)
+            return position
+        case UInt8(ascii: "U"):
+            position += 1
+            guard let unit = parseHexUnit() else {
+                throw error("expected 1 to 4 hexadecimal digits after \\U, found \(found)", at: position)
+            }
+            var scalar: Unicode.Scalar = "\u{FFFD}"
+            if (0xD800..<0xDC00).contains(unit) {
+                // Join with a following \U low surrogate, if there is one.
+                let saved = position
+                if position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
+                    bytes[position + 1] == UInt8(ascii: "U")
+                {
+                    position += 2
+                    if let low = parseHexUnit(), (0xDC00..<0xE000).contains(low) {
+                        let combined = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
+                        scalar = Unicode.Scalar(combined) ?? "\u{FFFD}"
+                    } else {
+                        position = saved
+                    }
+                }
+            } else if let plain = Unicode.Scalar(UInt32(unit)) {
+                scalar = plain
+            }
+            UTF8Text.append(scalar.value, to: &buffer)
+            return position
+        default:
+            let control: UInt8?
+            switch byte {
+            case UInt8(ascii: "a"): control = 0x07
+            case UInt8(ascii: "b"): control = 0x08
+            case UInt8(ascii: "f"): control = 0x0C
+            case UInt8(ascii: "n"): control = 0x0A
+            case UInt8(ascii: "r"): control = 0x0D
+            case UInt8(ascii: "t"): control = 0x09
+            case UInt8(ascii: "v"): control = 0x0B
+            default: control = nil
+            }
+            if let control {
+                buffer.append(control)
+                position += 1
+                return position
+            }
+            // Any other character stands for itself (`\"`, `\\`, `\'`, a line break, …); it
+            // starts the next plain segment and is skipped so it cannot end the string.
+            let start = position
+            position += 1
+            while position < bytes.count && bytes[position] & 0xC0 == 0x80 { position += 1 }
+            return start
+        }
+    }
+
+    /// Reads one to four hex digits, or returns `nil` (position unchanged) if there is none.
+    private mutating func parseHexUnit() -> UInt16? {
+        var value: UInt16 = 0
+        var digits = 0
+        while digits < 4, position < bytes.count, let digit = Self.hexValue(bytes[position]) {
+            value = value << 4 | UInt16(digit)
+            digits += 1
+            position += 1
+        }
+        return digits == 0 ? nil : value
+    }
+
+    // MARK: - Data
+
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
+    /// Parses `<hex pairs>`, starting at the `<`.
+    private mutating func parseData() throws -> Data {
+        let start = position
+        position += 1
+        // Reserve no more than the text up to the closing '>' can hold.
+        var end = position
+        while end < bytes.count && bytes[end] != UInt8(ascii: ">") { end += 1 }
+        var result = [UInt8]()
+        result.reserveCapacity((end - position) / 2)
+        while true {
+            guard position < bytes.count else {
+                throw error(
+                    "unterminated data opened at \(describeLocation(of: start)): "
+                        + "expected hexadecimal digits or '>', found end of input")
+            }
+            let byte = bytes[position]
+            if byte == UInt8(ascii: ">") {
+                position += 1
+                return Data(result)
+            }
+            if let high = Self.hexValue(byte) {
+                guard position + 1 < bytes.count, let low = Self.hexValue(bytes[position + 1]) else {
+                    throw error(
+                        "odd number of hexadecimal digits in data: "
+                            + "'\(Unicode.Scalar(byte))' has no second digit")
+                }
+                result.append(high << 4 | low)
+                position += 2
+            } else if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+                position += 1
+            } else if isLineOrParagraphSeparator(at: position) {
+                position += 3
+            } else {
+                throw error("expected hexadecimal digits or '>' in data, found \(found)")
+            }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+@testable import KeyedArchive
+
+@Suite("UTF-8 text rules shared by the XML and OpenStep readers")
+struct UTF8TextTests {
+    @Test func validationAgreesWithTheStandardLibrary() {
+        var state: UInt64 = 0xC0FFEE
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 33
+        }
+        let interesting: [UInt8] = [
+            0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xA0, 0xED, 0x9F, 0xEF, 0xF0, 0x90, 0xF4, 0x8F,
+            0xF5, 0xFF,
+        ]
+        var wrong: [[UInt8]] = []
+        for length in 0..<48 {
+            for _ in 0..<200 {
+                let bytes = (0..<length).map { _ in interesting[Int(next() % UInt64(interesting.count))] }
+                let invalid = bytes.withUnsafeBufferPointer { UTF8Text.firstInvalid(in: $0, from: 0) }
+                let valid = String(validating: bytes, as: UTF8.self) != nil
+                if (invalid == nil) != valid { wrong.append(bytes) }
+                if let invalid, String(validating: bytes[..<invalid], as: UTF8.self) == nil {
+                    wrong.append(bytes)
+                }
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(3))")
+    }
+
+    @Test func locationsCountLinesAndScalars() {
+        let text = Array("a\r\nb\rcé\nd".utf8)
+        let expected: [(Int, Int, Int)] = [
+            (0, 1, 1), (1, 1, 2), (3, 2, 1), (5, 3, 1), (6, 3, 2), (8, 3, 3), (9, 4, 1),
+        ]
+        text.withUnsafeBufferPointer { bytes in
+            for (offset, line, column) in expected {
+                #expect(
+                    UTF8Text.location(of: offset, in: bytes) == .text(line: line, column: column),
+                    "offset \(offset)")
+            }
+        }
+    }
+
+    @Test func bothReadersReportTheSamePlaceForBadUTF8() {
+        let xml = #expect(throws: KeyedArchiveError.self) {
+            try PropertyList(
+                from: Data(
+                    "<plist>\n<string>é\u{FFFD}".utf8.dropLast(3) + [0xC0, 0x80]
+                        + Array("</string></plist>".utf8)), format: .xml)
+        }
+        let openStep = #expect(throws: KeyedArchiveError.self) {
+            try PropertyList(from: Data("(\n\"é".utf8 + [0xC0, 0x80] + Array("\")".utf8)), format: .openStep)
+        }
+        #expect(xml?.location == .text(line: 2, column: 10), "\(String(describing: xml))")
+        #expect(openStep?.location == .text(line: 2, column: 3), "\(String(describing: openStep))")
+    }
+}
