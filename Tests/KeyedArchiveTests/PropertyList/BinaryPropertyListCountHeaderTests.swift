@@ -20,7 +20,7 @@ struct BinaryPropertyListCountHeaderTests {
     ) {
         try bytes.withUnsafeBytes { buffer in
             Result { () throws(BinaryPropertyListCountHeader.Failure) in
-                try BinaryPropertyListCountHeader.read(buffer, markerAt: 0, end: buffer.count)
+                try BinaryPropertyListCountHeader.read(bytes[0], at: 0, in: buffer, end: buffer.count)
             }
         }.get()
     }

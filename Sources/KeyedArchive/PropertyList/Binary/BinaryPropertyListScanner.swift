@@ -357,7 +357,7 @@ struct BinaryPropertyListScanner {
             }
             do {
                 (count, payload) = try BinaryPropertyListCountHeader.read(
-                    bytes, markerAt: offset, end: objectsEnd)
+                    marker, at: offset, in: bytes, end: objectsEnd)
             } catch {
                 throw countError(error, index: index, offset: offset, kind: kind)
             }

@@ -334,7 +334,7 @@ final class BinaryPropertyListStream {
     func stringValue(of object: Int) -> String? {
         guard let encoded = encoded(object), let marker = encoded.first,
             let (count, start) = try? encoded.withUnsafeBytes({
-                try BinaryPropertyListCountHeader.read($0, markerAt: 0, end: $0.count)
+                try BinaryPropertyListCountHeader.read(marker, at: 0, in: $0, end: $0.count)
             })
         else { return nil }
         switch marker & 0xF0 {
