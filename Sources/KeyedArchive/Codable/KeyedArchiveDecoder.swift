@@ -44,15 +44,7 @@ public struct KeyedArchiveDecoder {
     ///   that are not a keyed archive, `typeMismatch`, `unresolvableCycle`,
     ///   `limitExceeded`; or whatever an `init(from:)` throws.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        let unarchiver: KeyedUnarchiver
-        do {
-            unarchiver = try KeyedUnarchiver(forReadingFrom: data, options: options)
-        } catch let failure as KeyedArchiveError {
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(
-                    codingPath: [], debugDescription: failure.description, underlyingError: failure))
-        }
-        return try decode(T.self, with: unarchiver)
+        try decode(T.self, with: opened { try KeyedUnarchiver(forReadingFrom: data, options: options) })
     }
 
     /// Decodes the root of a keyed archive already read as a property-list value, through
@@ -60,15 +52,18 @@ public struct KeyedArchiveDecoder {
     @_spi(Fuzzing)
     public func decode<T: Decodable>(_ type: T.Type, fromPropertyList propertyList: PropertyList) throws -> T
     {
-        let unarchiver: KeyedUnarchiver
+        try decode(T.self, with: opened { try KeyedUnarchiver(propertyList: propertyList, options: options) })
+    }
+
+    /// The unarchiver `open` makes, its failure to open reported as `dataCorrupted`.
+    private func opened(_ open: () throws -> KeyedUnarchiver) throws -> KeyedUnarchiver {
         do {
-            unarchiver = try KeyedUnarchiver(propertyList: propertyList, options: options)
+            return try open()
         } catch let failure as KeyedArchiveError {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: [], debugDescription: failure.description, underlyingError: failure))
         }
-        return try decode(T.self, with: unarchiver)
     }
 
     private func decode<T: Decodable>(_ type: T.Type, with unarchiver: KeyedUnarchiver) throws -> T {
