@@ -73,6 +73,31 @@ struct Tool {
             return forEachFile(invocation) { file throws(ToolFailure) in
                 try decode(file, invocation)
             }
+        case .extract(let keyPath, let format):
+            return forEachFile(invocation) { file throws(ToolFailure) in
+                try extract(keyPath, as: format, from: file, invocation)
+            }
+        case .type(let keyPath):
+            return forEachFile(invocation) { file throws(ToolFailure) in
+                let value = try Self.value(at: keyPath, in: file, expecting: invocation.expectedType)
+                if !invocation.silent {
+                    environment.writeOutput(Data("\(PropertyListTypeName(of: value).rawValue)\n".utf8))
+                }
+            }
+        case .insert(let keyPath, let value):
+            return forEachFile(invocation) { file throws(ToolFailure) in
+                try edit(file, keyPath, invocation.appends ? .append(value) : .insert(value), invocation)
+            }
+        case .replace(let keyPath, let value):
+            return forEachFile(invocation) { file throws(ToolFailure) in
+                try edit(file, keyPath, .replace(value), invocation)
+            }
+        case .remove(let keyPath):
+            return forEachFile(invocation) { file throws(ToolFailure) in
+                try edit(file, keyPath, .remove, invocation)
+            }
+        case .create(let format):
+            return create(format, invocation)
         }
     }
 
@@ -93,6 +118,8 @@ struct Tool {
         let report: PropertyListReadingReport
         /// The size of the file in bytes, which bounds what is written for it.
         let byteCount: Int
+        /// The format the file is in, which edits keep.
+        var format: PropertyListFormat = .xml
     }
 
     /// The most bytes written for one input of `length` bytes: 64 per input byte, and at
@@ -118,8 +145,9 @@ struct Tool {
         for name in invocation.files {
             do throws(ToolFailure) {
                 var report = PropertyListReadingReport()
-                let (value, byteCount) = try readPropertyList(name, report: &report)
-                try action(InputFile(name: name, value: value, report: report, byteCount: byteCount))
+                let (value, byteCount, format) = try readPropertyList(name, report: &report)
+                try action(
+                    InputFile(name: name, value: value, report: report, byteCount: byteCount, format: format))
             } catch {
                 environment.writeError("\(name): \(error.message)\n")
                 status = ExitStatus.failure
@@ -144,7 +172,7 @@ struct Tool {
 
     private func readPropertyList(
         _ name: String, report: inout PropertyListReadingReport
-    ) throws(ToolFailure) -> (value: PropertyList, byteCount: Int) {
+    ) throws(ToolFailure) -> (value: PropertyList, byteCount: Int, format: PropertyListFormat) {
         let data: Data
         if name == "-" {
             data = environment.readStandardInput()
@@ -158,7 +186,7 @@ struct Tool {
             if data.isEmpty { throw ToolFailure("file is empty") }
         }
         do {
-            return (try PropertyList(from: data, report: &report), data.count)
+            return (try PropertyList(from: data, report: &report), data.count, PropertyListFormat.detect(data))
         } catch let error as KeyedArchiveError {
             throw ToolFailure(error.description)
         } catch {
@@ -205,6 +233,13 @@ struct Tool {
         let encoded: Data
         do {
             switch format {
+            case .swift, .objc:
+                do {
+                    encoded = try LiteralSourceWriter.render(
+                        value, language: format == .swift ? .swift : .objc, fileName: name, limit: limit)
+                } catch {
+                    throw ToolFailure(error.message)
+                }
             case .xml1:
                 encoded = try value.data(
                     format: .xml, options: PropertyListWritingOptions(maximumOutputBytes: limit))
@@ -214,6 +249,8 @@ struct Tool {
                     options: PropertyListJSONOptions(
                         prettyPrinted: invocation.readableJSON, sortsKeys: false, maximumOutputBytes: limit))
             }
+        } catch let error as ToolFailure {
+            throw error
         } catch let error as KeyedArchiveError {
             throw ToolFailure("cannot write as \(format.rawValue): \(error.description)")
         } catch {
@@ -223,9 +260,13 @@ struct Tool {
         let destination: String
         if let outputPath = invocation.outputPath {
             destination = outputPath
-        } else if let outputExtension = invocation.outputExtension {
-            guard name != "-" else { throw ToolFailure("-e cannot name a file for standard input; use -o") }
-            destination = Self.path(name, replacingExtensionWith: outputExtension)
+        } else if let outputExtension = invocation.outputExtension ?? format.sourceExtension {
+            if name == "-" && invocation.outputExtension == nil {
+                destination = "-"
+            } else {
+                guard name != "-" else { throw ToolFailure("-e cannot name a file for standard input; use -o") }
+                destination = Self.path(name, replacingExtensionWith: outputExtension)
+            }
         } else {
             destination = name
         }
