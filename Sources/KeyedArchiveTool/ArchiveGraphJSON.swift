@@ -27,9 +27,12 @@ enum ArchiveGraphJSON {
     ///
     /// - Throws: ``KeyedArchiveError`` with code `limitExceeded` when objects are nested
     ///   more than ``maximumDepth`` deep.
-    static func render(_ graph: ArchivedObjectGraph) throws -> Data {
+    /// With `rootLabel` (`decode --path`), the top-level object holds only the graph's root,
+    /// under that label.
+    static func render(_ graph: ArchivedObjectGraph, rootLabel: String? = nil) throws -> Data {
         var writer = Writer(graph: graph)
-        let members = graph.topLevel.map { (key: $0.key, value: $0.value) }
+        var members = graph.topLevel.map { (key: $0.key, value: $0.value) }
+        if let rootLabel, let root = graph.root { members = [(key: rootLabel, value: root)] }
         try writer.writeObject(members.map { (escaped($0.key), Member.value($0.value)) }, depth: 0)
         writer.text += "\n"
         return Data(writer.text.utf8)

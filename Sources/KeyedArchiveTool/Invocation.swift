@@ -81,6 +81,12 @@ struct Invocation: Equatable {
     var omitsFinalNewline = false
     /// `-append`: with `-insert`, add the value at the end of the array the key path names.
     var appends = false
+    /// `--path KEYPATH`: with `decode`, show only the value at this key path of the object
+    /// graph (references followed).
+    var graphPath: PropertyListKeyPath?
+    /// `--resolve`: with `-extract`, read the file as a keyed archive and follow the key
+    /// path through its object graph.
+    var resolvesArchive = false
 }
 
 /// The type names of `-type` and `-expect`, as `plutil` spells them.
@@ -248,6 +254,11 @@ extension Invocation {
                 invocation.expectedType = type
             case "-n":
                 invocation.omitsFinalNewline = true
+            case "--path":
+                if invocation.graphPath != nil { throw UsageError("--path given more than once") }
+                invocation.graphPath = PropertyListKeyPath(try value(after: argument))
+            case "--resolve":
+                invocation.resolvesArchive = true
             case "-append":
                 invocation.appends = true
             case "-o":
@@ -302,6 +313,8 @@ extension Invocation {
         }
         if omitsFinalNewline && !isRaw { throw UsageError("-n is only valid with -extract KEYPATH raw") }
         if appends && !isInsert { throw UsageError("-append is only valid with -insert") }
+        if graphPath != nil && command != .decode { throw UsageError("--path is only valid with decode") }
+        if resolvesArchive && !isExtract { throw UsageError("--resolve is only valid with -extract") }
         if json && command != .decode { throw UsageError("--json is only valid with decode") }
         if files.isEmpty { throw UsageError("no files given") }
         if outputPath != nil && outputExtension != nil { throw UsageError("-o and -e cannot be combined") }

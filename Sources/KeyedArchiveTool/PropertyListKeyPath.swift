@@ -41,6 +41,12 @@ struct PropertyListKeyPath: Equatable, CustomStringConvertible {
         self.components = components
     }
 
+    /// A key path of the given components (an empty one names the value itself).
+    init(components: [String]) {
+        self.components = components
+        self.text = components.joined(separator: ".")
+    }
+
     /// The component as an array index: decimal digits only, no sign.
     static func index(_ component: String) -> Int? {
         guard !component.isEmpty, component.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }

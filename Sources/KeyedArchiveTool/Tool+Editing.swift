@@ -24,8 +24,15 @@ extension Tool {
     func extract(
         _ keyPath: PropertyListKeyPath, as format: ExtractFormat, from file: InputFile, _ invocation: Invocation
     ) throws(ToolFailure) {
-        let value = try Self.value(at: keyPath, in: file, expecting: invocation.expectedType)
         let limit = Self.outputLimit(forInputLength: file.byteCount)
+        var source = file
+        if invocation.resolvesArchive {
+            source.value = try Self.resolvedValue(at: keyPath, in: file, limit: limit)
+        }
+        let value =
+            invocation.resolvesArchive
+            ? try Self.value(at: PropertyListKeyPath(components: []), in: source, expecting: invocation.expectedType)
+            : try Self.value(at: keyPath, in: source, expecting: invocation.expectedType)
         let encoded: Data
         switch format {
         case .raw:
@@ -42,6 +49,31 @@ extension Tool {
             encoded = try Self.encode(value, as: .json, readable: invocation.readableJSON, limit: limit)
         }
         try deliver(encoded, to: invocation.outputPath ?? file.name)
+    }
+
+    /// `--resolve`: the value at `keyPath` of the keyed archive `file`, as a plain property list.
+    static func resolvedValue(at keyPath: PropertyListKeyPath, in file: InputFile, limit: Int) throws(ToolFailure)
+        -> PropertyList
+    {
+        let graph: ArchivedObjectGraph
+        do {
+            graph = try KeyedUnarchiver.objectGraph(from: file.value)
+        } catch let error as KeyedArchiveError {
+            throw ToolFailure("not a readable keyed archive: \(error.description)")
+        } catch {
+            throw ToolFailure("not a readable keyed archive: \(error)")
+        }
+        guard let value = graph.value(atKeyPath: keyPath.components) else {
+            throw ToolFailure(
+                "Could not extract value, error: No value at that key path or invalid key path: \(keyPath)")
+        }
+        // One value per 16 output bytes: a value is at least that long in any format.
+        var resolver = ArchiveValueResolver(graph: graph, budget: max(1, limit / 16))
+        do {
+            return try resolver.propertyList(for: value)
+        } catch {
+            throw ToolFailure(error.message)
+        }
     }
 
     /// What `-extract … raw` prints, without the final newline: strings as they are,

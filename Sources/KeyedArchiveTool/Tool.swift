@@ -113,7 +113,7 @@ struct Tool {
     struct InputFile {
         /// The name given on the command line (`-` for standard input).
         let name: String
-        let value: PropertyList
+        var value: PropertyList
         /// What the reading passed over (see ``PropertyListReadingReport``).
         let report: PropertyListReadingReport
         /// The size of the file in bytes, which bounds what is written for it.
@@ -203,15 +203,26 @@ struct Tool {
         let name = file.name
         let rendered: Data
         do {
-            let graph = try KeyedUnarchiver.objectGraph(from: value)
+            var graph = try KeyedUnarchiver.objectGraph(from: value)
+            var label: String?
+            if let path = invocation.graphPath {
+                guard let found = graph.value(atKeyPath: path.components) else {
+                    throw ToolFailure("no value at key path \(path) of the object graph")
+                }
+                graph = graph.subgraph(at: found)
+                label = path.text
+            }
             if invocation.json {
-                rendered = try ArchiveGraphJSON.render(graph)
+                rendered = try ArchiveGraphJSON.render(graph, rootLabel: label)
             } else {
                 let header = invocation.files.count > 1 ? "==> \(name) <==\n" : ""
                 // An archive with nothing encoded is valid but prints no line: say so.
-                let outline = graph.topLevel.isEmpty ? "(empty archive: $top has no keys)\n" : graph.outline()
+                var outline = graph.topLevel.isEmpty ? "(empty archive: $top has no keys)\n" : graph.outline()
+                if let label, outline.hasPrefix("root") { outline = label + outline.dropFirst(4) }
                 rendered = Data((header + outline).utf8)
             }
+        } catch let error as ToolFailure {
+            throw error
         } catch let error as KeyedArchiveError {
             throw ToolFailure("not a readable keyed archive: \(error.description)")
         } catch {

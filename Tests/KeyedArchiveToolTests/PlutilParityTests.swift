@@ -134,8 +134,9 @@ enum PlutilTable {
         PlutilCase(["-insert", "Tags", "-string", "last", "-append", "FILE"], output: "", after: ("Tags.2", "last")),
         // "Overwrite an existing value" (man page); Foundation's Linux plutil inserts instead.
         PlutilCase(
-            ["-replace", "Tags.1", "-string", "green", "FILE"], output: "", after: ("Tags.2", nil), reference: false),
-        PlutilCase(["-replace", "Tags.1", "-string", "green", "FILE"], output: "", after: ("Tags.1", "green")),
+            ["-replace", "Tags.1", "-string", "green", "FILE"], output: "", after: ("Tags", "2"), reference: false),
+        PlutilCase(
+            ["-replace", "Tags.0", "-string", "green", "FILE"], output: "", after: ("Tags.0", "green"), reference: false),
         PlutilCase(["-insert", "Deep.x", "-string", "v", "FILE"], status: 1, output: ""),
         PlutilCase(["-insert", "Title.x", "-string", "v", "FILE"], status: 1, output: ""),
         PlutilCase(["-insert", "B", "-bool", "YES", "FILE"], output: "", after: ("B", "true")),
