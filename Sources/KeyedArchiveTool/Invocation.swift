@@ -87,6 +87,14 @@ struct Invocation: Equatable {
     /// `--resolve`: with `-extract`, read the file as a keyed archive and follow the key
     /// path through its object graph.
     var resolvesArchive = false
+    /// `--recover`: with `decode`, read damaged archives as far as possible and report each
+    /// problem (``KeyedUnarchivingOptions/recoversFromDamage``).
+    var recovers = false
+    /// `--expand`: with `decode`, decode archives found inside data values in place.
+    var expands = false
+    /// `--jsonl`: with `decode`, one JSON line per file (folders searched), for sweeping
+    /// a file-system extract.
+    var jsonLines = false
 }
 
 /// The type names of `-type` and `-expect`, as `plutil` spells them.
@@ -259,6 +267,12 @@ extension Invocation {
                 invocation.graphPath = PropertyListKeyPath(try value(after: argument))
             case "--resolve":
                 invocation.resolvesArchive = true
+            case "--recover":
+                invocation.recovers = true
+            case "--expand":
+                invocation.expands = true
+            case "--jsonl":
+                invocation.jsonLines = true
             case "-append":
                 invocation.appends = true
             case "-o":
@@ -316,6 +330,11 @@ extension Invocation {
         if graphPath != nil && command != .decode { throw UsageError("--path is only valid with decode") }
         if resolvesArchive && !isExtract { throw UsageError("--resolve is only valid with -extract") }
         if json && command != .decode { throw UsageError("--json is only valid with decode") }
+        for (option, given) in [("--recover", recovers), ("--expand", expands), ("--jsonl", jsonLines)]
+        where given && command != .decode {
+            throw UsageError("\(option) is only valid with decode")
+        }
+        if jsonLines && (json || graphPath != nil) { throw UsageError("--jsonl cannot be combined with --json or --path") }
         if files.isEmpty { throw UsageError("no files given") }
         if outputPath != nil && outputExtension != nil { throw UsageError("-o and -e cannot be combined") }
         if outputPath == "" { throw UsageError("-o needs a non-empty path") }

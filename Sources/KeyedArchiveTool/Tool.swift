@@ -70,6 +70,7 @@ struct Tool {
                 try convert(file, to: format, invocation)
             }
         case .decode:
+            if invocation.jsonLines { return sweep(invocation) }
             return forEachFile(invocation) { file throws(ToolFailure) in
                 try decode(file, invocation)
             }
@@ -203,7 +204,8 @@ struct Tool {
         let name = file.name
         let rendered: Data
         do {
-            var graph = try KeyedUnarchiver.objectGraph(from: value)
+            var graph = try KeyedUnarchiver.objectGraph(
+                from: value, options: KeyedUnarchivingOptions(recoversFromDamage: invocation.recovers))
             var label: String?
             if let path = invocation.graphPath {
                 guard let found = graph.value(atKeyPath: path.components) else {
@@ -212,14 +214,23 @@ struct Tool {
                 graph = graph.subgraph(at: found)
                 label = path.text
             }
+            let expansion =
+                invocation.expands
+                ? ArchiveGraphJSON.Expansion(
+                    recovering: invocation.recovers, level: 0, budget: NestedArchive.Budget(bytes: file.byteCount))
+                : nil
             if invocation.json {
-                rendered = try ArchiveGraphJSON.render(graph, rootLabel: label)
+                rendered = try ArchiveGraphJSON.render(graph, rootLabel: label, expansion: expansion)
             } else {
                 let header = invocation.files.count > 1 ? "==> \(name) <==\n" : ""
                 // An archive with nothing encoded is valid but prints no line: say so.
                 var outline = graph.topLevel.isEmpty ? "(empty archive: $top has no keys)\n" : graph.outline()
                 if let label, outline.hasPrefix("root") { outline = label + outline.dropFirst(4) }
+                if let expansion { outline += Self.expandedOutlines(graph, rootLabel: label, expansion: expansion) }
                 rendered = Data((header + outline).utf8)
+            }
+            for problem in graph.problems {
+                environment.writeError("\(name): problem: \(problem.description)\n")
             }
         } catch let error as ToolFailure {
             throw error

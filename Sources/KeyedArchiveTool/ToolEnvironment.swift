@@ -57,6 +57,25 @@ protocol ToolFileSystem {
     /// - Throws: ``FileSystemError`` whose message names the file and says why, such as
     ///   `cannot write out.plist: No such file or directory`.
     func writeAtomically(_ data: Data, toPath path: String) throws(FileSystemError)
+
+    /// The files `decode --jsonl` reads for `path`: the path itself, or for a folder every
+    /// regular file below it, depth first and sorted, symbolic links not followed.
+    ///
+    /// - Throws: ``FileSystemError`` if the folder cannot be listed.
+    func filesForSweep(_ path: String) throws(FileSystemError) -> [String]
+
+    /// Reads a whole file of at most `largest` bytes.
+    ///
+    /// - Throws: ``FileSystemError`` as ``contentsOfFile(atPath:)``, or when the file is larger.
+    func contentsOfFile(atPath path: String, largest: Int) throws(FileSystemError) -> Data
+}
+
+extension ToolFileSystem {
+    func filesForSweep(_ path: String) throws(FileSystemError) -> [String] { [path] }
+
+    func contentsOfFile(atPath path: String, largest: Int) throws(FileSystemError) -> Data {
+        try contentsOfFile(atPath: path)
+    }
 }
 
 /// The local file system: reads through POSIX calls, for exact error messages
@@ -64,6 +83,7 @@ protocol ToolFileSystem {
 struct LocalFileSystem: ToolFileSystem {
     private static let fileTypeMask: mode_t = 0o170000
     private static let directoryType: mode_t = 0o040000
+    private static let regularType: mode_t = 0o100000
 
     func contentsOfFile(atPath path: String) throws(FileSystemError) -> Data {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -90,6 +110,44 @@ struct LocalFileSystem: ToolFileSystem {
             bytes.append(contentsOf: chunk[0..<count])
         }
         return Data(bytes)
+    }
+
+    func filesForSweep(_ path: String) throws(FileSystemError) -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            return [path]
+        }
+        var files: [String] = []
+        var folders = [path]
+        while let folder = folders.popLast() {
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+            } catch {
+                throw FileSystemError(message: "cannot list \(folder): \(error.localizedDescription)")
+            }
+            var subfolders: [String] = []
+            for name in names {
+                let child = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+                var info = stat()
+                guard lstat(child, &info) == 0 else { continue }
+                switch info.st_mode & Self.fileTypeMask {
+                case Self.directoryType: subfolders.append(child)
+                case Self.regularType: files.append(child)
+                default: break  // links, devices, sockets, FIFOs: not read
+                }
+            }
+            folders.append(contentsOf: subfolders.reversed())
+        }
+        return files
+    }
+
+    func contentsOfFile(atPath path: String, largest: Int) throws(FileSystemError) -> Data {
+        var info = stat()
+        if stat(path, &info) == 0, info.st_size > largest {
+            throw FileSystemError(message: "file is larger than \(largest) bytes; not read")
+        }
+        return try contentsOfFile(atPath: path)
     }
 
     /// Writes through the library's ``DurableFile``: flushed to the disk, renamed into

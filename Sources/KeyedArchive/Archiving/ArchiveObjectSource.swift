@@ -16,6 +16,10 @@ protocol ArchiveObjectSource {
     /// - Parameter index: An index below ``objectCount``.
     /// - Throws: ``KeyedArchiveError`` if the entry cannot be read.
     func object(at index: Int) throws -> PropertyList
+
+    /// What was unusual about the archive's header, read anyway because the options
+    /// recover from damage (``KeyedUnarchivingOptions/recoversFromDamage``).
+    var headerNotes: [KeyedArchiveError] { get }
 }
 
 /// A field value as the hot decoding paths read it (see
@@ -48,24 +52,39 @@ enum QuickValue {
 
 /// Checks of the archive's root dictionary shared by every source.
 enum ArchiveHeader {
-    static func validate(archiver: PropertyList?, version: PropertyList?) throws {
-        guard let archiver else {
-            throw KeyedArchiveError(
-                .invalidArchive, "the archive has no $archiver", at: .keyPath("$archiver"))
+    /// Checks `$archiver` and `$version`. When `recovering`
+    /// (``KeyedUnarchivingOptions/recoversFromDamage``), a missing or unexpected value is
+    /// returned as a note instead of thrown: `$archiver` variants (`NRKeyedArchiver`, …) and
+    /// other `$version`s are read as `NSKeyedArchiver` 100000.
+    @discardableResult
+    static func validate(archiver: PropertyList?, version: PropertyList?, recovering: Bool = false) throws
+        -> [KeyedArchiveError]
+    {
+        var notes: [KeyedArchiveError] = []
+        func fail(_ error: KeyedArchiveError) throws {
+            guard recovering else { throw error }
+            notes.append(error)
         }
-        guard archiver.stringValue == "NSKeyedArchiver" else {
-            throw KeyedArchiveError(
-                .invalidArchive, "$archiver is \(describe(archiver)), expected \"NSKeyedArchiver\"",
-                at: .keyPath("$archiver"))
+        if let archiver {
+            if archiver.stringValue != "NSKeyedArchiver" {
+                try fail(
+                    KeyedArchiveError(
+                        .invalidArchive, "$archiver is \(describe(archiver)), expected \"NSKeyedArchiver\"",
+                        at: .keyPath("$archiver")))
+            }
+        } else {
+            try fail(KeyedArchiveError(.invalidArchive, "the archive has no $archiver", at: .keyPath("$archiver")))
         }
-        guard let version else {
-            throw KeyedArchiveError(.invalidArchive, "the archive has no $version", at: .keyPath("$version"))
+        if let version {
+            if version.intValue != 100000 {
+                try fail(
+                    KeyedArchiveError(
+                        .invalidArchive, "$version is \(describe(version)), expected 100000", at: .keyPath("$version")))
+            }
+        } else {
+            try fail(KeyedArchiveError(.invalidArchive, "the archive has no $version", at: .keyPath("$version")))
         }
-        guard version.intValue == 100000 else {
-            throw KeyedArchiveError(
-                .invalidArchive, "$version is \(describe(version)), expected 100000", at: .keyPath("$version")
-            )
-        }
+        return notes
     }
 
     static func validate(objectCount: Int, options: KeyedUnarchivingOptions) throws {
@@ -81,12 +100,34 @@ enum ArchiveHeader {
         }
     }
 
-    static func validate(null entry: PropertyList) throws {
+    @discardableResult
+    static func validate(null entry: PropertyList, recovering: Bool = false) throws -> [KeyedArchiveError] {
         guard entry.stringValue == "$null" else {
-            throw KeyedArchiveError(
+            let error = KeyedArchiveError(
                 .invalidArchive, "$objects[0] is \(describe(entry)), expected \"$null\"",
                 at: .keyPath("$objects[0]"))
+            if recovering { return [error] }
+            throw error
         }
+        return []
+    }
+
+    /// `$top` as a dictionary; when `recovering`, a missing or malformed `$top` is empty
+    /// and noted.
+    static func top(_ value: PropertyList?, recovering: Bool, notes: inout [KeyedArchiveError]) throws
+        -> PropertyListDictionary
+    {
+        let error: KeyedArchiveError
+        if let value {
+            if case .dictionary(let top) = value { return top }
+            error = KeyedArchiveError(
+                .invalidArchive, "$top is \(value.typeName), not a dictionary", at: .keyPath("$top"))
+        } else {
+            error = KeyedArchiveError(.invalidArchive, "the archive has no $top", at: .keyPath("$top"))
+        }
+        guard recovering else { throw error }
+        notes.append(error)
+        return PropertyListDictionary()
     }
 
     private static func describe(_ value: PropertyList) -> String {

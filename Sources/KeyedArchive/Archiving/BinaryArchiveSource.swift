@@ -23,6 +23,7 @@ final class BinaryArchiveSource: ArchiveObjectSource {
     let objects: BinaryPropertyListObject
     let readingOptions: PropertyListReadingOptions
     let top: PropertyListDictionary
+    private(set) var headerNotes: [KeyedArchiveError] = []
 
     // Mutable state is touched for every object read, and the unarchiver (like this
     // source) is documented as not thread-safe. No access to these properties spans a
@@ -67,6 +68,7 @@ final class BinaryArchiveSource: ArchiveObjectSource {
         let readingOptions = options.propertyListOptions
         let budget = readingOptions.valueLimit(forInputLength: data.count)
         let depth = readingOptions.maximumDepth
+        var notes: [KeyedArchiveError] = []
         let (trailer, objects, top) = try data.withUnsafeBytes {
             bytes -> (BinaryPropertyListTrailer, BinaryPropertyListObject, PropertyListDictionary) in
             let trailer = try BinaryPropertyListTrailer(validating: bytes)
@@ -82,14 +84,9 @@ final class BinaryArchiveSource: ArchiveObjectSource {
                     try scanner.materialize($0, maximumDepth: depth, budget: budget)
                 }
             }
-            try ArchiveHeader.validate(archiver: value("$archiver"), version: value("$version"))
-            guard let topValue = try value("$top") else {
-                throw KeyedArchiveError(.invalidArchive, "the archive has no $top", at: .keyPath("$top"))
-            }
-            guard case .dictionary(let top) = topValue else {
-                throw KeyedArchiveError(
-                    .invalidArchive, "$top is \(topValue.typeName), not a dictionary", at: .keyPath("$top"))
-            }
+            notes = try ArchiveHeader.validate(
+                archiver: value("$archiver"), version: value("$version"), recovering: options.recoversFromDamage)
+            let top = try ArchiveHeader.top(value("$top"), recovering: options.recoversFromDamage, notes: &notes)
             guard let objectsIndex = try scanner.valueReference(forKey: "$objects", in: root) else {
                 throw KeyedArchiveError(
                     .invalidArchive, "the archive has no $objects", at: .keyPath("$objects"))
@@ -113,7 +110,8 @@ final class BinaryArchiveSource: ArchiveObjectSource {
         self.cacheBudget = budget
         self.keyCache = UnsafeMutablePointer<CachedKeyIndex>.allocate(capacity: Self.keyCacheSize)
         keyCache.initialize(repeating: CachedKeyIndex(), count: Self.keyCacheSize)
-        try ArchiveHeader.validate(null: object(at: 0))
+        headerNotes = notes
+        headerNotes += try ArchiveHeader.validate(null: object(at: 0), recovering: options.recoversFromDamage)
     }
 
     deinit {

@@ -8,6 +8,7 @@ import Foundation
 struct PropertyListArchiveSource: ArchiveObjectSource {
     let objects: [PropertyList]
     let top: PropertyListDictionary
+    let headerNotes: [KeyedArchiveError]
 
     var objectCount: Int { objects.count }
 
@@ -20,15 +21,10 @@ struct PropertyListArchiveSource: ArchiveObjectSource {
             throw KeyedArchiveError(
                 .invalidArchive, "the property list is \(root.typeName), not a keyed archive dictionary")
         }
-        try ArchiveHeader.validate(
-            archiver: dictionary["$archiver"], version: dictionary["$version"])
-        guard let topValue = dictionary["$top"] else {
-            throw KeyedArchiveError(.invalidArchive, "the archive has no $top", at: .keyPath("$top"))
-        }
-        guard case .dictionary(let top) = topValue else {
-            throw KeyedArchiveError(
-                .invalidArchive, "$top is \(topValue.typeName), not a dictionary", at: .keyPath("$top"))
-        }
+        let recovering = options.recoversFromDamage
+        var notes = try ArchiveHeader.validate(
+            archiver: dictionary["$archiver"], version: dictionary["$version"], recovering: recovering)
+        let top = try ArchiveHeader.top(dictionary["$top"], recovering: recovering, notes: &notes)
         guard let objectsValue = dictionary["$objects"] else {
             throw KeyedArchiveError(.invalidArchive, "the archive has no $objects", at: .keyPath("$objects"))
         }
@@ -38,9 +34,10 @@ struct PropertyListArchiveSource: ArchiveObjectSource {
                 at: .keyPath("$objects"))
         }
         try ArchiveHeader.validate(objectCount: objects.count, options: options)
-        try ArchiveHeader.validate(null: objects[0])
+        notes += try ArchiveHeader.validate(null: objects[0], recovering: recovering)
         self.objects = objects
         self.top = top
+        self.headerNotes = notes
     }
 
     func object(at index: Int) throws -> PropertyList {

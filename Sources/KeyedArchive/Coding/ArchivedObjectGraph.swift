@@ -45,10 +45,17 @@ public struct ArchivedObjectGraph: Hashable, Sendable, CustomStringConvertible {
     /// Whether each node is rendered once and referred to afterwards (see ``isRenderedOnce(_:)``).
     let renderedOnce: [Bool]
 
+    /// What was wrong with the archive, each with its key path (such as
+    /// `$objects[12].items[3]`), when it was read with
+    /// ``KeyedUnarchivingOptions/recoversFromDamage``; empty otherwise (a damaged archive
+    /// then fails to read).
+    public let problems: [KeyedArchiveError]
+
     init(
         nodes: [Node], topLevel: [Field], root: Value?, referenceCounts: [Int],
-        cyclic: [Bool]
+        cyclic: [Bool], problems: [KeyedArchiveError] = []
     ) {
+        self.problems = problems
         self.nodes = nodes
         self.topLevel = topLevel
         self.root = root
@@ -67,6 +74,7 @@ public struct ArchivedObjectGraph: Hashable, Sendable, CustomStringConvertible {
         referenceCounts = graph.referenceCounts
         cyclic = graph.cyclic
         renderedOnce = graph.renderedOnce
+        problems = graph.problems
     }
 
     /// The same graph about another value.
