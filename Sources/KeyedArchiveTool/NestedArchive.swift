@@ -5,8 +5,8 @@ import KeyedArchive
 /// archive or a property list (binary or XML) stored inside `NS.data` or a plain `data`
 /// value, as iOS apps and system daemons often nest them.
 ///
-/// Expansion is bounded: at most ``maximumLevels`` archives deep, and at most as many
-/// bytes in all as the outer file holds (``Budget``), each read with the same limits as
+/// Expansion is bounded: at most ``maximumLevels`` archives deep, and at most the outer
+/// file's length per level in all (``Budget``), each read with the same limits as
 /// the outer file.
 enum NestedArchive {
     /// How many archives deep expansion goes (an archive inside an archive inside …).
@@ -30,10 +30,15 @@ enum NestedArchive {
         }
     }
 
-    /// The bytes still allowed for expansion in one file.
+    /// The bytes still allowed for expansion in one file: the file's length once per
+    /// level (each level's data lies inside the level above), so a small nested archive
+    /// referenced many times is not expanded without bound.
     final class Budget {
         var remainingBytes: Int
-        init(bytes: Int) { remainingBytes = bytes }
+        init(forInputLength length: Int) {
+            let (total, overflow) = length.multipliedReportingOverflow(by: NestedArchive.maximumLevels)
+            remainingBytes = overflow ? .max : total
+        }
     }
 
     /// What `data` holds, or `nil` when it is not a recognised archive (or the budget is

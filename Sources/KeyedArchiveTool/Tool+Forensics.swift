@@ -100,7 +100,7 @@ extension Tool {
                 let expansion =
                     invocation.expands
                     ? ArchiveGraphJSON.Expansion(
-                        recovering: invocation.recovers, level: 0, budget: NestedArchive.Budget(bytes: data.count))
+                        recovering: invocation.recovers, level: 0, budget: NestedArchive.Budget(forInputLength: data.count))
                     : nil
                 let rendered = ArchiveGraphJSON.compacted(try ArchiveGraphJSON.render(graph, expansion: expansion))
                 fields.append(("kind", Self.jsonString("keyed archive")))

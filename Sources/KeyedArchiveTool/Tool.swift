@@ -217,7 +217,7 @@ struct Tool {
             let expansion =
                 invocation.expands
                 ? ArchiveGraphJSON.Expansion(
-                    recovering: invocation.recovers, level: 0, budget: NestedArchive.Budget(bytes: file.byteCount))
+                    recovering: invocation.recovers, level: 0, budget: NestedArchive.Budget(forInputLength: file.byteCount))
                 : nil
             if invocation.json {
                 rendered = try ArchiveGraphJSON.render(graph, rootLabel: label, expansion: expansion)
