@@ -137,7 +137,9 @@ enum ArchiveGraphJSON {
         }
 
         /// A nested archive in place of the data that holds it.
-        private mutating func writeExpanded(_ content: NestedArchive.Content, depth: Int, expansion: Expansion)
+        private mutating func writeExpanded(
+            _ content: NestedArchive.Content, depth: Int, expansion: Expansion
+        )
             throws
         {
             try checkDepth(depth + 1)
@@ -152,7 +154,9 @@ enum ArchiveGraphJSON {
                 text += try ArchiveGraphJSON.text(nested, rootLabel: nil, expansion: deeper, depth: depth + 1)
             case .propertyList(let value):
                 text += ",\n\(inner)\"$value\": "
-                text += String(decoding: try value.jsonData(options: PropertyListJSONOptions(prettyPrinted: false)), as: UTF8.self)
+                text += String(
+                    decoding: try value.jsonData(options: PropertyListJSONOptions(prettyPrinted: false)),
+                    as: UTF8.self)
             case .unsupported:
                 break
             }

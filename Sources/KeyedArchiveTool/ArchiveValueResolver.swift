@@ -35,7 +35,8 @@ struct ArchiveValueResolver {
     {
         budget -= 1
         guard budget >= 0 else {
-            throw Failure(message: "the resolved value is larger than the output allows (shared objects repeated)")
+            throw Failure(
+                message: "the resolved value is larger than the output allows (shared objects repeated)")
         }
         guard depth < Self.maximumDepth else {
             throw Failure(message: "objects are nested more than \(Self.maximumDepth) deep")
@@ -106,7 +107,8 @@ struct ArchiveValueResolver {
         var result = PropertyListDictionary(minimumCapacity: object.fields.count + 1)
         result["$class"] = .string(object.className)
         for field in object.fields {
-            result[field.key == "$class" ? "$$class" : field.key] = try propertyList(for: field.value, depth: depth + 1)
+            result[field.key == "$class" ? "$$class" : field.key] = try propertyList(
+                for: field.value, depth: depth + 1)
         }
         return .dictionary(result)
     }

@@ -43,10 +43,13 @@ enum EditValueType: String, CaseIterable, Equatable {
         case .date:
             // The XML property-list reader's own date rule, so that -date accepts exactly
             // what a <date> element holds.
-            guard let value = try? PropertyList(from: Data("<plist><date>\(Self.xmlEscaped(text))</date></plist>".utf8)),
+            guard
+                let value = try? PropertyList(
+                    from: Data("<plist><date>\(Self.xmlEscaped(text))</date></plist>".utf8)),
                 case .date = value
             else {
-                throw UsageError("-date needs a date as a property list writes it (2024-05-01T09:30:00Z), not '\(text)'")
+                throw UsageError(
+                    "-date needs a date as a property list writes it (2024-05-01T09:30:00Z), not '\(text)'")
             }
             return value
         case .data:
@@ -122,7 +125,9 @@ enum JSONValueReader {
         reader.skipWhitespace()
         let value = try reader.value(depth: 0)
         reader.skipWhitespace()
-        guard reader.position == reader.bytes.count else { throw reader.failure("unexpected text after the value") }
+        guard reader.position == reader.bytes.count else {
+            throw reader.failure("unexpected text after the value")
+        }
         return value
     }
 
@@ -211,7 +216,8 @@ enum JSONValueReader {
                 let byte = bytes[position]
                 if (0x30...0x39).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") {
                     position += 1
-                } else if byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+                } else if byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
+                {
                     isInteger = false
                     position += 1
                 } else {
@@ -232,7 +238,8 @@ enum JSONValueReader {
             var scalars = String.UnicodeScalarView()
             var runStart = position
             func flushRun(_ end: Int) {
-                scalars.append(contentsOf: String(decoding: bytes[runStart..<end], as: UTF8.self).unicodeScalars)
+                scalars.append(
+                    contentsOf: String(decoding: bytes[runStart..<end], as: UTF8.self).unicodeScalars)
             }
             while position < bytes.count {
                 let byte = bytes[position]
@@ -267,7 +274,9 @@ enum JSONValueReader {
                         guard (0xDC00..<0xE000).contains(low) else { throw failure("invalid surrogate pair") }
                         unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
                     }
-                    guard let scalar = Unicode.Scalar(unit) else { throw failure("lone surrogate in a string") }
+                    guard let scalar = Unicode.Scalar(unit) else {
+                        throw failure("lone surrogate in a string")
+                    }
                     scalars.append(scalar)
                 default:
                     throw failure("invalid escape in a string")

@@ -236,19 +236,23 @@ extension Invocation {
                 guard let typeOption = remaining.popFirst() else {
                     throw UsageError("\(argument) needs a key path and a type (one of: \(known))")
                 }
-                guard typeOption.hasPrefix("-"), let type = EditValueType(rawValue: String(typeOption.dropFirst()))
+                guard typeOption.hasPrefix("-"),
+                    let type = EditValueType(rawValue: String(typeOption.dropFirst()))
                 else {
                     throw UsageError("unknown type '\(typeOption)' for \(argument) (use one of: \(known))")
                 }
                 let text = type.takesValue ? try value(after: typeOption) : nil
                 let newValue = try type.value(from: text)
-                try setCommand(argument == "-insert" ? .insert(keyPath, newValue) : .replace(keyPath, newValue))
+                try setCommand(
+                    argument == "-insert" ? .insert(keyPath, newValue) : .replace(keyPath, newValue))
             case "-remove":
                 try setCommand(.remove(PropertyListKeyPath(try value(after: argument))))
             case "-create":
                 let formats = ConversionFormat.propertyListFormats
                 let known = formats.map(\.rawValue).joined(separator: ", ")
-                guard let name = remaining.popFirst() else { throw UsageError("-create needs a format (one of: \(known))") }
+                guard let name = remaining.popFirst() else {
+                    throw UsageError("-create needs a format (one of: \(known))")
+                }
                 guard let format = ConversionFormat(rawValue: name), formats.contains(format) else {
                     throw UsageError("unknown format '\(name)' for -create (use one of: \(known))")
                 }
@@ -334,7 +338,9 @@ extension Invocation {
         where given && command != .decode {
             throw UsageError("\(option) is only valid with decode")
         }
-        if jsonLines && (json || graphPath != nil) { throw UsageError("--jsonl cannot be combined with --json or --path") }
+        if jsonLines && (json || graphPath != nil) {
+            throw UsageError("--jsonl cannot be combined with --json or --path")
+        }
         if files.isEmpty { throw UsageError("no files given") }
         if outputPath != nil && outputExtension != nil { throw UsageError("-o and -e cannot be combined") }
         if outputPath == "" { throw UsageError("-o needs a non-empty path") }

@@ -36,7 +36,8 @@ enum LiteralSourceWriter {
         if let dot = base.lastIndex(of: "."), dot != base.startIndex { base = String(base[..<dot]) }
         var identifier = String(
             base.unicodeScalars.map { scalar -> Character in
-                scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_")
+                scalar.isASCII
+                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_")
                     ? Character(scalar) : "_"
             })
         if identifier.isEmpty || identifier.first?.isNumber == true { identifier = "_" + identifier }
@@ -51,11 +52,13 @@ enum LiteralSourceWriter {
     ///   - fileName: The input's name, for the comment and the variable name.
     ///   - limit: The most bytes of source to produce.
     /// - Throws: ``Failure`` for a value the language has no literal for, or output past `limit`.
-    static func render(_ value: PropertyList, language: Language, fileName: String, limit: Int) throws(Failure)
+    static func render(_ value: PropertyList, language: Language, fileName: String, limit: Int)
+        throws(Failure)
         -> Data
     {
         let name = identifier(forFileName: fileName)
-        var text = "/// Generated from \(fileName == "-" ? "-" : (fileName.split(separator: "/").last.map(String.init) ?? fileName))\n"
+        var text =
+            "/// Generated from \(fileName == "-" ? "-" : (fileName.split(separator: "/").last.map(String.init) ?? fileName))\n"
         switch language {
         case .swift:
             let annotation: String
@@ -83,7 +86,8 @@ enum LiteralSourceWriter {
     }
 
     private static let unrepresentable = Failure(
-        message: "Input contains an object that cannot be represented in Obj-C literal syntax (a date or data)")
+        message:
+            "Input contains an object that cannot be represented in Obj-C literal syntax (a date or data)")
 
     private static func tooLarge(_ limit: Int) -> Failure {
         Failure(message: Tool.outputTooLarge(limit))
@@ -160,7 +164,10 @@ enum LiteralSourceWriter {
             if real.isNaN {
                 literal = objc ? "(NAN)" : "Double.nan"
             } else if real.isInfinite {
-                literal = objc ? (real < 0 ? "(-INFINITY)" : "(INFINITY)") : (real < 0 ? "-Double.infinity" : "Double.infinity")
+                literal =
+                    objc
+                    ? (real < 0 ? "(-INFINITY)" : "(INFINITY)")
+                    : (real < 0 ? "-Double.infinity" : "Double.infinity")
             } else {
                 literal = RealLiteral.text(real)
             }
@@ -169,7 +176,8 @@ enum LiteralSourceWriter {
             return objc ? (flag ? "@YES" : "@NO") : (flag ? "true" : "false")
         case .date(let date):
             if objc { throw unrepresentable }
-            return "Date(timeIntervalSinceReferenceDate: \(RealLiteral.text(date.timeIntervalSinceReferenceDate)))"
+            return
+                "Date(timeIntervalSinceReferenceDate: \(RealLiteral.text(date.timeIntervalSinceReferenceDate)))"
         case .data(let data):
             if objc { throw unrepresentable }
             var text = "Data(["
@@ -195,7 +203,8 @@ enum LiteralSourceWriter {
             case "\r": text += "\\r"
             case "\t": text += "\\t"
             default:
-                let isControl = scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+                let isControl =
+                    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
                     || (0x2028...0x2029).contains(scalar.value)
                 if isControl || (language == .objc && scalar == "?") {
                     // Objective-C: octal escapes (a hex escape would swallow following digits;
@@ -223,7 +232,9 @@ enum LiteralSourceWriter {
 enum RealLiteral {
     static func text(_ real: Double) -> String {
         let description = "\(real)"
-        if description.contains(".") || description.contains("e") || description.contains("n") { return description }
+        if description.contains(".") || description.contains("e") || description.contains("n") {
+            return description
+        }
         return description + ".0"
     }
 }

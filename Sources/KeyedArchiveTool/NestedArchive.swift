@@ -77,7 +77,8 @@ enum NestedArchive {
 
     /// The data values reachable from `graph`'s root (or its top level), each with the key
     /// path that leads to it; every object is visited once.
-    static func dataValues(in graph: ArchivedObjectGraph, rootLabel: String?) -> [(path: String, data: Data)] {
+    static func dataValues(in graph: ArchivedObjectGraph, rootLabel: String?) -> [(path: String, data: Data)]
+    {
         var found: [(path: String, data: Data)] = []
         var visited = Set<Int>()
         var work: [(path: String, value: ArchivedObjectGraph.Value)] = []
@@ -91,7 +92,9 @@ enum NestedArchive {
             case .data(let data):
                 found.append((path, data))
             case .array(let elements):
-                for (index, element) in elements.enumerated().reversed() { work.append(("\(path).\(index)", element)) }
+                for (index, element) in elements.enumerated().reversed() {
+                    work.append(("\(path).\(index)", element))
+                }
             case .dictionary(let fields):
                 for field in fields.reversed() { work.append(("\(path).\(field.key)", field.value)) }
             case .reference(let uid):

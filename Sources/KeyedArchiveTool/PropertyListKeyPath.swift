@@ -180,7 +180,9 @@ struct PropertyListKeyPath: Equatable, CustomStringConvertible {
                 dictionary[component] = child
                 parent = .dictionary(dictionary)
             case .array(var elements):
-                if let index = Self.index(component), elements.indices.contains(index) { elements[index] = child }
+                if let index = Self.index(component), elements.indices.contains(index) {
+                    elements[index] = child
+                }
                 parent = .array(elements)
             default:
                 break

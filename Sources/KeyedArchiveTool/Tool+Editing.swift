@@ -9,11 +9,13 @@ extension Tool {
         at keyPath: PropertyListKeyPath, in file: InputFile, expecting expected: PropertyListTypeName?
     ) throws(ToolFailure) -> PropertyList {
         guard let value = keyPath.value(in: file.value) else {
-            throw ToolFailure("Could not extract value, error: No value at that key path or invalid key path: \(keyPath)")
+            throw ToolFailure(
+                "Could not extract value, error: No value at that key path or invalid key path: \(keyPath)")
         }
         let type = PropertyListTypeName(of: value)
         if let expected, expected != type {
-            throw ToolFailure("Value at [\(keyPath)] expected to be \(expected.rawValue) but is \(type.rawValue)")
+            throw ToolFailure(
+                "Value at [\(keyPath)] expected to be \(expected.rawValue) but is \(type.rawValue)")
         }
         return value
     }
@@ -22,7 +24,8 @@ extension Tool {
     /// formats write it as a property list of its own to `-o`, or, as `plutil` does, in
     /// place of the file (standard input's goes to standard output).
     func extract(
-        _ keyPath: PropertyListKeyPath, as format: ExtractFormat, from file: InputFile, _ invocation: Invocation
+        _ keyPath: PropertyListKeyPath, as format: ExtractFormat, from file: InputFile,
+        _ invocation: Invocation
     ) throws(ToolFailure) {
         let limit = Self.outputLimit(forInputLength: file.byteCount)
         var source = file
@@ -31,7 +34,8 @@ extension Tool {
         }
         let value =
             invocation.resolvesArchive
-            ? try Self.value(at: PropertyListKeyPath(components: []), in: source, expecting: invocation.expectedType)
+            ? try Self.value(
+                at: PropertyListKeyPath(components: []), in: source, expecting: invocation.expectedType)
             : try Self.value(at: keyPath, in: source, expecting: invocation.expectedType)
         let encoded: Data
         switch format {
@@ -52,7 +56,8 @@ extension Tool {
     }
 
     /// `--resolve`: the value at `keyPath` of the keyed archive `file`, as a plain property list.
-    static func resolvedValue(at keyPath: PropertyListKeyPath, in file: InputFile, limit: Int) throws(ToolFailure)
+    static func resolvedValue(at keyPath: PropertyListKeyPath, in file: InputFile, limit: Int)
+        throws(ToolFailure)
         -> PropertyList
     {
         let graph: ArchivedObjectGraph
@@ -104,7 +109,8 @@ extension Tool {
         do {
             switch format {
             case .xml1:
-                return try value.data(format: .xml, options: PropertyListWritingOptions(maximumOutputBytes: limit))
+                return try value.data(
+                    format: .xml, options: PropertyListWritingOptions(maximumOutputBytes: limit))
             case .binary1:
                 return try value.data(format: .binary)
             case .json:
@@ -147,7 +153,8 @@ extension Tool {
         case .xml: format = .xml1
         case .openStep:
             throw ToolFailure(
-                "an OpenStep property list cannot be written back; convert it first (-convert xml1 or binary1)")
+                "an OpenStep property list cannot be written back; convert it first (-convert xml1 or binary1)"
+            )
         }
         // An edit may add as much as its value holds: the limit grows with the result.
         let limit = Self.outputLimit(forInputLength: file.byteCount) + (1 << 20)

@@ -12,10 +12,13 @@ extension Tool {
         guard expansion.level < NestedArchive.maximumLevels else { return "" }
         var text = ""
         for (path, data) in NestedArchive.dataValues(in: graph, rootLabel: rootLabel) {
-            guard let content = NestedArchive.recognize(data, recovering: expansion.recovering, budget: expansion.budget)
+            guard
+                let content = NestedArchive.recognize(
+                    data, recovering: expansion.recovering, budget: expansion.budget)
             else { continue }
             let indent = String(repeating: "  ", count: expansion.level + 1)
-            text += "\(String(repeating: "  ", count: expansion.level))\(path) ⇒ \(content.kindName) (\(data.count) bytes)"
+            text +=
+                "\(String(repeating: "  ", count: expansion.level))\(path) ⇒ \(content.kindName) (\(data.count) bytes)"
             var body = ""
             switch content {
             case .keyedArchive(let nested):
@@ -100,9 +103,11 @@ extension Tool {
                 let expansion =
                     invocation.expands
                     ? ArchiveGraphJSON.Expansion(
-                        recovering: invocation.recovers, level: 0, budget: NestedArchive.Budget(forInputLength: data.count))
+                        recovering: invocation.recovers, level: 0,
+                        budget: NestedArchive.Budget(forInputLength: data.count))
                     : nil
-                let rendered = ArchiveGraphJSON.compacted(try ArchiveGraphJSON.render(graph, expansion: expansion))
+                let rendered = ArchiveGraphJSON.compacted(
+                    try ArchiveGraphJSON.render(graph, expansion: expansion))
                 fields.append(("kind", Self.jsonString("keyed archive")))
                 fields.append(("result", String(decoding: rendered, as: UTF8.self)))
             } else {

@@ -187,7 +187,9 @@ struct Tool {
             if data.isEmpty { throw ToolFailure("file is empty") }
         }
         do {
-            return (try PropertyList(from: data, report: &report), data.count, PropertyListFormat.detect(data))
+            return (
+                try PropertyList(from: data, report: &report), data.count, PropertyListFormat.detect(data)
+            )
         } catch let error as KeyedArchiveError {
             throw ToolFailure(error.description)
         } catch {
@@ -217,7 +219,8 @@ struct Tool {
             let expansion =
                 invocation.expands
                 ? ArchiveGraphJSON.Expansion(
-                    recovering: invocation.recovers, level: 0, budget: NestedArchive.Budget(forInputLength: file.byteCount))
+                    recovering: invocation.recovers, level: 0,
+                    budget: NestedArchive.Budget(forInputLength: file.byteCount))
                 : nil
             if invocation.json {
                 rendered = try ArchiveGraphJSON.render(graph, rootLabel: label, expansion: expansion)
@@ -226,7 +229,9 @@ struct Tool {
                 // An archive with nothing encoded is valid but prints no line: say so.
                 var outline = graph.topLevel.isEmpty ? "(empty archive: $top has no keys)\n" : graph.outline()
                 if let label, outline.hasPrefix("root") { outline = label + outline.dropFirst(4) }
-                if let expansion { outline += Self.expandedOutlines(graph, rootLabel: label, expansion: expansion) }
+                if let expansion {
+                    outline += Self.expandedOutlines(graph, rootLabel: label, expansion: expansion)
+                }
                 rendered = Data((header + outline).utf8)
             }
             for problem in graph.problems {
@@ -286,7 +291,9 @@ struct Tool {
             if name == "-" && invocation.outputExtension == nil {
                 destination = "-"
             } else {
-                guard name != "-" else { throw ToolFailure("-e cannot name a file for standard input; use -o") }
+                guard name != "-" else {
+                    throw ToolFailure("-e cannot name a file for standard input; use -o")
+                }
                 destination = Self.path(name, replacingExtensionWith: outputExtension)
             }
         } else {

@@ -114,7 +114,8 @@ struct LocalFileSystem: ToolFileSystem {
 
     func filesForSweep(_ path: String) throws(FileSystemError) -> [String] {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue
+        else {
             return [path]
         }
         var files: [String] = []

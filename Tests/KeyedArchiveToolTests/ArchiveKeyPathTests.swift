@@ -8,7 +8,8 @@ import Testing
 enum ArchiveSamples {
     /// A `Folder` (`name`, `items`: an `NSArray` of four `Item`s that point back at it,
     /// `meta`: an `NSDictionary`) as `NSKeyedArchiver` lays it out.
-    static func folder(archiver: String = "NSKeyedArchiver", version: PropertyList = 100_000) -> PropertyList {
+    static func folder(archiver: String = "NSKeyedArchiver", version: PropertyList = 100_000) -> PropertyList
+    {
         let titles = ["Potato Bug", "Moth", "Ant", "Snail"]
         // 1 Folder, 2 "Bugs", 3 NSArray, 4…11 items and titles, 12 NSDictionary,
         // 13 "owner", 14 "Ada", 15 "count", 16…19 classes.
@@ -18,7 +19,8 @@ enum ArchiveSamples {
         objects.append(["$class": .uid(18), "NS.objects": .array((0..<4).map { .uid(UInt64(4 + 2 * $0)) })])
         for (index, title) in titles.enumerated() {
             objects.append([
-                "$class": .uid(17), "title": .uid(UInt64(5 + 2 * index)), "legs": .integer(PropertyListInteger(index * 2)),
+                "$class": .uid(17), "title": .uid(UInt64(5 + 2 * index)),
+                "legs": .integer(PropertyListInteger(index * 2)),
                 "folder": .uid(1),
             ])
             objects.append(.string(title))
@@ -55,7 +57,10 @@ enum ArchiveSamples {
         (["root", "meta", "count"], .integer(4)),
         (["root", "name"], .string("Bugs")),
         (["root", "items", "2", "folder", "items", "1", "title"], .string("Moth")),
-        (["root", "items", "NS.objects"], .array([.reference(4), .reference(6), .reference(8), .reference(10)])),
+        (
+            ["root", "items", "NS.objects"],
+            .array([.reference(4), .reference(6), .reference(8), .reference(10)])
+        ),
         (["root"], .reference(1)),
     ])
     func followsReferences(path: [String], expected: ArchivedObjectGraph.Value) {
@@ -93,7 +98,8 @@ enum ArchiveSamples {
         let path = try directory.write(ArchiveSamples.binary(ArchiveSamples.folder()), to: "folder.archive")
         #expect(ToolRun(["-extract", "root.items.1.title", "raw", "--resolve", path]).outputText == "Moth\n")
         #expect(ToolRun(["-extract", "root.items", "raw", "--resolve", path]).outputText == "4\n")
-        #expect(ToolRun(["-type", "root", path]).status == 1, "without --resolve the key path is the plist's")
+        #expect(
+            ToolRun(["-type", "root", path]).status == 1, "without --resolve the key path is the plist's")
         let meta = ToolRun(["-extract", "root.meta", "xml1", "--resolve", "-o", "-", path])
         #expect(try PropertyList(from: meta.output) == ["owner": "Ada", "count": 4])
         let item = ToolRun(["-extract", "root.items.0", "json", "--resolve", "-o", "-", path])
@@ -110,12 +116,15 @@ enum ArchiveSamples {
         // 40 arrays, each holding the next one twice: 2^40 values if expanded naively.
         var objects: [PropertyList] = ["$null"]
         for index in 1...40 {
-            objects.append(["$class": .uid(41), "NS.objects": [.uid(UInt64(index + 1)), .uid(UInt64(index + 1))]])
+            objects.append([
+                "$class": .uid(41), "NS.objects": [.uid(UInt64(index + 1)), .uid(UInt64(index + 1))],
+            ])
         }
         objects[40] = ["$class": .uid(41), "NS.objects": ["leaf"]]
         objects.append(["$classname": "NSArray", "$classes": ["NSArray", "NSObject"]])
         let archive: PropertyList = [
-            "$archiver": "NSKeyedArchiver", "$version": 100_000, "$top": ["root": .uid(1)], "$objects": .array(objects),
+            "$archiver": "NSKeyedArchiver", "$version": 100_000, "$top": ["root": .uid(1)],
+            "$objects": .array(objects),
         ]
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -15,7 +15,8 @@ import Testing
     }()
 
     static let notes =
-        mobile + "/Containers/Data/Application/5A1B2C3D-0000-4000-8000-000000000001/Library/Notes/notes.archive"
+        mobile
+        + "/Containers/Data/Application/5A1B2C3D-0000-4000-8000-000000000001/Library/Notes/notes.archive"
     static let preferences =
         mobile
         + "/Containers/Data/Application/5A1B2C3D-0000-4000-8000-000000000001/Library/Preferences/com.example.Notes.plist"
@@ -26,7 +27,9 @@ import Testing
         let lines = try run.outputLines.map { try JSONValueReader.read($0) }
         #expect(lines.count == 5)
         let failures = lines.filter { $0["error"] != nil }.compactMap { line -> String? in
-            guard let path = line["path"]?.stringValue, let error = line["error"]?.stringValue else { return nil }
+            guard let path = line["path"]?.stringValue, let error = line["error"]?.stringValue else {
+                return nil
+            }
             return "\(path.dropFirst(Self.mobile.count)): \(error)"
         }
         #expect(
@@ -77,7 +80,9 @@ import Testing
     }
 
     @Test func singleValues() {
-        #expect(ToolRun(["decode", "--path", "root.0.title", Self.notes]).outputText == "root.0.title: \"Potato bugs\"\n")
+        #expect(
+            ToolRun(["decode", "--path", "root.0.title", Self.notes]).outputText
+                == "root.0.title: \"Potato bugs\"\n")
         #expect(
             ToolRun(["-extract", "root.2.created", "raw", "--resolve", Self.notes]).outputText
                 == "2024-07-03T06:45:00Z\n")

@@ -26,7 +26,8 @@ import Testing
             "$objects": [
                 "$null",
                 [
-                    "$class": .uid(4), "title": .uid(2), "blob": .uid(3), "next": .uid(99), "plain": .data(plain),
+                    "$class": .uid(4), "title": .uid(2), "blob": .uid(3), "next": .uid(99),
+                    "plain": .data(plain),
                     "ts": .data(typedstream),
                 ],
                 "Damaged",
@@ -69,7 +70,9 @@ import Testing
         #expect(text.status == 0)
         #expect(text.outputText.contains("object.blob.NS\\.data ⇒ keyed archive ("))
         #expect(text.outputText.contains("  root: NSMutableString #1\n    NS.string: \"hidden note\"\n"))
-        #expect(text.outputText.contains("object.plain ⇒ property list (") && text.outputText.contains("    \"a\" => 1\n"))
+        #expect(
+            text.outputText.contains("object.plain ⇒ property list (")
+                && text.outputText.contains("    \"a\" => 1\n"))
         #expect(text.outputText.contains("object.ts ⇒ typedstream (16 bytes): not decoded (typedstream)\n"))
         let json = ToolRun(["decode", "--recover", "--expand", "--json", path])
         let value = try JSONValueReader.read(json.outputText)
@@ -90,8 +93,10 @@ import Testing
         for _ in 0..<10 {
             archive = [
                 "$archiver": "NSKeyedArchiver", "$version": 100_000, "$top": ["root": .uid(1)],
-                "$objects": ["$null", ["$class": .uid(2), "NS.data": .data(ArchiveSamples.binary(archive))],
-                    ["$classname": "NSData", "$classes": ["NSData", "NSObject"]]],
+                "$objects": [
+                    "$null", ["$class": .uid(2), "NS.data": .data(ArchiveSamples.binary(archive))],
+                    ["$classname": "NSData", "$classes": ["NSData", "NSObject"]],
+                ],
             ]
         }
         let directory = try TemporaryDirectory()
@@ -102,7 +107,9 @@ import Testing
         let count = run.outputText.components(separatedBy: "\"$expanded\"").count - 1
         #expect(count == NestedArchive.maximumLevels)
         let text = ToolRun(["decode", "--expand", path])
-        #expect(text.outputText.components(separatedBy: "⇒ keyed archive").count - 1 == NestedArchive.maximumLevels)
+        #expect(
+            text.outputText.components(separatedBy: "⇒ keyed archive").count - 1
+                == NestedArchive.maximumLevels)
     }
 
     @Test func jsonlSweepsAFolder() throws {
@@ -110,20 +117,25 @@ import Testing
         defer { directory.remove() }
         try directory.write(ArchiveSamples.binary(ArchiveSamples.folder()), to: "a.archive")
         try directory.write(ArchiveSamples.binary(Self.damaged()), to: "b.archive")
-        try FileManager.default.createDirectory(atPath: directory.path("sub"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: directory.path("sub"), withIntermediateDirectories: true)
         try directory.write(Samples.xmlText, to: "sub/c.plist")
         try directory.write(Data(), to: "sub/d.empty")
         try directory.write(Samples.brokenBinary, to: "sub/e.plist")
-        try FileManager.default.createSymbolicLink(atPath: directory.path("link"), withDestinationPath: "/etc/passwd")
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.path("link"), withDestinationPath: "/etc/passwd")
         let run = ToolRun(["decode", "--jsonl", directory.url.path])
         #expect(run.status == 1, "two files fail")
         let lines = run.outputLines
         #expect(lines.count == 5, "\(lines)")
         let values = try lines.map { try JSONValueReader.read($0) }
-        #expect(values.map { $0["path"]?.stringValue?.split(separator: "/").suffix(2).joined(separator: "/") } == [
-            "\(directory.url.lastPathComponent)/a.archive", "\(directory.url.lastPathComponent)/b.archive",
-            "sub/c.plist", "sub/d.empty", "sub/e.plist",
-        ])
+        #expect(
+            values.map { $0["path"]?.stringValue?.split(separator: "/").suffix(2).joined(separator: "/") }
+                == [
+                    "\(directory.url.lastPathComponent)/a.archive",
+                    "\(directory.url.lastPathComponent)/b.archive",
+                    "sub/c.plist", "sub/d.empty", "sub/e.plist",
+                ])
         #expect(values[0]["kind"] == "keyed archive")
         #expect(values[0]["format"] == "binary")
         #expect(values[0]["result"]?["root"]?["name"] == "Bugs")
@@ -142,6 +154,7 @@ import Testing
     @Test func jsonlOfAMissingPathIsOneFailedLine() {
         let run = ToolRun(["decode", "--jsonl", "/nonexistent/x.plist"])
         #expect(run.status == 1)
-        #expect(run.outputText == #"{"path":"/nonexistent/x.plist","error":"No such file or directory"}"# + "\n")
+        #expect(
+            run.outputText == #"{"path":"/nonexistent/x.plist","error":"No such file or directory"}"# + "\n")
     }
 }

@@ -35,7 +35,8 @@ import Testing
             inner = [
                 "$archiver": "NSKeyedArchiver", "$version": 100_000, "$top": ["root": .uid(1)],
                 "$objects": [
-                    "$null", ["$class": .uid(1), "NS.data": .data(ArchiveSamples.binary(inner)), "me": .uid(1)],
+                    "$null",
+                    ["$class": .uid(1), "NS.data": .data(ArchiveSamples.binary(inner)), "me": .uid(1)],
                 ],
             ]
         }
@@ -51,11 +52,17 @@ import Testing
     /// Named hostile inputs built here.
     static let inputs: [(name: String, data: Data)] = [
         ("bomb.bplist", OutputBoundsTests.nestedBomb(depth: 100, levels: 22)),
-        ("deep.plist", Data((String(repeating: "<array>", count: 600) + String(repeating: "</array>", count: 600)).utf8)),
+        (
+            "deep.plist",
+            Data((String(repeating: "<array>", count: 600) + String(repeating: "</array>", count: 600)).utf8)
+        ),
         ("random.bin", Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) })),
         ("truncated.bplist", ArchiveSamples.binary(ArchiveSamples.folder()).prefix(200)),
         ("tangled.archive", ArchiveSamples.binary(tangledArchive())),
-        ("entity.plist", Data(#"<!DOCTYPE plist [<!ENTITY a "aaaa">]><plist><string>&a;</string></plist>"#.utf8)),
+        (
+            "entity.plist",
+            Data(#"<!DOCTYPE plist [<!ENTITY a "aaaa">]><plist><string>&a;</string></plist>"#.utf8)
+        ),
         ("folder.archive", ArchiveSamples.binary(ArchiveSamples.folder())),
     ]
 
@@ -100,7 +107,11 @@ import Testing
         let run = ToolRun(["decode", "--recover", "--expand", path])
         #expect(run.status == 0, "\(run.error)")
         #expect(run.outputText.contains("→ #1099511627776 (missing)"))
-        #expect(run.errorLines.contains { $0.hasSuffix("$objects[1].NS.objects[2]: object reference 1099511627776 is out of range (4 objects)") })
+        #expect(
+            run.errorLines.contains {
+                $0.hasSuffix(
+                    "$objects[1].NS.objects[2]: object reference 1099511627776 is out of range (4 objects)")
+            })
         #expect(run.errorLines.contains { $0.contains("$objects[0]") })
     }
 
@@ -110,7 +121,10 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = try directory.write(data, to: "bomb.bplist")
-        for command in [["-convert", "swift", "-o", "-"], ["-convert", "objc", "-o", "-"], ["-extract", "0", "xml1", "-o", "-"]] {
+        for command in [
+            ["-convert", "swift", "-o", "-"], ["-convert", "objc", "-o", "-"],
+            ["-extract", "0", "xml1", "-o", "-"],
+        ] {
             let run = ToolRun(command + [path])
             #expect(run.output.count <= Tool.outputLimit(forInputLength: data.count))
             if run.status == 0 { #expect(!run.output.isEmpty) } else { #expect(!run.error.isEmpty) }

@@ -57,10 +57,16 @@ import Testing
             ["-convert", "yaml", "a"],
             "unknown format 'yaml' for -convert (use one of: xml1, binary1, json, swift, objc)"
         ),
-        (["-convert", "XML1", "a"], "unknown format 'XML1' for -convert (use one of: xml1, binary1, json, swift, objc)"),
+        (
+            ["-convert", "XML1", "a"],
+            "unknown format 'XML1' for -convert (use one of: xml1, binary1, json, swift, objc)"
+        ),
         (["-x", "a"], "unknown option '-x'"),
         (["-lint", "-p", "a"], "-lint and -p cannot be combined"),
-        (["-p", "-o", "out", "a"], "-o is only valid with -convert, -extract, -insert, -replace and -remove"),
+        (
+            ["-p", "-o", "out", "a"],
+            "-o is only valid with -convert, -extract, -insert, -replace and -remove"
+        ),
         (["-lint", "-e", "xml", "a"], "-e is only valid with -convert"),
         (["-p", "-r", "a"], "-r is only valid with -convert and -extract"),
         (["-convert", "xml1", "-o"], "-o needs a value"),

@@ -128,15 +128,19 @@ enum PlutilTable {
         PlutilCase(["-insert", "Title", "-string", "again", "FILE"], status: 1, output: ""),
         PlutilCase(["-replace", "Title", "-string", "Moth", "FILE"], output: "", after: ("Title", "Moth")),
         PlutilCase(["-replace", "Fresh", "-integer", "7", "FILE"], output: "", after: ("Fresh", "7")),
-        PlutilCase(["-insert", "Tags.0", "-string", "first", "FILE"], output: "", after: ("Tags.0", "first")),
+        PlutilCase(
+            ["-insert", "Tags.0", "-string", "first", "FILE"], output: "", after: ("Tags.0", "first")),
         PlutilCase(["-insert", "Tags.2", "-string", "end", "FILE"], output: "", after: ("Tags.2", "end")),
         PlutilCase(["-insert", "Tags.3", "-string", "far", "FILE"], status: 1, output: ""),
-        PlutilCase(["-insert", "Tags", "-string", "last", "-append", "FILE"], output: "", after: ("Tags.2", "last")),
+        PlutilCase(
+            ["-insert", "Tags", "-string", "last", "-append", "FILE"], output: "", after: ("Tags.2", "last")),
         // "Overwrite an existing value" (man page); Foundation's Linux plutil inserts instead.
         PlutilCase(
-            ["-replace", "Tags.1", "-string", "green", "FILE"], output: "", after: ("Tags", "2"), reference: false),
+            ["-replace", "Tags.1", "-string", "green", "FILE"], output: "", after: ("Tags", "2"),
+            reference: false),
         PlutilCase(
-            ["-replace", "Tags.0", "-string", "green", "FILE"], output: "", after: ("Tags.0", "green"), reference: false),
+            ["-replace", "Tags.0", "-string", "green", "FILE"], output: "", after: ("Tags.0", "green"),
+            reference: false),
         PlutilCase(["-insert", "Deep.x", "-string", "v", "FILE"], status: 1, output: ""),
         PlutilCase(["-insert", "Title.x", "-string", "v", "FILE"], status: 1, output: ""),
         PlutilCase(["-insert", "B", "-bool", "YES", "FILE"], output: "", after: ("B", "true")),
@@ -154,7 +158,8 @@ enum PlutilTable {
             after: ("X.k", "3")),
         PlutilCase(["-insert", "E", "-array", "FILE"], output: "", after: ("E", "0")),
         PlutilCase(["-insert", "E", "-dictionary", "FILE"], output: "", after: ("E", "")),
-        PlutilCase(["-insert", "nest.k\\.x", "-integer", "9", "FILE"], output: "", after: ("nest.k\\.x", "9")),
+        PlutilCase(
+            ["-insert", "nest.k\\.x", "-integer", "9", "FILE"], output: "", after: ("nest.k\\.x", "9")),
         PlutilCase(["-remove", "Title", "FILE"], output: "", after: ("Title", nil)),
         PlutilCase(["-remove", "Tags.0", "FILE"], output: "", after: ("Tags.0", "grey")),
         PlutilCase(["-remove", "Nope", "FILE"], status: 1, output: ""),
@@ -166,7 +171,8 @@ enum PlutilTable {
         PlutilCase(["-insert", "F", "-float", "abc", "FILE"], status: 64, output: "", reference: false),
         PlutilCase(["-insert", "D", "-date", "nonsense", "FILE"], status: 64, output: "", reference: false),
         PlutilCase(["-insert", "B", "-data", "!!", "FILE"], status: 64, output: "", reference: false),
-        PlutilCase(["-extract", "Legs", "raw", "-expect", "bogus", "FILE"], status: 64, output: "", reference: false),
+        PlutilCase(
+            ["-extract", "Legs", "raw", "-expect", "bogus", "FILE"], status: 64, output: "", reference: false),
     ]
 }
 
@@ -261,7 +267,8 @@ enum PlutilTable {
         let run = ToolRun(["-create", "xml1", xml])
         #expect(run.status == 0)
         #expect(
-            String(decoding: try directory.read("x.plist"), as: UTF8.self).hasSuffix("<plist version=\"1.0\">\n<dict/>\n</plist>\n"))
+            String(decoding: try directory.read("x.plist"), as: UTF8.self).hasSuffix(
+                "<plist version=\"1.0\">\n<dict/>\n</plist>\n"))
         #expect(ToolRun(["-create", "binary1", binary]).status == 0)
         #expect(try PropertyList(from: try directory.read("b.plist")) == .dictionary([:]))
         #expect(ToolRun(["-create", "json", "-"]).outputText == "{}")
@@ -278,7 +285,8 @@ enum PlutilTable {
     @Test func editsKeepABinaryFileBinary() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = try directory.write(try PropertyList(from: Data(PlutilTable.creature.utf8)).data(format: .binary), to: "b.plist")
+        let path = try directory.write(
+            try PropertyList(from: Data(PlutilTable.creature.utf8)).data(format: .binary), to: "b.plist")
         #expect(ToolRun(["-insert", "Moths", "-integer", "4", path]).status == 0)
         let after = try directory.read("b.plist")
         #expect(after.starts(with: Data("bplist00".utf8)))

@@ -35,7 +35,10 @@ import Testing
             "keyed-archive: unknown format 'yaml' for -convert (use one of: xml1, binary1, json, swift, objc)"
         ),
         (["-lint"], "keyed-archive: no files given"),
-        (["-p", "-o", "x", "a.plist"], "keyed-archive: -o is only valid with -convert, -extract, -insert, -replace and -remove"),
+        (
+            ["-p", "-o", "x", "a.plist"],
+            "keyed-archive: -o is only valid with -convert, -extract, -insert, -replace and -remove"
+        ),
     ])
     func badUsageExplainsAndExits64(arguments: [String], firstLine: String) {
         let run = ToolRun(arguments)

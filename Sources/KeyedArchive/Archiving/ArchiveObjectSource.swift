@@ -73,16 +73,19 @@ enum ArchiveHeader {
                         at: .keyPath("$archiver")))
             }
         } else {
-            try fail(KeyedArchiveError(.invalidArchive, "the archive has no $archiver", at: .keyPath("$archiver")))
+            try fail(
+                KeyedArchiveError(.invalidArchive, "the archive has no $archiver", at: .keyPath("$archiver")))
         }
         if let version {
             if version.intValue != 100000 {
                 try fail(
                     KeyedArchiveError(
-                        .invalidArchive, "$version is \(describe(version)), expected 100000", at: .keyPath("$version")))
+                        .invalidArchive, "$version is \(describe(version)), expected 100000",
+                        at: .keyPath("$version")))
             }
         } else {
-            try fail(KeyedArchiveError(.invalidArchive, "the archive has no $version", at: .keyPath("$version")))
+            try fail(
+                KeyedArchiveError(.invalidArchive, "the archive has no $version", at: .keyPath("$version")))
         }
         return notes
     }

@@ -85,8 +85,10 @@ final class BinaryArchiveSource: ArchiveObjectSource {
                 }
             }
             notes = try ArchiveHeader.validate(
-                archiver: value("$archiver"), version: value("$version"), recovering: options.recoversFromDamage)
-            let top = try ArchiveHeader.top(value("$top"), recovering: options.recoversFromDamage, notes: &notes)
+                archiver: value("$archiver"), version: value("$version"),
+                recovering: options.recoversFromDamage)
+            let top = try ArchiveHeader.top(
+                value("$top"), recovering: options.recoversFromDamage, notes: &notes)
             guard let objectsIndex = try scanner.valueReference(forKey: "$objects", in: root) else {
                 throw KeyedArchiveError(
                     .invalidArchive, "the archive has no $objects", at: .keyPath("$objects"))

@@ -153,7 +153,8 @@ struct ArchiveGraphBuilder {
                 }
             }
             try recover(
-                KeyedArchiveError(.invalidArchive, "a dictionary without $class or $classname", at: .keyPath(location)))
+                KeyedArchiveError(
+                    .invalidArchive, "a dictionary without $class or $classname", at: .keyPath(location)))
             return .value(try convert(entry, at: location))
         }
         var className = Self.unknownClassName
@@ -202,7 +203,9 @@ struct ArchiveGraphBuilder {
 
     /// Converts a property-list value of `$objects` to an `ArchivedObjectGraph.Value`, checking
     /// references. Depth is bounded by the property-list reader's nesting limit.
-    private mutating func convert(_ value: PropertyList, at location: String) throws -> ArchivedObjectGraph.Value {
+    private mutating func convert(_ value: PropertyList, at location: String) throws
+        -> ArchivedObjectGraph.Value
+    {
         var path: [String] = []
         return try convert(value, at: location, path: &path)
     }

@@ -33,7 +33,9 @@ extension ArchivedObjectGraph {
             current = next
         }
         // A reference to a plain value (a string the archiver de-duplicated) is that value.
-        if case .reference = current, case let (plain, nil) = dereferenced(current), plain != .null { return plain }
+        if case .reference = current, case let (plain, nil) = dereferenced(current), plain != .null {
+            return plain
+        }
         return current
     }
 

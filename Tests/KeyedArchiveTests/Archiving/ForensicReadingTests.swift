@@ -10,7 +10,8 @@ import Testing
 
     /// A `Note` with a title, a reference past `$objects` and an object whose `$class`
     /// is not a class description.
-    static func damaged(archiver: String = "NSKeyedArchiver", version: PropertyList = 100_000) -> PropertyList {
+    static func damaged(archiver: String = "NSKeyedArchiver", version: PropertyList = 100_000) -> PropertyList
+    {
         [
             "$archiver": .string(archiver), "$version": version, "$top": ["root": .uid(1)],
             "$objects": [
@@ -86,7 +87,9 @@ import Testing
 
     @Test func aCleanArchiveHasNoProblems() throws {
         let archive = Self.damaged()
-        guard case .dictionary(var root) = archive, case .array(var objects)? = root["$objects"] else { return }
+        guard case .dictionary(var root) = archive, case .array(var objects)? = root["$objects"] else {
+            return
+        }
         objects[1] = ["$class": .uid(3), "title": .uid(2)]
         objects[4] = "x"
         root["$objects"] = .array(objects)
@@ -99,7 +102,9 @@ import Testing
         let references = (0...20_000).map { _ in PropertyList.uid(1_000_000) }
         let archive: PropertyList = [
             "$archiver": "NSKeyedArchiver", "$version": 100_000, "$top": ["root": .uid(1)],
-            "$objects": ["$null", ["$class": .uid(2), "NS.objects": .array(references)], ["$classname": "NSArray"]],
+            "$objects": [
+                "$null", ["$class": .uid(2), "NS.objects": .array(references)], ["$classname": "NSArray"],
+            ],
         ]
         let graph = try KeyedUnarchiver.objectGraph(from: try Self.binary(archive), options: Self.recovering)
         #expect(graph.problems.count == 10_001)
@@ -114,6 +119,9 @@ import Testing
         let graph = try KeyedUnarchiver.objectGraph(from: archive, options: Self.recovering)
         #expect(graph.object(at: 1)?.className == "(unknown class)")
         #expect(graph[2] == .value(.dictionary([ArchivedObjectGraph.Field(key: "b", value: .integer(2))])))
-        #expect(graph.problems.compactMap(\.location) == [.keyPath("$objects[1].$class"), .keyPath("$objects[2]")])
+        #expect(
+            graph.problems.compactMap(\.location) == [
+                .keyPath("$objects[1].$class"), .keyPath("$objects[2]"),
+            ])
     }
 }
