@@ -20,7 +20,8 @@ extension Tool {
         return value
     }
 
-    /// `-extract KEYPATH FORMAT`: `raw` prints the value (to `-o` if given); the other
+    /// `-extract KEYPATH FORMAT`: `raw` prints the value and a newline (to `-o` if given,
+    /// without the newline); the other
     /// formats write it as a property list of its own to `-o`, or, as `plutil` does, in
     /// place of the file (standard input's goes to standard output).
     func extract(
@@ -41,9 +42,11 @@ extension Tool {
         switch format {
         case .raw:
             var text = try Self.rawText(value, limit: limit)
-            if !invocation.omitsFinalNewline { text += "\n" }
+            let destination = invocation.outputPath ?? "-"
+            // As plutil: a newline ends the value on standard output, not in a file.
+            if !invocation.omitsFinalNewline && destination == "-" { text += "\n" }
             encoded = Data(text.utf8)
-            try deliver(encoded, to: invocation.outputPath ?? "-")
+            try deliver(encoded, to: destination)
             return
         case .xml1:
             encoded = try Self.encode(value, as: .xml1, readable: false, limit: limit)

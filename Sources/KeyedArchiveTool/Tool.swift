@@ -81,9 +81,7 @@ struct Tool {
         case .type(let keyPath):
             return forEachFile(invocation) { file throws(ToolFailure) in
                 let value = try Self.value(at: keyPath, in: file, expecting: invocation.expectedType)
-                if !invocation.silent {
-                    environment.writeOutput(Data("\(PropertyListTypeName(of: value).rawValue)\n".utf8))
-                }
+                environment.writeOutput(Data("\(PropertyListTypeName(of: value).rawValue)\n".utf8))
             }
         case .insert(let keyPath, let value):
             return forEachFile(invocation) { file throws(ToolFailure) in

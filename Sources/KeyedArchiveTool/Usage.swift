@@ -55,7 +55,7 @@ enum Usage {
         format and replace it durably and whole, or not at all.
 
         Options:
-          -s                 with -lint and -type, print nothing for files that are OK
+          -s                 with -lint, print nothing for files that are OK
           -o PATH            with one FILE, write to PATH instead ('-' = standard output)
           -e EXTENSION       with -convert, write beside each FILE with this extension
           -r                 with json, indent the JSON for people

@@ -87,6 +87,8 @@ enum PlutilTable {
         PlutilCase(["-extract", "a\\.b", "raw", "FILE"], output: "dotted\n"),
         PlutilCase(["-extract", "nest.x", "raw", "FILE"], output: "false\n"),
         PlutilCase(["-extract", "Legs", "raw", "-n", "FILE"], output: "14"),
+        PlutilCase(["-extract", "Legs", "raw", "-o", "-", "FILE"], output: "14\n"),
+        PlutilCase(["-extract", "Tags", "raw", "-s", "FILE"], output: "2\n"),
         PlutilCase(["-extract", "Tags.2", "raw", "FILE"], status: 1, output: ""),
         PlutilCase(["-extract", "Nope", "raw", "FILE"], status: 1, output: ""),
         PlutilCase(["-extract", "a.b", "raw", "FILE"], status: 1, output: ""),
@@ -121,6 +123,7 @@ enum PlutilTable {
         PlutilCase(["-type", "Tags", "FILE"], output: "array\n"),
         PlutilCase(["-type", "nest", "FILE"], output: "dictionary\n"),
         PlutilCase(["-type", "Legs", "-expect", "integer", "FILE"], output: "integer\n"),
+        PlutilCase(["-type", "Legs", "-s", "FILE"], output: "integer\n"),
         PlutilCase(["-type", "Legs", "-expect", "string", "FILE"], status: 1, output: ""),
         PlutilCase(["-type", "Nope", "FILE"], status: 1, output: ""),
         // -insert / -replace KEYPATH -TYPE VALUE, -remove KEYPATH.
@@ -257,6 +260,19 @@ enum PlutilTable {
         #expect(ours.status == theirs.status)
         #expect(ours.output == theirs.output)
         #expect(ours.file == theirs.file, "the file differs after the command")
+    }
+
+    @Test func rawToAFileHasNoNewline() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write(PlutilTable.creature, to: "c.plist")
+        #expect(ToolRun(["-extract", "Tags", "raw", "-o", directory.path("raw.txt"), path]).status == 0)
+        #expect(try directory.read("raw.txt") == Data("2".utf8))
+        #expect(try directory.read("c.plist") == Data(PlutilTable.creature.utf8))
+        if Self.referencePlutil != nil {
+            _ = Self.runReference(["-extract", "Tags", "raw", "-o", directory.path("reference.txt"), path])
+            #expect(try directory.read("reference.txt") == directory.read("raw.txt"))
+        }
     }
 
     @Test func createWritesAnEmptyDictionary() throws {
