@@ -16,8 +16,9 @@ struct ArchiveValueResolver {
     /// The deepest nesting of objects written out, as for `decode --json`.
     static let maximumDepth = 512
 
-    struct Failure: Error {
+    struct Failure: Error, CustomStringConvertible {
         var message: String
+        var description: String { message }
     }
 
     let graph: ArchivedObjectGraph

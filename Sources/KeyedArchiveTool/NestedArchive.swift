@@ -118,4 +118,63 @@ enum NestedArchive {
         }
         return found
     }
+
+    /// `--expand` for a property list that is not a keyed archive (`decode --jsonl`): each
+    /// data value holding an archive becomes `{"$expanded": kind, "$value": …}`, a nested
+    /// keyed archive's value resolved to a plain property list (``ArchiveValueResolver``).
+    struct PlainExpander {
+        let recovering: Bool
+        let budget: Budget
+        /// The most values a nested keyed archive may resolve to, in all.
+        var valueBudget: Int
+
+        /// The deepest nesting walked, nested archives included (each may be as deep as the
+        /// reader allows).
+        static let maximumDepth = 512
+
+        mutating func expanded(_ value: PropertyList, level: Int, depth: Int = 0) throws -> PropertyList {
+            guard depth < Self.maximumDepth else {
+                throw ArchiveValueResolver.Failure(
+                    message: "values are nested more than \(Self.maximumDepth) deep, nested archives included"
+                )
+            }
+            switch value {
+            case .data(let data):
+                guard level < NestedArchive.maximumLevels,
+                    let content = NestedArchive.recognize(data, recovering: recovering, budget: budget)
+                else { return value }
+                var result: PropertyListDictionary = ["$expanded": .string(content.kindName)]
+                switch content {
+                case .keyedArchive(let graph):
+                    var resolver = ArchiveValueResolver(graph: graph, budget: valueBudget)
+                    var top = PropertyListDictionary()
+                    for field in graph.topLevel {
+                        top[field.key] = try resolver.propertyList(for: field.value)
+                    }
+                    valueBudget = resolver.budget
+                    result["$value"] = try expanded(.dictionary(top), level: level + 1, depth: depth + 1)
+                case .propertyList(let nested):
+                    result["$value"] = try expanded(nested, level: level + 1, depth: depth + 1)
+                case .unsupported:
+                    break
+                }
+                return .dictionary(result)
+            case .array(let elements):
+                var result: [PropertyList] = []
+                result.reserveCapacity(elements.count)
+                for element in elements {
+                    result.append(try expanded(element, level: level, depth: depth + 1))
+                }
+                return .array(result)
+            case .dictionary(let dictionary):
+                var result = PropertyListDictionary(minimumCapacity: dictionary.count)
+                for (key, element) in dictionary {
+                    result[key] = try expanded(element, level: level, depth: depth + 1)
+                }
+                return .dictionary(result)
+            default:
+                return value
+            }
+        }
+    }
 }

@@ -111,7 +111,15 @@ extension Tool {
                 fields.append(("kind", Self.jsonString("keyed archive")))
                 fields.append(("result", String(decoding: rendered, as: UTF8.self)))
             } else {
-                let rendered = try value.jsonData(
+                var plain = value
+                if invocation.expands {
+                    var resolver = NestedArchive.PlainExpander(
+                        recovering: invocation.recovers,
+                        budget: NestedArchive.Budget(forInputLength: data.count),
+                        valueBudget: max(1, limit / 16))
+                    plain = try resolver.expanded(value, level: 0)
+                }
+                let rendered = try plain.jsonData(
                     options: PropertyListJSONOptions(prettyPrinted: false, maximumOutputBytes: limit))
                 fields.append(("kind", Self.jsonString("property list")))
                 fields.append(("result", String(decoding: rendered, as: UTF8.self)))

@@ -40,6 +40,18 @@ import Testing
             ])
     }
 
+    @Test func sweepExpandsNestedPropertyLists() throws {
+        let run = ToolRun(["decode", "--jsonl", "--expand", Self.preferences, Self.notes])
+        #expect(run.status == 0)
+        let lines = try run.outputLines.map { try JSONValueReader.read($0) }
+        #expect(
+            lines.first?["result"]?["LastState"] == [
+                "$expanded": "property list", "$value": ["scroll": 0.25, "selected": 2],
+            ])
+        let attachment = lines.last?["result"]?["root"]?["NS.objects"]?[0]?["attachment"]?["NS.data"]
+        #expect(attachment?["$value"]?["root"]?["name"] == "Garden shed")
+    }
+
     @Test func recoverReadsTheDamagedAndTheUnusual() {
         let draft = Self.mobile + "/Library/Caches/draft.archive"
         let pairing = Self.mobile + "/Library/NanoRegistry/pairing.archive"
