@@ -44,6 +44,18 @@ enum LiteralSourceWriter {
         return identifier
     }
 
+    /// `name` for the one-line comment: a line break or other control character in a file
+    /// name would end the comment and put the rest of the name in the source, so each is `?`.
+    static func commentText(_ name: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                name.unicodeScalars.map { scalar in
+                    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+                        || (0x2028...0x2029).contains(scalar.value)
+                        ? "?" : scalar
+                }))
+    }
+
     /// Renders `value` as a source file declaring one constant.
     ///
     /// - Parameters:
@@ -58,7 +70,7 @@ enum LiteralSourceWriter {
     {
         let name = identifier(forFileName: fileName)
         var text =
-            "/// Generated from \(fileName == "-" ? "-" : (fileName.split(separator: "/").last.map(String.init) ?? fileName))\n"
+            "/// Generated from \(commentText(fileName.split(separator: "/").last.map(String.init) ?? fileName))\n"
         switch language {
         case .swift:
             let annotation: String

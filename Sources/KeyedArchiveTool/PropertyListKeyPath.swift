@@ -129,7 +129,7 @@ struct PropertyListKeyPath: Equatable, CustomStringConvertible {
                 parent = .dictionary(dictionary)
             case .array(var elements):
                 guard let index = Self.index(last) else {
-                    throw Failure("Key path \(text): '\(last)' is not an index into the array")
+                    throw Failure("Unable to index into array with key path \(text)")
                 }
                 switch edit {
                 case .insert(let value):

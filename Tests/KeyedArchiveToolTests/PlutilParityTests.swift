@@ -275,6 +275,53 @@ enum PlutilTable {
         }
     }
 
+    @Test(arguments: [
+        ("creature.plist", "creature"), ("my-file.plist", "my_file"), ("1abc.plist", "_1abc"), ("-", "_"),
+        ("dir/Info.plist", "Info"), (".hidden", "_hidden"), ("é.plist", "_"),
+    ])
+    func literalNames(file: String, identifier: String) {
+        #expect(LiteralSourceWriter.identifier(forFileName: file) == identifier)
+    }
+
+    @Test func literalSourceEscapesAndCompilesItsParts() throws {
+        let value: PropertyList = [
+            "text": "q\"\\\n\u{1b}\u{2028}é?", "big": .integer(PropertyListInteger(UInt64.max)), "small": 0.1,
+            "none": .dictionary([:]), "list": [], "nan": .real(.nan), "uid": .uid(3),
+        ]
+        let swift = String(
+            decoding: try LiteralSourceWriter.render(
+                value, language: .swift, fileName: "a\nb.plist", limit: 1 << 20),
+            as: UTF8.self)
+        #expect(swift.hasPrefix("/// Generated from a?b.plist\nlet a_b : [String : Any] = [\n"))
+        #expect(swift.contains(#""text" : "q\"\\\n\u{1b}\u{2028}é?","#))
+        #expect(swift.contains("\"big\" : 18446744073709551615 as UInt64,"))
+        #expect(swift.contains("\"small\" : 0.1,"))
+        #expect(swift.contains("\"none\" : [:],"))
+        #expect(swift.contains("\"list\" : [],"))
+        #expect(swift.contains("\"nan\" : Double.nan,"))
+        #expect(swift.contains("\"uid\" : [\"CF$UID\" : 3],"))
+        let objc = String(
+            decoding: try LiteralSourceWriter.render(
+                ["text": "q\"\u{1b}??=", "n": -5, "b": true], language: .objc, fileName: "x.plist",
+                limit: 1 << 20),
+            as: UTF8.self)
+        #expect(
+            objc == """
+                /// Generated from x.plist
+                __attribute__((visibility("hidden")))
+                NSDictionary * const x = @{
+                    @"b" : @YES,
+                    @"n" : @-5,
+                    @"text" : @"q\\"\\033\\077\\077=",
+                };
+
+                """)
+        #expect(throws: LiteralSourceWriter.Failure.self) {
+            try LiteralSourceWriter.render(
+                ["d": .data(Data([1]))], language: .objc, fileName: "x", limit: 1 << 20)
+        }
+    }
+
     @Test func createWritesAnEmptyDictionary() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
