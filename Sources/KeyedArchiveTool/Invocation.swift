@@ -84,7 +84,7 @@ struct Invocation: Equatable {
     /// `--path KEYPATH`: with `decode`, show only the value at this key path of the object
     /// graph (references followed).
     var graphPath: PropertyListKeyPath?
-    /// `--resolve`: with `-extract`, read the file as a keyed archive and follow the key
+    /// `--resolve`: with `-extract` and `-type`, read the file as a keyed archive and follow the key
     /// path through its object graph.
     var resolvesArchive = false
     /// `--recover`: with `decode`, read damaged archives as far as possible and report each
@@ -332,7 +332,9 @@ extension Invocation {
         if omitsFinalNewline && !isRaw { throw UsageError("-n is only valid with -extract KEYPATH raw") }
         if appends && !isInsert { throw UsageError("-append is only valid with -insert") }
         if graphPath != nil && command != .decode { throw UsageError("--path is only valid with decode") }
-        if resolvesArchive && !isExtract { throw UsageError("--resolve is only valid with -extract") }
+        if resolvesArchive && !(isExtract || isType) {
+            throw UsageError("--resolve is only valid with -extract and -type")
+        }
         if json && command != .decode { throw UsageError("--json is only valid with decode") }
         for (option, given) in [("--recover", recovers), ("--expand", expands), ("--jsonl", jsonLines)]
         where given && command != .decode {

@@ -80,7 +80,14 @@ struct Tool {
             }
         case .type(let keyPath):
             return forEachFile(invocation) { file throws(ToolFailure) in
-                let value = try Self.value(at: keyPath, in: file, expecting: invocation.expectedType)
+                var source = file
+                var path = keyPath
+                if invocation.resolvesArchive {
+                    let limit = Self.outputLimit(forInputLength: file.byteCount)
+                    source.value = try Self.resolvedValue(at: keyPath, in: file, limit: limit)
+                    path = PropertyListKeyPath(components: [])
+                }
+                let value = try Self.value(at: path, in: source, expecting: invocation.expectedType)
                 environment.writeOutput(Data("\(PropertyListTypeName(of: value).rawValue)\n".utf8))
             }
         case .insert(let keyPath, let value):

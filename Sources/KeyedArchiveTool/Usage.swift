@@ -65,7 +65,8 @@ enum Usage {
           --json             with decode, print the graph as JSON ({"$ref": N} for repeats)
           --path KEYPATH     with decode, show only the value at KEYPATH of the graph
                              (root.items.3.title: references, NS.objects, NS.keys followed)
-          --resolve          with -extract, follow KEYPATH through a keyed archive's graph
+          --resolve          with -extract and -type, follow KEYPATH through a keyed
+                             archive's object graph
           --recover          with decode, read damaged archives as far as possible: missing
                              objects shown as '→ #N (missing)', each problem reported
           --expand           with decode, decode archives found inside data values

@@ -100,6 +100,9 @@ enum ArchiveSamples {
         #expect(ToolRun(["-extract", "root.items", "raw", "--resolve", path]).outputText == "4\n")
         #expect(
             ToolRun(["-type", "root", path]).status == 1, "without --resolve the key path is the plist's")
+        #expect(ToolRun(["-type", "root.items", "--resolve", path]).outputText == "array\n")
+        #expect(ToolRun(["-type", "root.items.0", "--resolve", "-expect", "dictionary", path]).status == 0)
+        #expect(ToolRun(["-type", "root.items.0", "--resolve", "-expect", "array", path]).status == 1)
         let meta = ToolRun(["-extract", "root.meta", "xml1", "--resolve", "-o", "-", path])
         #expect(try PropertyList(from: meta.output) == ["owner": "Ada", "count": 4])
         let item = ToolRun(["-extract", "root.items.0", "json", "--resolve", "-o", "-", path])
