@@ -160,8 +160,9 @@ extension Tool {
             )
         }
         // An edit may add as much as its value holds: the limit grows with the result.
-        let limit = Self.outputLimit(forInputLength: file.byteCount) + (1 << 20)
-        let encoded = try Self.encode(value, as: format, readable: false, limit: limit)
+        let (limit, overflow) = Self.outputLimit(forInputLength: file.byteCount).addingReportingOverflow(
+            1 << 20)
+        let encoded = try Self.encode(value, as: format, readable: false, limit: overflow ? .max : limit)
         try deliver(encoded, to: invocation.outputPath ?? file.name)
     }
 
