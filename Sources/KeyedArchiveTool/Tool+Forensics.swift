@@ -53,7 +53,7 @@ extension Tool {
         for argument in invocation.files {
             let paths: [String]
             do {
-                paths = try environment.fileSystem.filesForSweep(argument)
+                paths = argument == "-" ? ["-"] : try environment.fileSystem.filesForSweep(argument)
             } catch {
                 writeFields([("path", Self.jsonString(argument)), ("error", Self.jsonString(error.message))])
                 status = ExitStatus.failure
@@ -75,10 +75,14 @@ extension Tool {
             return false
         }
         let data: Data
-        do {
-            data = try environment.fileSystem.contentsOfFile(atPath: path, largest: Self.largestSweptFile)
-        } catch {
-            return fail(error.message)
+        if path == "-" {
+            data = environment.readStandardInput()
+        } else {
+            do {
+                data = try environment.fileSystem.contentsOfFile(atPath: path, largest: Self.largestSweptFile)
+            } catch {
+                return fail(error.message)
+            }
         }
         if data.isEmpty { return fail("file is empty") }
         let format = PropertyListFormat.detect(data)

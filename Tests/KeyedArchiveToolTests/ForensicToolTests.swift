@@ -151,6 +151,14 @@ import Testing
         #expect(recovered.outputText.split(separator: "\n").count == 1)
     }
 
+    @Test func jsonlReadsStandardInput() throws {
+        let run = ToolRun(["decode", "--jsonl", "-"], standardInput: Data(Samples.xmlText.utf8))
+        #expect(run.status == 0)
+        let line = try JSONValueReader.read(run.outputText)
+        #expect(line["path"] == "-")
+        #expect(line["result"] == Samples.xmlValue)
+    }
+
     @Test func jsonlOfAMissingPathIsOneFailedLine() {
         let run = ToolRun(["decode", "--jsonl", "/nonexistent/x.plist"])
         #expect(run.status == 1)
