@@ -109,7 +109,9 @@ struct LocalFileSystem: ToolFileSystem {
                 if errno == EINTR { continue }
                 throw Self.lastError()
             }
-            chunk.withUnsafeBytes { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            chunk.withUnsafeBytes { buffer in
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            }
         }
         return bytes
     }
