@@ -256,39 +256,15 @@ struct Tool {
 
     // MARK: - Converting
 
+    /// Writes `file` in `format` to the destination (`-o`, `-e` or the file itself), as the
+    /// text is made: standard output receives it in pieces, and a file is replaced through
+    /// the durable writer, untouched if writing fails.
     private func convert(_ file: InputFile, to format: ConversionFormat, _ invocation: Invocation)
         throws(ToolFailure)
     {
         let value = file.value
         let name = file.name
         let limit = Self.outputLimit(forInputLength: file.byteCount)
-        let encoded: Data
-        do {
-            switch format {
-            case .swift, .objc:
-                do {
-                    encoded = try LiteralSourceWriter.render(
-                        value, language: format == .swift ? .swift : .objc, fileName: name, limit: limit)
-                } catch {
-                    throw ToolFailure(error.message)
-                }
-            case .xml1:
-                encoded = try value.data(
-                    format: .xml, options: PropertyListWritingOptions(maximumOutputBytes: limit))
-            case .binary1: encoded = try value.data(format: .binary)
-            case .json:
-                encoded = try value.jsonData(
-                    options: PropertyListJSONOptions(
-                        prettyPrinted: invocation.readableJSON, sortsKeys: false, maximumOutputBytes: limit))
-            }
-        } catch let error as ToolFailure {
-            throw error
-        } catch let error as KeyedArchiveError {
-            throw ToolFailure("cannot write as \(format.rawValue): \(error.description)")
-        } catch {
-            throw ToolFailure("cannot write as \(format.rawValue): \(error)")
-        }
-
         let destination: String
         if let outputPath = invocation.outputPath {
             destination = outputPath
@@ -304,15 +280,48 @@ struct Tool {
         } else {
             destination = name
         }
-        if destination == "-" {
-            environment.writeOutput(encoded)
-            return
+
+        // Errors of the writer (as opposed to the file system) are told apart by this flag.
+        var writerFailed = false
+        func produce(_ write: (UnsafeRawBufferPointer) throws -> Void) throws {
+            do {
+                switch format {
+                case .xml1:
+                    try value.write(
+                        format: .xml, options: PropertyListWritingOptions(maximumOutputBytes: limit),
+                        to: write)
+                case .binary1: try value.write(format: .binary, to: write)
+                case .swift, .objc:
+                    let source = try LiteralSourceWriter.render(
+                        value, language: format == .swift ? .swift : .objc, fileName: name, limit: limit)
+                    try source.withUnsafeBytes { try write($0) }
+                case .json:
+                    try value.writeJSON(
+                        options: PropertyListJSONOptions(
+                            prettyPrinted: invocation.readableJSON, sortsKeys: false,
+                            maximumOutputBytes: limit),
+                        to: write)
+                }
+            } catch let error as KeyedArchiveError {
+                writerFailed = true
+                throw error
+            }
         }
         do {
-            try environment.fileSystem.writeAtomically(encoded, toPath: destination)
-        } catch {
+            if destination == "-" {
+                try produce { environment.writeOutput(Data($0)) }
+            } else {
+                try environment.fileSystem.writeAtomically(toPath: destination, produce)
+            }
+        } catch let error as KeyedArchiveError where writerFailed {
+            throw ToolFailure("cannot write as \(format.rawValue): \(error.description)")
+        } catch let error as LiteralSourceWriter.Failure {
+            throw ToolFailure(error.message)
+        } catch let error as FileSystemError {
             // The message names the file: `cannot write out.plist: Permission denied`.
             throw ToolFailure(error.message)
+        } catch {
+            throw ToolFailure("cannot write as \(format.rawValue): \(error)")
         }
     }
 

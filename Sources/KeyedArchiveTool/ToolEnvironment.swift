@@ -58,6 +58,15 @@ protocol ToolFileSystem {
     ///   `cannot write out.plist: No such file or directory`.
     func writeAtomically(_ data: Data, toPath path: String) throws(FileSystemError)
 
+    /// Replaces (or creates) a file as ``writeAtomically(_:toPath:)`` does, with the bytes
+    /// `produce` hands to its `write` function as it makes them. If `produce` throws, the
+    /// file is untouched and its error is rethrown as it is.
+    ///
+    /// - Throws: What `produce` threw, or ``FileSystemError`` as ``writeAtomically(_:toPath:)``.
+    func writeAtomically(
+        toPath path: String, _ produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws
+
     /// The files `decode --jsonl` reads for `path`: the path itself, or for a folder every
     /// regular file below it, depth first and sorted, symbolic links not followed.
     ///
@@ -71,6 +80,16 @@ protocol ToolFileSystem {
 }
 
 extension ToolFileSystem {
+    /// Collects what `produce` writes and writes it in one piece: for file systems that
+    /// cannot write a file in pieces.
+    func writeAtomically(
+        toPath path: String, _ produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws {
+        var data = Data()
+        try produce { data.append(contentsOf: $0) }
+        try writeAtomically(data, toPath: path)
+    }
+
     func filesForSweep(_ path: String) throws(FileSystemError) -> [String] { [path] }
 
     func contentsOfFile(atPath path: String, largest: Int) throws(FileSystemError) -> Data {
@@ -94,7 +113,8 @@ struct LocalFileSystem: ToolFileSystem {
         if info.st_mode & Self.fileTypeMask == Self.directoryType {
             throw FileSystemError(message: "Is a directory")
         }
-        var bytes: [UInt8] = []
+        // Read straight into the `Data` returned, so the file is held once, not twice.
+        var bytes = Data()
         // The size is a hint only: the file may change, and pipes report 0.
         if info.st_size > 0 && info.st_size < Int64(Int32.max) { bytes.reserveCapacity(Int(info.st_size)) }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -107,9 +127,11 @@ struct LocalFileSystem: ToolFileSystem {
                 if errno == EINTR { continue }
                 throw Self.lastError()
             }
-            bytes.append(contentsOf: chunk[0..<count])
+            chunk.withUnsafeBytes { buffer in
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            }
         }
-        return Data(bytes)
+        return bytes
     }
 
     func filesForSweep(_ path: String) throws(FileSystemError) -> [String] {
@@ -161,6 +183,30 @@ struct LocalFileSystem: ToolFileSystem {
             throw FileSystemError(message: error.message)
         } catch {
             throw FileSystemError(message: "cannot write \(path): \(error)")
+        }
+    }
+
+    /// Writes through the library's ``DurableFile`` in pieces, as they are made: the whole
+    /// contents are never held in memory, and a failure leaves the file untouched.
+    func writeAtomically(
+        toPath path: String, _ produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws {
+        /// What `produce` threw, carried through ``DurableFile`` unchanged.
+        struct ProducerError: Error { var error: any Error }
+        do {
+            try withoutActuallyEscaping(produce) { produce in
+                try DurableFile.write(to: URL(fileURLWithPath: path)) { write in
+                    do {
+                        try produce(write)
+                    } catch {
+                        throw ProducerError(error: error)
+                    }
+                }
+            }
+        } catch let error as ProducerError {
+            throw error.error
+        } catch let error as KeyedArchiveError {
+            throw FileSystemError(message: error.message)
         }
     }
 
