@@ -60,7 +60,7 @@ protocol ToolFileSystem {
 }
 
 /// The local file system: reads through POSIX calls, for exact error messages
-/// (`strerror`); writes through the library's ``DurableFile``.
+/// (`strerror`); writes through the library's `DurableFileWriter`.
 struct LocalFileSystem: ToolFileSystem {
     private static let fileTypeMask: mode_t = 0o170000
     private static let directoryType: mode_t = 0o040000
@@ -92,12 +92,12 @@ struct LocalFileSystem: ToolFileSystem {
         return Data(bytes)
     }
 
-    /// Writes through the library's ``DurableFile``: flushed to the disk, renamed into
+    /// Writes through the library's `DurableFileWriter`: flushed to the disk, renamed into
     /// place, the folder flushed; a symbolic link's final target is replaced and the link
     /// kept; a new file gets `0666` less the umask, a replaced one its permission bits.
     func writeAtomically(_ data: Data, toPath path: String) throws(FileSystemError) {
         do {
-            try DurableFile.write(data, to: URL(fileURLWithPath: path))
+            try DurableFileWriter.write(data, to: URL(fileURLWithPath: path))
         } catch let error as KeyedArchiveError {
             throw FileSystemError(message: error.message)
         } catch {

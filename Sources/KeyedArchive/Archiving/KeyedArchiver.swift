@@ -138,6 +138,28 @@ public final class KeyedArchiver {
         append(key: key, value: table.builder.addUID(UInt64(uid)))
     }
 
+    /// Encodes a value as an object in `$objects` under `key`, whatever its type: what
+    /// Foundation's `encode(NSNumber(value: rating), forKey:)` writes.
+    ///
+    /// ```swift
+    /// coder.encode(rating, forKey: "Rating")        // an inline real, as encodeDouble
+    /// coder.encodeObject(rating, forKey: "Rating")  // a reference to an NSNumber object
+    /// ```
+    ///
+    /// The same as `encode(_:forKey:)` with an object, but a `Bool`, `Int`, `Int32`,
+    /// `Int64`, `Float` or `Double` passed here is stored as a number object, where
+    /// `encode(_:forKey:)` stores it inline as Foundation's `encode(_:forKey:)` does.
+    /// Unarchivers written with Foundation's `decodeObject(of: NSNumber.self, forKey:)`
+    /// read only the object form, `decodeDouble(forKey:)` only the inline one; this
+    /// package's decoding methods read both.
+    ///
+    /// - Parameters:
+    ///   - object: The value, or `nil` (stored as a reference to `$null`).
+    ///   - key: The key in the current object (or in `$top`).
+    public func encodeObject(_ object: (any KeyedCoding)?, forKey key: String) {
+        encode(object, forKey: key)
+    }
+
     /// Encodes an object (or nil) under the next unkeyed key, `$0`, `$1`, … in the
     /// current object; ``KeyedUnarchiver/decodeObject(of:)`` reads them back in order.
     ///

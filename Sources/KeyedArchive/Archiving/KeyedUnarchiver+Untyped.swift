@@ -100,7 +100,8 @@ extension KeyedUnarchiver {
         }
         throw failure(
             .classNotFound,
-            "no type is known for class \"\(description.name)\" (\(description.chain.joined(separator: " < "))); "
+            "no type is known for class \(DisplayText.quoted(description.name)) "
+                + "(\(description.chain.map(DisplayText.quotedIfNeeded).joined(separator: " < "))); "
                 + "map one with setClass(_:forClassName:) or set decodesUnknownClassesGenerically")
     }
 
@@ -124,7 +125,7 @@ extension KeyedUnarchiver {
         case .number, .value:
             // Not decoded untyped as standard values (see FoundationClass.untypedKind).
             throw failure(
-                .typeMismatch, "\(className(ofClassUID: classUID)) is not a standard collection or value")
+                .typeMismatch, "\(DisplayText.quotedIfNeeded(className(ofClassUID: classUID))) is not a standard collection or value")
         }
         if let cached = decodedUntyped[uid] { return cached }
         if let members = collectionCycleMembers, members.indices.contains(uid), members[uid] {

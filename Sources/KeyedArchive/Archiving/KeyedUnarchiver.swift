@@ -1062,7 +1062,8 @@ extension KeyedUnarchiver {
     func cycleFailure(className: String, uid: Int) -> KeyedArchiveError {
         failure(
             .unresolvableCycle,
-            "reference to \(className) (object #\(uid)) whose init(coder:) has not returned: the object "
+            "reference to \(DisplayText.quotedIfNeeded(className)) (object #\(uid)) whose init(coder:) has not "
+                + "returned: the object "
                 + "graph has a cycle; decode this reference with decodeBackReference(of:forKey:then:)")
     }
 
@@ -1086,7 +1087,7 @@ extension KeyedUnarchiver {
             if let archiveError = thrown as? KeyedArchiveError { throw located(archiveError) }
             throw failure(
                 .invalidArchive,
-                "\(U.self).init(coder:) failed for \(className(ofClassUID: classUID)): \(thrown)")
+                "\(U.self).init(coder:) failed for \(DisplayText.quotedIfNeeded(className(ofClassUID: classUID))): \(thrown)")
         }
         let typeID = ObjectIdentifier(U.self)
         if U.self is AnyObject.Type {
@@ -1183,7 +1184,7 @@ extension KeyedUnarchiver {
                     ? notAllowed(name, mappedTo: mapped, allowed: allowed)
                     : failure(
                         .typeMismatch,
-                        "expected \(Self.names(allowed)), found \(name) (decoded as \(mapped))")
+                        "expected \(Self.names(allowed)), found \(DisplayText.quotedIfNeeded(name)) (decoded as \(mapped))")
             }
             if let allowed, let listed = allowed.first(where: { accepts($0, className: name) }) {
                 return listed

@@ -630,7 +630,7 @@ final class CodableArchiveReader {
 
     private func className(at index: Int, parent: CodablePath?, key: (any CodingKey)?) throws -> String {
         do {
-            return try ClassDescription(parsing: source.object(at: index), uid: index).name
+            return DisplayText.quotedIfNeeded(try ClassDescription(parsing: source.object(at: index), uid: index).name)
         } catch let error as KeyedArchiveError {
             throw corrupt(parent, key, error.code, error.message)
         }

@@ -174,7 +174,7 @@ struct DurableWriteTests {
         try Data("old".utf8).write(to: file)
         #expect(chmod(file.path, original) == 0)
         try #require(Self.mode(file.path) == original, "the file system did not keep the set-ID bits")
-        try DurableFile.write(Data("new".utf8), to: file)
+        try DurableFileWriter.write(Data("new".utf8), to: file)
         #expect(Self.mode(file.path) == expected, "was \(String(original, radix: 8))")
         #expect(try Data(contentsOf: file) == Data("new".utf8))
     }
@@ -244,7 +244,7 @@ struct DurableWriteTests {
         ]
         for (url, message) in cases {
             let error = #expect(throws: KeyedArchiveError.self) {
-                try DurableFile.write(Data("x".utf8), to: url)
+                try DurableFileWriter.write(Data("x".utf8), to: url)
             }
             #expect(error?.message == message)
         }
@@ -260,10 +260,10 @@ struct DurableWriteTests {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("kept.plist")
-        try DurableFile.write(Data("old".utf8), to: file)
-        var flushed: [DurableFile.FlushTarget] = []
+        try DurableFileWriter.write(Data("old".utf8), to: file)
+        var flushed: [DurableFileWriter.FlushTarget] = []
         let error = #expect(throws: KeyedArchiveError.self) {
-            try DurableFile.write(Data("new".utf8), to: file) { _, target in
+            try DurableFileWriter.write(Data("new".utf8), to: file) { _, target in
                 flushed.append(target)
                 errno = EIO
                 return -1
@@ -282,10 +282,10 @@ struct DurableWriteTests {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("replaced.plist")
-        try DurableFile.write(Data("old".utf8), to: file)
-        var flushed: [DurableFile.FlushTarget] = []
+        try DurableFileWriter.write(Data("old".utf8), to: file)
+        var flushed: [DurableFileWriter.FlushTarget] = []
         let error = #expect(throws: KeyedArchiveError.self) {
-            try DurableFile.write(Data("new".utf8), to: file) { descriptor, target in
+            try DurableFileWriter.write(Data("new".utf8), to: file) { descriptor, target in
                 flushed.append(target)
                 guard target == .folder else { return fsync(descriptor) }
                 errno = EIO
@@ -306,8 +306,8 @@ struct DurableWriteTests {
     @Test func everyWriteFlushesTheFileAndThenTheFolder() throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        var flushed: [DurableFile.FlushTarget] = []
-        try DurableFile.write(Data("x".utf8), to: folder.appendingPathComponent("a")) { descriptor, target in
+        var flushed: [DurableFileWriter.FlushTarget] = []
+        try DurableFileWriter.write(Data("x".utf8), to: folder.appendingPathComponent("a")) { descriptor, target in
             flushed.append(target)
             return fsync(descriptor)
         }
