@@ -457,8 +457,8 @@ extension KeyedArchiver {
             if Object.self == String.self {
                 return table.uniqueString(unsafeBitCast(object, to: String.self))
             }
-            if let plain = object as? any ArchivePlainValue {
-                return table.uniqueIndex(of: plain.archivePlainRecord)
+            if let plain = object as? any ArchivePrimitive, let record = plain.archivePlainRecord {
+                return table.uniqueIndex(of: record)
             }
         }
         var instance: AnyObject?
@@ -519,7 +519,7 @@ extension KeyedArchiver {
         let identifier = ObjectIdentifier(type)
         if let position = typeCache.position(of: identifier) { return position }
         let traits = ArchivedTypeTraits(
-            isPlain: type is any ArchivePlainValue.Type, isClass: type is AnyObject.Type,
+            isPlain: (type as? any ArchivePrimitive.Type)?.isArchivedPlain ?? false, isClass: type is AnyObject.Type,
             supportsSecureCoding: Self.supportsSecureCoding(type))
         return typeCache.insert(traits, for: identifier)
     }

@@ -1025,12 +1025,12 @@ extension KeyedUnarchiver {
     func decodePlain<T: KeyedCoding>(_ entry: PropertyList, as type: T.Type) throws -> T {
         switch entry {
         case .string, .integer, .real, .bool, .data:
-            guard let plainType = T.self as? any ArchivePlainValue.Type else {
+            guard let plainType = T.self as? any ArchivePrimitive.Type, plainType.isArchivedPlain else {
                 throw failure(
                     .typeMismatch, "expected \(T.archivedClassName), found \(entry.archivedKindName)")
             }
             do {
-                let value = try plainType.init(archivePlainValue: entry)
+                let value = try plainType.init(archiveValue: entry)
                 guard let typed = value as? T else {
                     throw failure(
                         .typeMismatch, "expected \(T.archivedClassName), found \(entry.archivedKindName)")

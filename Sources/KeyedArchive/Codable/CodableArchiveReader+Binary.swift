@@ -331,7 +331,7 @@ extension CodableArchiveReader {
     /// - Parameter optional: The value is decoded with `decodeIfPresent`, so the string
     ///   `$null` means nil (property-list layout) and is left to the general path.
     @inline(__always)
-    func quickPrimitive<T: CodableArchiveDecodablePrimitive>(
+    func quickPrimitive<T: ArchivePrimitive>(
         _ type: T.Type, in source: KeyedSource, at position: Int, optional: Bool = false
     ) -> T? {
         guard let container = source.binaryValues else { return nil }
@@ -340,14 +340,14 @@ extension CodableArchiveReader {
 
     /// A primitive at element `index` of an unkeyed container.
     @inline(__always)
-    func quickPrimitive<T: CodableArchiveDecodablePrimitive>(
+    func quickPrimitive<T: ArchivePrimitive>(
         _ type: T.Type, in elements: ElementSource, at index: Int
     ) -> T? {
         guard let array = elements.binaryArray, index < array.count else { return nil }
         return quickPrimitive(T.self, array, at: index, optional: false)
     }
 
-    private func quickPrimitive<T: CodableArchiveDecodablePrimitive>(
+    private func quickPrimitive<T: ArchivePrimitive>(
         _ type: T.Type, _ container: BinaryPropertyListObject, at position: Int, optional: Bool
     ) -> T? {
         guard let scanner, let object = quickObject(container, at: position) else { return nil }
