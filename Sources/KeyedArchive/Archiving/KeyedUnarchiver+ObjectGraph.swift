@@ -48,7 +48,7 @@ extension KeyedUnarchiver {
         if let genericGraph { return genericGraph.rooted(at: genericGraph.topLevelValue(forKey: "root")) }
         // Called on its own, building the graph is an operation with its own budget;
         // from inside a decode, it shares that decode's.
-        if depth == 0 { binary?.beginOperation() }
+        if depth == 0 { source.beginOperation() }
         var builder = ArchiveGraphBuilder(source: source)
         let graph = try builder.build()
         genericGraph = graph
@@ -67,10 +67,10 @@ extension KeyedUnarchiver {
 
 /// Builds an ``ArchivedObjectGraph`` from every entry of `$objects`, iteratively.
 struct ArchiveGraphBuilder {
-    let source: any ArchiveObjectSource
+    let source: BinaryArchiveSource
     private var classes: [Int: ClassDescription] = [:]
 
-    init(source: any ArchiveObjectSource) {
+    init(source: BinaryArchiveSource) {
         self.source = source
     }
 

@@ -16,14 +16,13 @@ import Foundation
 /// turned into `[CodingKey]` only for errors; the common primitives are found by comparing
 /// metatypes; what a class UID means (dictionary, array, date, …) is worked out once.
 final class CodableArchiveReader {
-    let source: any ArchiveObjectSource
+    /// `$objects`, read in place: objects are read straight from its bytes (see
+    /// CodableArchiveReader+Binary.swift).
+    let source: BinaryArchiveSource
     let layout: CodableArchiveLayout
     let userInfo: [CodingUserInfoKey: Any]
     let maximumDepth: Int
     let pathPrefix: String
-    /// The same source when it reads a binary archive in place: objects are then read
-    /// straight from its bytes (see CodableArchiveReader+Binary.swift).
-    let binary: BinaryArchiveSource?
 
     // Touched for every value read; the reader is used by one thread at a time and no
     // access to these spans a call that could reach them again, so the dynamic
@@ -80,7 +79,7 @@ final class CodableArchiveReader {
     @exclusivity(unchecked) private var lastTypeFacts = (isPrimitive: false, isClass: false)
 
     init(
-        source: any ArchiveObjectSource, layout: CodableArchiveLayout, pathPrefix: String,
+        source: BinaryArchiveSource, layout: CodableArchiveLayout, pathPrefix: String,
         userInfo: [CodingUserInfoKey: Any] = [:], maximumDepth: Int = 512
     ) {
         self.source = source
@@ -88,7 +87,6 @@ final class CodableArchiveReader {
         self.pathPrefix = pathPrefix
         self.userInfo = userInfo
         self.maximumDepth = maximumDepth
-        self.binary = source as? BinaryArchiveSource
         self.inProgress = IndexBits(bound: source.objectCount)
         let (product, overflow) = source.objectCount.multipliedReportingOverflow(by: 64)
         self.budget = overflow ? Int.max : max(product, 1 << 16)
@@ -98,11 +96,11 @@ final class CodableArchiveReader {
 
     /// Decodes a top-level value: the entry point of every decode.
     func decodeRoot<T: Decodable>(_ type: T.Type, from value: PropertyList) throws -> T {
-        guard let binary, scanner == nil else {
+        guard scanner == nil else {
             return try decodeValue(T.self, from: value, parent: nil, key: nil)
         }
-        return try binary.withInput {
-            try binary.withScanner { scanner in
+        return try source.withInput {
+            try source.withScanner { scanner in
                 self.scanner = scanner
                 defer { self.scanner = nil }
                 return try decodeValue(T.self, from: value, parent: nil, key: nil)
@@ -630,7 +628,8 @@ final class CodableArchiveReader {
 
     private func className(at index: Int, parent: CodablePath?, key: (any CodingKey)?) throws -> String {
         do {
-            return DisplayText.quotedIfNeeded(try ClassDescription(parsing: source.object(at: index), uid: index).name)
+            return DisplayText.quotedIfNeeded(
+                try ClassDescription(parsing: source.object(at: index), uid: index).name)
         } catch let error as KeyedArchiveError {
             throw corrupt(parent, key, error.code, error.message)
         }
