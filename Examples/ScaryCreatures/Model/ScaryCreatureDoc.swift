@@ -136,7 +136,8 @@ final class ScaryCreatureDoc {
         try createDataPath(in: database)
         guard let docPath else { return }
         if let loadedFullImage {
-            try DurableFileWriter.write(Data(loadedFullImage), to: docPath.appendingPathComponent(Files.fullImage))
+            try DurableFileWriter.write(
+                Data(loadedFullImage), to: docPath.appendingPathComponent(Files.fullImage))
         }
         if let loadedThumbImage {
             try DurableFileWriter.write(

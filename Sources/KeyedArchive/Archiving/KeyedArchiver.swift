@@ -519,7 +519,8 @@ extension KeyedArchiver {
         let identifier = ObjectIdentifier(type)
         if let position = typeCache.position(of: identifier) { return position }
         let traits = ArchivedTypeTraits(
-            isPlain: (type as? any ArchivePrimitive.Type)?.isArchivedPlain ?? false, isClass: type is AnyObject.Type,
+            isPlain: (type as? any ArchivePrimitive.Type)?.isArchivedPlain ?? false,
+            isClass: type is AnyObject.Type,
             supportsSecureCoding: Self.supportsSecureCoding(type))
         return typeCache.insert(traits, for: identifier)
     }

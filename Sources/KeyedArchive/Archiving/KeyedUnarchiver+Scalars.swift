@@ -171,7 +171,9 @@ extension KeyedUnarchiver {
         guard uid != 0 else { return nil }
         switch try entry(at: uid) {
         case .object(let fields):
-            let found = (try? classDescription(of: fields, uid: uid).name).map(DisplayText.quotedIfNeeded) ?? "an object"
+            let found =
+                (try? classDescription(of: fields, uid: uid).name).map(DisplayText.quotedIfNeeded)
+                ?? "an object"
             throw failure(.typeMismatch, "expected \(expected), found \(found)")
         case .plain(let value):
             return value

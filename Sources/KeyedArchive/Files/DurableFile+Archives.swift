@@ -96,7 +96,8 @@ extension PropertyList {
 /// ``PropertyList/write(to:format:options:)``, which write the same way.
 @available(
     *, deprecated,
-    message: "write archives with KeyedArchiver.archive(_:to:) or archiver.write(to:), property lists with PropertyList.write(to:)"
+    message:
+        "write archives with KeyedArchiver.archive(_:to:) or archiver.write(to:), property lists with PropertyList.write(to:)"
 )
 public enum DurableFile {
     /// Replaces the file at `url` with `data`, atomically and durably, as

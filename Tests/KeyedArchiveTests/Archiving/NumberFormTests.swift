@@ -124,8 +124,11 @@ struct NumberForm: SecureKeyedCoding {
             withRootObject: NumberForm(inline: inline, rating: 4.5), requiringSecureCoding: true)
         for (writer, data) in [("Foundation", fromFoundation), ("KeyedArchive", fromUs)] {
             let form = try PropertyList(from: data)["$objects"]?[1]?["rating"]
-            #expect((form?.uidValue != nil) == !inline, "\(writer) wrote the \(inline ? "inline" : "object") form")
-            let decoded = try #require(try KeyedUnarchiver.unarchivedObject(ofClass: NumberForm.self, from: data))
+            #expect(
+                (form?.uidValue != nil) == !inline, "\(writer) wrote the \(inline ? "inline" : "object") form"
+            )
+            let decoded = try #require(
+                try KeyedUnarchiver.unarchivedObject(ofClass: NumberForm.self, from: data))
             #expect(decoded.rating == 4.5, "\(reader) of \(writer)'s \(inline ? "inline" : "object") form")
         }
     }

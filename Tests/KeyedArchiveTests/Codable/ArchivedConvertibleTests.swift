@@ -144,9 +144,12 @@ struct ArchivedConvertibleTests {
         #expect(ArchivedConvertible<EarlierPoint>.archivedClassName == "KeyedArchiveTests.EarlierPoint")
         let wrapped = try KeyedArchiver.archivedData(
             withRootObject: ArchivedConvertible(EarlierPoint(x: 3)), requiringSecureCoding: true)
-        let direct = try KeyedArchiver.archivedData(withRootObject: EarlierPoint(x: 3), requiringSecureCoding: true)
+        let direct = try KeyedArchiver.archivedData(
+            withRootObject: EarlierPoint(x: 3), requiringSecureCoding: true)
         #expect(wrapped == direct)
-        #expect(try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedConvertible<EarlierPoint>.self, from: direct)?.value.x == 3)
+        #expect(
+            try KeyedUnarchiver.unarchivedObject(
+                ofClass: ArchivedConvertible<EarlierPoint>.self, from: direct)?.value.x == 3)
     }
 
     @Test func secureDecodeRefusesAnUnlistedName() throws {

@@ -307,7 +307,8 @@ struct DurableWriteTests {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         var flushed: [DurableFileWriter.FlushTarget] = []
-        try DurableFileWriter.write(Data("x".utf8), to: folder.appendingPathComponent("a")) { descriptor, target in
+        try DurableFileWriter.write(Data("x".utf8), to: folder.appendingPathComponent("a")) {
+            descriptor, target in
             flushed.append(target)
             return fsync(descriptor)
         }

@@ -141,7 +141,8 @@ struct DisplayTextTests {
         let plain = try KeyedUnarchiver(forReadingFrom: try Self.unknownClassArchive("Plain"))
         plain.requiresSecureCoding = false
         let plainError = #expect(throws: KeyedArchiveError.self) { try plain.decodeObject(forKey: "root") }
-        #expect(plainError?.message.hasPrefix(#"no type is known for class "Plain" (Plain < NSObject)"#) == true)
+        #expect(
+            plainError?.message.hasPrefix(#"no type is known for class "Plain" (Plain < NSObject)"#) == true)
     }
 
     /// Other messages that name a class found in the input, and XML element and attribute
@@ -150,14 +151,21 @@ struct DisplayTextTests {
         let data = try Self.unknownClassArchive("Odd\u{202E}")
         let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
         let scalar = #expect(throws: KeyedArchiveError.self) { try unarchiver.decodeInteger(forKey: "root") }
-        #expect(scalar?.message == #"expected an integer, found "Odd\u{202e}""#, "\(String(describing: scalar))")
-        let codable = #expect(throws: DecodingError.self) { try KeyedArchiveDecoder().decode(String.self, from: data) }
-        #expect("\(String(describing: codable))".contains(#""Odd\u{202e}""#), "\(String(describing: codable))")
+        #expect(
+            scalar?.message == #"expected an integer, found "Odd\u{202e}""#, "\(String(describing: scalar))")
+        let codable = #expect(throws: DecodingError.self) {
+            try KeyedArchiveDecoder().decode(String.self, from: data)
+        }
+        #expect(
+            "\(String(describing: codable))".contains(#""Odd\u{202e}""#), "\(String(describing: codable))")
 
         for (xml, expected) in [
             ("<plist><do\u{202E}ct/></plist>", #"unknown element <"do\u{202e}ct">"#),
             ("<plist><dict></di\u{202E}></plist>", #"unexpected </"di\u{202e}">, expected </dict>"#),
-            ("<plist><dict a\u{202E} ></dict></plist>", #"expected '=' after attribute "a\u{202e}" in the <dict> tag"#),
+            (
+                "<plist><dict a\u{202E} ></dict></plist>",
+                #"expected '=' after attribute "a\u{202e}" in the <dict> tag"#
+            ),
             ("<plist><doct/></plist>", "unknown element <doct>"),
         ] {
             let error = #expect(throws: KeyedArchiveError.self) { try PropertyList(from: Data(xml.utf8)) }
