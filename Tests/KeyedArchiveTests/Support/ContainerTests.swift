@@ -139,4 +139,38 @@ struct ContainerTests {
         table.removeAll()
         #expect(!table.contains(model.keys.first ?? 0))
     }
+
+    /// A toy table on the shared probing rule: every key is found after collisions and
+    /// wrap-around, absent keys end at an empty slot, and the table stays at most half full.
+    @Test func linearProbingFindsEveryKeyAndStopsAtAnEmptySlot() {
+        var slots = [Int](repeating: 0, count: 8)  // key + 1; 0 is empty
+        var count = 0
+        // All keys hash to 6 or 7: they collide and wrap around to slots 0, 1, ...
+        let hash = { (key: Int) in 6 + key % 2 }
+        for key in [10, 11, 12, 13] {
+            #expect(!LinearProbing.needsGrowth(count: count, capacity: slots.count))
+            let (slot, found) = LinearProbing.probe(
+                hash: hash(key), capacity: slots.count, isEmpty: { slots[$0] == 0 },
+                matches: { slots[$0] == key + 1 })
+            #expect(!found)
+            slots[slot] = key + 1
+            count += 1
+        }
+        #expect(slots == [13, 14, 0, 0, 0, 0, 11, 12], "linear probing from 6 and 7, wrapping to 0")
+        #expect(
+            LinearProbing.needsGrowth(count: count, capacity: slots.count), "a fifth entry would pass half")
+        for key in [10, 11, 12, 13] {
+            let (slot, found) = LinearProbing.probe(
+                hash: hash(key), capacity: slots.count, isEmpty: { slots[$0] == 0 },
+                matches: { slots[$0] == key + 1 })
+            #expect(found && slots[slot] == key + 1, "key \(key)")
+        }
+        let absent = LinearProbing.probe(
+            hash: hash(14), capacity: slots.count, isEmpty: { slots[$0] == 0 }, matches: { slots[$0] == 15 })
+        #expect(absent == (2, false))
+        #expect(LinearProbing.emptySlot(hash: 0, capacity: slots.count) { slots[$0] == 0 } == 2)
+        #expect(LinearProbing.emptySlot(hash: 8 + 3, capacity: slots.count) { slots[$0] == 0 } == 3)
+        #expect(LinearProbing.grownCapacity(from: 0, minimum: 64) == 64)
+        #expect(LinearProbing.grownCapacity(from: 64, minimum: 64) == 128)
+    }
 }

@@ -339,25 +339,25 @@ struct BinaryPropertyListBuilder {
             return object
         }
         let hash = Self.tableHash(ByteHash.hash(keys, values, seed: hashSeed))
-        if (shareableCount + 1) * 2 > dictionarySlots.count { growDictionarySlots() }
-        let mask = dictionarySlots.count - 1
-        var slot = hash & mask
-        while dictionarySlots[slot] != 0 {
-            let candidate = Int(dictionarySlots[slot]) - 1
-            let entry = entries[candidate]
-            if entry.hash == hash, entry.kind == .dictionary, entry.elementCount == keys.count,
-                references[entry.startIndex..<entry.startIndex + keys.count].elementsEqual(
-                    keys, by: Self.same),
-                references[entry.startIndex + keys.count..<entry.startIndex + 2 * keys.count].elementsEqual(
-                    values, by: Self.same)
-            {
-                guard mayRelease, object == entries.count - 1 else { break }
-                entries.removeLast()
-                return candidate
-            }
-            slot = (slot + 1) & mask
+        if LinearProbing.needsGrowth(count: shareableCount, capacity: dictionarySlots.count) {
+            growDictionarySlots()
         }
-        let isNew = dictionarySlots[slot] == 0
+        let (slot, found) = LinearProbing.probe(
+            hash: hash, capacity: dictionarySlots.count, isEmpty: { dictionarySlots[$0] == 0 }
+        ) { slot in
+            let entry = entries[Int(dictionarySlots[slot]) - 1]
+            return entry.hash == hash && entry.kind == .dictionary && entry.elementCount == keys.count
+                && references[entry.startIndex..<entry.startIndex + keys.count].elementsEqual(
+                    keys, by: Self.same)
+                && references[entry.startIndex + keys.count..<entry.startIndex + 2 * keys.count]
+                    .elementsEqual(
+                        values, by: Self.same)
+        }
+        if found, mayRelease, object == entries.count - 1 {
+            entries.removeLast()
+            return Int(dictionarySlots[slot]) - 1
+        }
+        let isNew = !found
         entries[object] = Entry(
             kind: .dictionary, start: referenceCount, count: keys.count, hash: isNew ? hash : 0)
         appendReferences(keys)
@@ -404,24 +404,23 @@ struct BinaryPropertyListBuilder {
             ByteHash.hash(
                 references[start..<start + count], references[start + count..<start + 2 * count],
                 seed: hashSeed))
-        if (shareableCount + 1) * 2 > dictionarySlots.count { growDictionarySlots() }
-        let mask = dictionarySlots.count - 1
-        var slot = hash & mask
-        while dictionarySlots[slot] != 0 {
-            let candidate = Int(dictionarySlots[slot]) - 1
-            let entry = entries[candidate]
-            if entry.hash == hash, entry.kind == .dictionary, entry.elementCount == count,
-                references[entry.startIndex..<entry.startIndex + 2 * count].elementsEqual(
-                    references[start..<start + 2 * count])
-            {
-                guard mayRelease, object == entries.count - 1 else { break }
-                referenceCount = start
-                entries.removeLast()
-                return candidate
-            }
-            slot = (slot + 1) & mask
+        if LinearProbing.needsGrowth(count: shareableCount, capacity: dictionarySlots.count) {
+            growDictionarySlots()
         }
-        let isNew = dictionarySlots[slot] == 0
+        let (slot, found) = LinearProbing.probe(
+            hash: hash, capacity: dictionarySlots.count, isEmpty: { dictionarySlots[$0] == 0 }
+        ) { slot in
+            let entry = entries[Int(dictionarySlots[slot]) - 1]
+            return entry.hash == hash && entry.kind == .dictionary && entry.elementCount == count
+                && references[entry.startIndex..<entry.startIndex + 2 * count].elementsEqual(
+                    references[start..<start + 2 * count])
+        }
+        if found, mayRelease, object == entries.count - 1 {
+            referenceCount = start
+            entries.removeLast()
+            return Int(dictionarySlots[slot]) - 1
+        }
+        let isNew = !found
         entries[object] = Entry(kind: .dictionary, start: start, count: count, hash: isNew ? hash : 0)
         if isNew {
             dictionarySlots[slot] = UInt32(truncatingIfNeeded: object + 1)
@@ -457,20 +456,21 @@ struct BinaryPropertyListBuilder {
         let count = referenceCount - start
         let hash = Self.tableHash(
             ByteHash.hash(references[start..<referenceCount], EmptyCollection<UInt32>(), seed: hashSeed))
-        if (shareableCount + 1) * 2 > dictionarySlots.count { growDictionarySlots() }
-        let mask = dictionarySlots.count - 1
-        var slot = hash & mask
-        while dictionarySlots[slot] != 0 {
-            let candidate = Int(dictionarySlots[slot]) - 1
-            let entry = entries[candidate]
-            if entry.hash == hash, entry.kind == .array, entry.elementCount == count,
-                references[entry.startIndex..<entry.startIndex + count].elementsEqual(
-                    references[start..<referenceCount])
-            {
-                referenceCount = start
-                return candidate
-            }
-            slot = (slot + 1) & mask
+        if LinearProbing.needsGrowth(count: shareableCount, capacity: dictionarySlots.count) {
+            growDictionarySlots()
+        }
+        let end = referenceCount
+        let (slot, found) = LinearProbing.probe(
+            hash: hash, capacity: dictionarySlots.count, isEmpty: { dictionarySlots[$0] == 0 }
+        ) { slot in
+            let entry = entries[Int(dictionarySlots[slot]) - 1]
+            return entry.hash == hash && entry.kind == .array && entry.elementCount == count
+                && references[entry.startIndex..<entry.startIndex + count].elementsEqual(
+                    references[start..<end])
+        }
+        if found {
+            referenceCount = start
+            return Int(dictionarySlots[slot]) - 1
         }
         let object = appendEntry(Entry(kind: .array, start: start, count: count, hash: hash))
         dictionarySlots[slot] = UInt32(truncatingIfNeeded: object + 1)
@@ -567,12 +567,12 @@ struct BinaryPropertyListBuilder {
 
     /// A table twice the size holding the same entries (entry index + 1; 0 is empty).
     private func rehashed(_ slots: [UInt32]) -> [UInt32] {
-        let capacity = max(64, slots.count * 2)
+        let capacity = LinearProbing.grownCapacity(from: slots.count, minimum: 64)
         var grown = [UInt32](repeating: 0, count: capacity)
-        let mask = capacity - 1
         for stored in slots where stored > 0 && stored <= entries.count {
-            var slot = Int(entries[Int(stored) - 1].hash) & mask
-            while grown[slot] != 0 { slot = (slot + 1) & mask }
+            let slot = LinearProbing.emptySlot(hash: Int(entries[Int(stored) - 1].hash), capacity: capacity) {
+                grown[$0] == 0
+            }
             grown[slot] = stored
         }
         return grown
@@ -725,19 +725,15 @@ struct BinaryPropertyListBuilder {
         _ header: ScalarHeader, payload: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)
     ) -> Int {
         let hash = Self.tableHash(ByteHash.hash(payload, seed: hashSeed ^ header.hashWord))
-        if (scalarCount + 1) * 2 > slots.count { growSlots() }
-        let mask = slots.count - 1
-        var slot = hash & mask
-        while slots[slot] != 0 {
-            let candidate = Int(slots[slot]) - 1
-            let entry = entries[candidate]
-            if entry.hash == hash, entry.hasHeader(header), entry.elementCount == payload.count,
-                payload.isEmpty || storedPayload(at: entry.startIndex, equals: payload)
-            {
-                return candidate
-            }
-            slot = (slot + 1) & mask
+        if LinearProbing.needsGrowth(count: scalarCount, capacity: slots.count) { growSlots() }
+        let (slot, found) = LinearProbing.probe(
+            hash: hash, capacity: slots.count, isEmpty: { slots[$0] == 0 }
+        ) { slot in
+            let entry = entries[Int(slots[slot]) - 1]
+            return entry.hash == hash && entry.hasHeader(header) && entry.elementCount == payload.count
+                && (payload.isEmpty || storedPayload(at: entry.startIndex, equals: payload))
         }
+        if found { return Int(slots[slot]) - 1 }
         let start = scalarBytes.count
         guard payload.count <= limit - start, header.count <= ScalarHeader.storedLimit else {
             exceedLimit("more than \(limit) bytes of strings and data")
