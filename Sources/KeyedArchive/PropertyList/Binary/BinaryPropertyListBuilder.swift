@@ -134,19 +134,9 @@ struct BinaryPropertyListBuilder {
     mutating func addInteger(_ value: PropertyListInteger) -> Int {
         var header = ScalarHeader()
         if let unsigned = value.uint64Value, unsigned <= UInt64(Int64.max) {
-            if unsigned < 1 << 8 {
-                header.append(0x10)
-                header.appendBigEndian(unsigned, width: 1)
-            } else if unsigned < 1 << 16 {
-                header.append(0x11)
-                header.appendBigEndian(unsigned, width: 2)
-            } else if unsigned < 1 << 32 {
-                header.append(0x12)
-                header.appendBigEndian(unsigned, width: 4)
-            } else {
-                header.append(0x13)
-                header.appendBigEndian(unsigned, width: 8)
-            }
+            let width = BinaryPropertyListWidth.bytes(toHold: unsigned)
+            header.append(BinaryPropertyListWidth.integerMarker(width: width))
+            header.appendBigEndian(unsigned, width: width)
         } else if let signed = value.int64Value {
             header.append(0x13)
             header.appendBigEndian(UInt64(bitPattern: signed), width: 8)
@@ -231,19 +221,9 @@ struct BinaryPropertyListBuilder {
             if known != 0 { return Int(known) - 1 }
         }
         var header = ScalarHeader()
-        if value < 1 << 8 {
-            header.append(0x80)
-            header.appendBigEndian(value, width: 1)
-        } else if value < 1 << 16 {
-            header.append(0x81)
-            header.appendBigEndian(value, width: 2)
-        } else if value < 1 << 32 {
-            header.append(0x83)
-            header.appendBigEndian(value, width: 4)
-        } else {
-            header.append(0x87)
-            header.appendBigEndian(value, width: 8)
-        }
+        let width = BinaryPropertyListWidth.bytes(toHold: value)
+        header.append(BinaryPropertyListWidth.uidMarker(width: width))
+        header.appendBigEndian(value, width: width)
         let limit = directUIDLimit
         guard value < UInt64(limit) else {
             hasTableUIDs = true
@@ -605,7 +585,7 @@ struct BinaryPropertyListBuilder {
             throw KeyedArchiveError(
                 .invalidValue, "top object \(topObject) does not exist (\(objectCount) objects)")
         }
-        let referenceSize = Self.byteWidth(forCount: objectCount)
+        let referenceSize = BinaryPropertyListWidth.bytes(forCount: objectCount)
         let tableOffset = try entries.withUnsafeBufferPointer { entries in
             try references.withUnsafeBufferPointer { references in
                 try Self.checkedObjectsEnd(
@@ -613,7 +593,7 @@ struct BinaryPropertyListBuilder {
                     referenceSize: referenceSize)
             }
         }
-        let offsetSize = Self.byteWidth(forCount: tableOffset)
+        let offsetSize = BinaryPropertyListWidth.bytes(forCount: tableOffset)
         let total = tableOffset + objectCount * offsetSize + BinaryPropertyListTrailer.size
 
         var data = Data(count: total)
@@ -705,16 +685,6 @@ struct BinaryPropertyListBuilder {
             }
         }
         return position
-    }
-
-    /// The smallest of 1, 2, 4 and 8 bytes that holds `count` itself (so also every value
-    /// below it). Reference and offset sizes use the object count and the offset table's
-    /// offset, as plistlib does and CoreFoundation's validation requires.
-    static func byteWidth(forCount count: Int) -> Int {
-        if count < 1 << 8 { return 1 }
-        if count < 1 << 16 { return 2 }
-        if count < 1 << 32 { return 4 }
-        return 8
     }
 
     // MARK: Encoding helpers

@@ -208,8 +208,8 @@ final class BinaryPropertyListStream {
     func addInteger(_ value: PropertyListInteger) -> Int {
         let object = beginObject()
         if let unsigned = value.uint64Value, unsigned <= UInt64(Int64.max) {
-            let width = unsigned < 1 << 8 ? 1 : unsigned < 1 << 16 ? 2 : unsigned < 1 << 32 ? 4 : 8
-            writeByte(0x10 | UInt8(width.trailingZeroBitCount))
+            let width = BinaryPropertyListWidth.bytes(toHold: unsigned)
+            writeByte(BinaryPropertyListWidth.integerMarker(width: width))
             writeBigEndian(unsigned, width: width)
         } else if let signed = value.int64Value {
             writeByte(0x13)
@@ -263,8 +263,8 @@ final class BinaryPropertyListStream {
     private func addNewUID(_ value: UInt64) -> Int {
         let remembered = value < UInt64(sharedUIDLimit)
         let object = beginObject()
-        let width = value < 1 << 8 ? 1 : value < 1 << 16 ? 2 : value < 1 << 32 ? 4 : 8
-        writeByte(0x80 | UInt8(width - 1))
+        let width = BinaryPropertyListWidth.bytes(toHold: value)
+        writeByte(BinaryPropertyListWidth.uidMarker(width: width))
         writeBigEndian(value, width: width)
         if remembered {
             let index = Int(value)
