@@ -173,4 +173,24 @@ struct ContainerTests {
         #expect(LinearProbing.grownCapacity(from: 0, minimum: 64) == 64)
         #expect(LinearProbing.grownCapacity(from: 64, minimum: 64) == 128)
     }
+
+    /// Both one-line descriptions walk nested values with NestedDescription: the same
+    /// brackets, each its own key style, through a work stack (deep values too).
+    @Test func nestedDescriptionsShareOneWalk() {
+        let plist: PropertyList = ["a": [1, "x", ["b": true]], "c d": []]
+        #expect(plist.description == #"{"a": [1, "x", {"b": true}], "c d": []}"#)
+        let value = ArchivedObjectGraph.Value.dictionary([
+            ArchivedObjectGraph.Field(key: "a", value: .array([.integer(1), .reference(3)])),
+            ArchivedObjectGraph.Field(key: "c d", value: .dictionary([])),
+        ])
+        #expect(value.description == #"{a = [1, #3]; "c d" = {}}"#)
+        var deep = PropertyList.array([])
+        var deepValue = ArchivedObjectGraph.Value.array([])
+        for _ in 0..<3_000 {
+            deep = .array([deep])
+            deepValue = .array([deepValue])
+        }
+        #expect(deep.description.count == 2 * 3_001)
+        #expect(deepValue.description.count == 2 * 3_001)
+    }
 }
