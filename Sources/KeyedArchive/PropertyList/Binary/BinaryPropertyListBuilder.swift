@@ -319,14 +319,9 @@ struct BinaryPropertyListBuilder {
             return object
         }
         let hash = Self.tableHash(ByteHash.hash(keys, values, seed: hashSeed))
-        if LinearProbing.needsGrowth(count: shareableCount, capacity: dictionarySlots.count) {
-            growDictionarySlots()
-        }
-        let (slot, found) = LinearProbing.probe(
-            hash: hash, capacity: dictionarySlots.count, isEmpty: { dictionarySlots[$0] == 0 }
-        ) { slot in
-            let entry = entries[Int(dictionarySlots[slot]) - 1]
-            return entry.hash == hash && entry.kind == .dictionary && entry.elementCount == keys.count
+        growDictionarySlotsIfNeeded()
+        let (slot, found) = sharedSlot(hash: hash) { entry in
+            entry.kind == .dictionary && entry.elementCount == keys.count
                 && references[entry.startIndex..<entry.startIndex + keys.count].elementsEqual(
                     keys, by: Self.same)
                 && references[entry.startIndex + keys.count..<entry.startIndex + 2 * keys.count]
@@ -384,14 +379,9 @@ struct BinaryPropertyListBuilder {
             ByteHash.hash(
                 references[start..<start + count], references[start + count..<start + 2 * count],
                 seed: hashSeed))
-        if LinearProbing.needsGrowth(count: shareableCount, capacity: dictionarySlots.count) {
-            growDictionarySlots()
-        }
-        let (slot, found) = LinearProbing.probe(
-            hash: hash, capacity: dictionarySlots.count, isEmpty: { dictionarySlots[$0] == 0 }
-        ) { slot in
-            let entry = entries[Int(dictionarySlots[slot]) - 1]
-            return entry.hash == hash && entry.kind == .dictionary && entry.elementCount == count
+        growDictionarySlotsIfNeeded()
+        let (slot, found) = sharedSlot(hash: hash) { entry in
+            entry.kind == .dictionary && entry.elementCount == count
                 && references[entry.startIndex..<entry.startIndex + 2 * count].elementsEqual(
                     references[start..<start + 2 * count])
         }
@@ -436,15 +426,10 @@ struct BinaryPropertyListBuilder {
         let count = referenceCount - start
         let hash = Self.tableHash(
             ByteHash.hash(references[start..<referenceCount], EmptyCollection<UInt32>(), seed: hashSeed))
-        if LinearProbing.needsGrowth(count: shareableCount, capacity: dictionarySlots.count) {
-            growDictionarySlots()
-        }
+        growDictionarySlotsIfNeeded()
         let end = referenceCount
-        let (slot, found) = LinearProbing.probe(
-            hash: hash, capacity: dictionarySlots.count, isEmpty: { dictionarySlots[$0] == 0 }
-        ) { slot in
-            let entry = entries[Int(dictionarySlots[slot]) - 1]
-            return entry.hash == hash && entry.kind == .array && entry.elementCount == count
+        let (slot, found) = sharedSlot(hash: hash) { entry in
+            entry.kind == .array && entry.elementCount == count
                 && references[entry.startIndex..<entry.startIndex + count].elementsEqual(
                     references[start..<end])
         }
@@ -541,8 +526,24 @@ struct BinaryPropertyListBuilder {
     @inline(__always)
     private static func same(_ stored: UInt32, _ reference: Int) -> Bool { Int(stored) == reference }
 
-    private mutating func growDictionarySlots() {
-        dictionarySlots = rehashed(dictionarySlots)
+    /// Grows the table of shareable containers before it is half full.
+    @inline(__always)
+    private mutating func growDictionarySlotsIfNeeded() {
+        if LinearProbing.needsGrowth(count: shareableCount, capacity: dictionarySlots.count) {
+            dictionarySlots = rehashed(dictionarySlots)
+        }
+    }
+
+    /// The slot of the shareable container with `hash` that `matches` (`found`), or the
+    /// empty slot where a new one goes.
+    @inline(__always)
+    private func sharedSlot(hash: Int, matches: (Entry) -> Bool) -> (slot: Int, found: Bool) {
+        LinearProbing.probe(
+            hash: hash, capacity: dictionarySlots.count, isEmpty: { dictionarySlots[$0] == 0 }
+        ) {
+            let entry = entries[Int(dictionarySlots[$0]) - 1]
+            return entry.hash == hash && matches(entry)
+        }
     }
 
     /// A table twice the size holding the same entries (entry index + 1; 0 is empty).
