@@ -134,9 +134,10 @@ struct BinaryPropertyListBuilder {
     mutating func addInteger(_ value: PropertyListInteger) -> Int {
         var header = ScalarHeader()
         if let unsigned = value.uint64Value, unsigned <= UInt64(Int64.max) {
-            let width = BinaryPropertyListWidth.bytes(toHold: unsigned)
-            header.append(BinaryPropertyListWidth.integerMarker(width: width))
-            header.appendBigEndian(unsigned, width: width)
+            BinaryPropertyListWidth.withWidth(toHold: unsigned) { width in
+                header.append(BinaryPropertyListWidth.integerMarker(width: width))
+                header.appendBigEndian(unsigned, width: width)
+            }
         } else if let signed = value.int64Value {
             header.append(0x13)
             header.appendBigEndian(UInt64(bitPattern: signed), width: 8)
@@ -221,9 +222,10 @@ struct BinaryPropertyListBuilder {
             if known != 0 { return Int(known) - 1 }
         }
         var header = ScalarHeader()
-        let width = BinaryPropertyListWidth.bytes(toHold: value)
-        header.append(BinaryPropertyListWidth.uidMarker(width: width))
-        header.appendBigEndian(value, width: width)
+        BinaryPropertyListWidth.withWidth(toHold: value) { width in
+            header.append(BinaryPropertyListWidth.uidMarker(width: width))
+            header.appendBigEndian(value, width: width)
+        }
         let limit = directUIDLimit
         guard value < UInt64(limit) else {
             hasTableUIDs = true
@@ -550,11 +552,15 @@ struct BinaryPropertyListBuilder {
     private func rehashed(_ slots: [UInt32]) -> [UInt32] {
         let capacity = LinearProbing.grownCapacity(from: slots.count, minimum: 64)
         var grown = [UInt32](repeating: 0, count: capacity)
-        for stored in slots where stored > 0 && stored <= entries.count {
-            let slot = LinearProbing.emptySlot(hash: Int(entries[Int(stored) - 1].hash), capacity: capacity) {
-                grown[$0] == 0
+        grown.withUnsafeMutableBufferPointer { grown in
+            for stored in slots where stored > 0 && stored <= entries.count {
+                let slot = LinearProbing.emptySlot(
+                    hash: Int(entries[Int(stored) - 1].hash), capacity: capacity
+                ) {
+                    grown[$0] == 0
+                }
+                grown[slot] = stored
             }
-            grown[slot] = stored
         }
         return grown
     }
@@ -901,8 +907,22 @@ private struct ScalarHeader: Equatable {
         length &+= 1
     }
 
+    /// Appends the low `width` bytes of `value`, most significant first. A width known
+    /// only at run time (chosen by ``BinaryPropertyListWidth``) still runs an unrolled
+    /// copy: each of the format's widths has its own case.
     @inline(__always)
     mutating func appendBigEndian(_ value: UInt64, width: Int) {
+        switch width {
+        case 1: appendBigEndianBytes(value, width: 1)
+        case 2: appendBigEndianBytes(value, width: 2)
+        case 4: appendBigEndianBytes(value, width: 4)
+        case 8: appendBigEndianBytes(value, width: 8)
+        default: appendBigEndianBytes(value, width: width)
+        }
+    }
+
+    @inline(__always)
+    private mutating func appendBigEndianBytes(_ value: UInt64, width: Int) {
         var shift = (width - 1) * 8
         while shift >= 0 {
             append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))

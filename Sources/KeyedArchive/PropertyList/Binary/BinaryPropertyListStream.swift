@@ -208,9 +208,10 @@ final class BinaryPropertyListStream {
     func addInteger(_ value: PropertyListInteger) -> Int {
         let object = beginObject()
         if let unsigned = value.uint64Value, unsigned <= UInt64(Int64.max) {
-            let width = BinaryPropertyListWidth.bytes(toHold: unsigned)
-            writeByte(BinaryPropertyListWidth.integerMarker(width: width))
-            writeBigEndian(unsigned, width: width)
+            BinaryPropertyListWidth.withWidth(toHold: unsigned) { width in
+                writeByte(BinaryPropertyListWidth.integerMarker(width: width))
+                writeBigEndian(unsigned, width: width)
+            }
         } else if let signed = value.int64Value {
             writeByte(0x13)
             writeBigEndian(UInt64(bitPattern: signed), width: 8)
@@ -263,9 +264,10 @@ final class BinaryPropertyListStream {
     private func addNewUID(_ value: UInt64) -> Int {
         let remembered = value < UInt64(sharedUIDLimit)
         let object = beginObject()
-        let width = BinaryPropertyListWidth.bytes(toHold: value)
-        writeByte(BinaryPropertyListWidth.uidMarker(width: width))
-        writeBigEndian(value, width: width)
+        BinaryPropertyListWidth.withWidth(toHold: value) { width in
+            writeByte(BinaryPropertyListWidth.uidMarker(width: width))
+            writeBigEndian(value, width: width)
+        }
         if remembered {
             let index = Int(value)
             if index >= uidObjects.count {

@@ -6,7 +6,18 @@ enum BinaryPropertyListWidth {
     /// The smallest of 1, 2, 4 and 8 bytes that holds `value`.
     @inline(__always)
     static func bytes(toHold value: UInt64) -> Int {
-        value < 1 << 8 ? 1 : value < 1 << 16 ? 2 : value < 1 << 32 ? 4 : 8
+        withWidth(toHold: value) { $0 }
+    }
+
+    /// Calls `body` with the width ``bytes(toHold:)`` gives `value`, from a branch of its
+    /// own for each width, so that code writing `width` bytes is compiled for a constant
+    /// width (the builder's and stream's hot paths write integers and UIDs this way).
+    @inline(__always)
+    static func withWidth<R>(toHold value: UInt64, _ body: (Int) -> R) -> R {
+        if value < 1 << 8 { return body(1) }
+        if value < 1 << 16 { return body(2) }
+        if value < 1 << 32 { return body(4) }
+        return body(8)
     }
 
     /// The smallest of 1, 2, 4 and 8 bytes that holds `count` itself (so also every value
