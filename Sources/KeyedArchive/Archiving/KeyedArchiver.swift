@@ -204,6 +204,9 @@ public final class KeyedArchiver {
 
     /// Encodes a Boolean inline under `key`.
     ///
+    /// As Foundation's `encode(_:forKey:)` of the same type does; ``encodeObject(_:forKey:)``
+    /// stores the value as a number object instead.
+    ///
     /// - Parameters:
     ///   - value: The value.
     ///   - key: The key in the current object.
@@ -213,6 +216,9 @@ public final class KeyedArchiver {
     }
 
     /// Encodes an integer inline under `key`.
+    ///
+    /// As Foundation's `encode(_:forKey:)` of the same type does; ``encodeObject(_:forKey:)``
+    /// stores the value as a number object instead.
     ///
     /// - Parameters:
     ///   - value: The value.
@@ -224,6 +230,9 @@ public final class KeyedArchiver {
 
     /// Encodes a 32-bit integer inline under `key`.
     ///
+    /// As Foundation's `encode(_:forKey:)` of the same type does; ``encodeObject(_:forKey:)``
+    /// stores the value as a number object instead.
+    ///
     /// - Parameters:
     ///   - value: The value.
     ///   - key: The key in the current object.
@@ -233,6 +242,9 @@ public final class KeyedArchiver {
     }
 
     /// Encodes a 64-bit integer inline under `key`.
+    ///
+    /// As Foundation's `encode(_:forKey:)` of the same type does; ``encodeObject(_:forKey:)``
+    /// stores the value as a number object instead.
     ///
     /// - Parameters:
     ///   - value: The value.
@@ -244,6 +256,9 @@ public final class KeyedArchiver {
 
     /// Encodes a single-precision number inline under `key`.
     ///
+    /// As Foundation's `encode(_:forKey:)` of the same type does; ``encodeObject(_:forKey:)``
+    /// stores the value as a number object instead.
+    ///
     /// - Parameters:
     ///   - value: The value.
     ///   - key: The key in the current object.
@@ -253,6 +268,9 @@ public final class KeyedArchiver {
     }
 
     /// Encodes a double-precision number inline under `key`.
+    ///
+    /// As Foundation's `encode(_:forKey:)` of the same type does; ``encodeObject(_:forKey:)``
+    /// stores the value as a number object instead.
     ///
     /// - Parameters:
     ///   - value: The value.

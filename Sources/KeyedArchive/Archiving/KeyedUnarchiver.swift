@@ -243,6 +243,8 @@ public final class KeyedUnarchiver {
     /// The archived class must be one `T` decodes from (its ``KeyedCoding/archivedClassName``,
     /// a name mapped to `T`, or for the standard types Apple's names such as
     /// `NSMutableArray`). When secure coding is off, a mapped subclass of `T` is accepted.
+    /// A number type also reads a number stored inline (with `encode(_:forKey:)` of a
+    /// scalar), which Foundation's `decodeObject(of: NSNumber.self, forKey:)` refuses.
     ///
     /// - Parameters:
     ///   - type: The type to decode.

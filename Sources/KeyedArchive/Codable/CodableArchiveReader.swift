@@ -752,7 +752,9 @@ struct CodableKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
 
     private func missing(_ key: Key) -> DecodingError {
         DecodingError.keyNotFound(
-            key, reader.context(path, key, .invalidArchive, "no value for key \"\(key.stringValue)\""))
+            key,
+            reader.context(
+                path, key, .invalidArchive, "no value for key \(DisplayText.quoted(key.stringValue))"))
     }
 
     private func primitive<T: ArchivePrimitive>(_ type: T.Type, _ key: Key) throws -> T {
