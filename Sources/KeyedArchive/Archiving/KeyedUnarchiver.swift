@@ -141,7 +141,8 @@ public final class KeyedUnarchiver {
     /// only its header, trailer and `$top`, and each decode reads just the objects it
     /// reaches, so decoding one key of a large archive does not parse the whole file. An
     /// XML archive is checked and rewritten as a binary property list when opened (no tree
-    /// of values is built), then read the same way.
+    /// of values is built), then read the same way; OpenStep text is parsed and written as
+    /// a binary property list.
     ///
     /// - Parameters:
     ///   - data: The archive.
@@ -173,11 +174,15 @@ public final class KeyedUnarchiver {
 
     /// Opens a keyed archive that has already been parsed into a property-list value.
     ///
+    /// The value is written as a binary property list first (time and memory linear in
+    /// its size), then read as a binary archive is: one reader for every archive.
+    ///
     /// - Parameters:
     ///   - propertyList: The archive's root dictionary.
     ///   - options: Limits and choices.
     /// - Throws: ``KeyedArchiveError`` with code `invalidArchive` when the value is not a
-    ///   keyed archive, or `limitExceeded`.
+    ///   keyed archive, `invalidValue` when it cannot be written (a date that is not
+    ///   finite), or `limitExceeded`.
     public convenience init(
         propertyList: PropertyList, options: KeyedUnarchivingOptions = KeyedUnarchivingOptions()
     ) throws {
