@@ -193,4 +193,21 @@ struct ContainerTests {
         #expect(deep.description.count == 2 * 3_001)
         #expect(deepValue.description.count == 2 * 3_001)
     }
+
+    /// The builder's and the stream's table of written UIDs: found once remembered,
+    /// bounded by the writer's limit, never by a UID's value.
+    @Test func uidTableRemembersBelowItsLimitOnly() {
+        var table = BinaryPropertyListUIDTable()
+        #expect(table.object(of: 0) == nil)
+        table.remember(7, for: 3, below: 100)
+        #expect(table.object(of: 3) == 7 && table.object(of: 2) == nil && table.count == 4)
+        table.remember(9, for: 10, below: 100)
+        #expect(table.object(of: 10) == 9 && table.count == 11)
+        table.remember(1, for: 99, below: 100)
+        #expect(table.object(of: 99) == 1 && table.count == 100, "grown to the limit, no further")
+        table.remember(2, for: 1 << 40, below: 100)
+        #expect(table.object(of: 1 << 40) == nil && table.count == 100, "a UID beyond the limit is not kept")
+        table.remember(5, for: 0, below: 0)
+        #expect(table.object(of: 0) == nil)
+    }
 }

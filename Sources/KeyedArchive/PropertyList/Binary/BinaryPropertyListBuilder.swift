@@ -95,7 +95,7 @@ struct BinaryPropertyListBuilder {
     private var shareableCount = 0
     /// The objects of UIDs added so far, by UID value (object + 1; 0 is unknown), for
     /// values below ``directUIDLimit`` when they were added.
-    private var uidObjects: [UInt32] = []
+    private var uidObjects = BinaryPropertyListUIDTable()
     /// Whether a UID was added through the scalar table (its value was beyond
     /// ``directUIDLimit`` then): from then on new UIDs are looked up there too, so that a
     /// UID is stored once whichever way it was added first.
@@ -217,10 +217,7 @@ struct BinaryPropertyListBuilder {
     /// Adds a UID in 1, 2, 4 or 8 bytes.
     mutating func addUID(_ value: UInt64) -> Int {
         // Archives refer to UIDs 0..<n over and over: remember their objects directly.
-        if value < UInt64(uidObjects.count) {
-            let known = uidObjects[Int(value)]
-            if known != 0 { return Int(known) - 1 }
-        }
+        if let known = uidObjects.object(of: value) { return known }
         var header = ScalarHeader()
         BinaryPropertyListWidth.withWidth(toHold: value) { width in
             header.append(BinaryPropertyListWidth.uidMarker(width: width))
@@ -233,12 +230,7 @@ struct BinaryPropertyListBuilder {
         }
         // Small UIDs are remembered in `uidObjects`, which never grows past the limit.
         let object = hasTableUIDs ? intern(header) : appendScalar(header)
-        let index = Int(value)
-        if index >= uidObjects.count {
-            let grown = min(max(index + 1, uidObjects.count * 2), limit)
-            uidObjects.append(contentsOf: repeatElement(0, count: grown - uidObjects.count))
-        }
-        uidObjects[index] = UInt32(truncatingIfNeeded: object + 1)
+        uidObjects.remember(object, for: value, below: limit)
         return object
     }
 

@@ -41,7 +41,7 @@ final class BinaryPropertyListStream {
     /// The byte offset of each object.
     @exclusivity(unchecked) private var offsets: [UInt32] = []
     /// The object of each UID value below ``sharedUIDLimit``, + 1 (0: none yet).
-    @exclusivity(unchecked) private var uidObjects: [UInt32] = []
+    @exclusivity(unchecked) private var uidObjects = BinaryPropertyListUIDTable()
     /// Set when the output or the object count passes what 4-byte offsets and references
     /// address; ``finish(topObject:)`` throws it.
     @exclusivity(unchecked) private var tooLarge = false
@@ -254,28 +254,17 @@ final class BinaryPropertyListStream {
     /// Adds a UID in 1, 2, 4 or 8 bytes; a small UID added before is that same object.
     @inline(__always)
     func addUID(_ value: UInt64) -> Int {
-        if value < UInt64(uidObjects.count) {
-            let known = uidObjects[Int(value)]
-            if known != 0 { return Int(known) - 1 }
-        }
+        if let known = uidObjects.object(of: value) { return known }
         return addNewUID(value)
     }
 
     private func addNewUID(_ value: UInt64) -> Int {
-        let remembered = value < UInt64(sharedUIDLimit)
         let object = beginObject()
         BinaryPropertyListWidth.withWidth(toHold: value) { width in
             writeByte(BinaryPropertyListWidth.uidMarker(width: width))
             writeBigEndian(value, width: width)
         }
-        if remembered {
-            let index = Int(value)
-            if index >= uidObjects.count {
-                let grown = min(max(index + 1, uidObjects.count * 2), sharedUIDLimit)
-                uidObjects.append(contentsOf: repeatElement(0, count: grown - uidObjects.count))
-            }
-            uidObjects[index] = UInt32(truncatingIfNeeded: object + 1)
-        }
+        uidObjects.remember(object, for: value, below: sharedUIDLimit)
         return object
     }
 
