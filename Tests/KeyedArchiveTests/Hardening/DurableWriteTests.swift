@@ -91,6 +91,31 @@ struct DurableWriteTests {
             ])
     }
 
+    /// A configured archiver writes its archive with `write(to:)`; an archiver that met
+    /// an error throws it and leaves the file as it was.
+    @Test func anArchiverWritesItsArchiveDurably() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("two.archive")
+        let archiver = KeyedArchiver(requiringSecureCoding: true)
+        archiver.outputFormat = .xml
+        archiver.encode("Potato Bug", forKey: "title")
+        archiver.encode(4, forKey: "rating")
+        try archiver.write(to: url)
+        let written = try Data(contentsOf: url)
+        #expect(written.starts(with: Data("<?xml".utf8)))
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: written)
+        #expect(try unarchiver.decodeObject(of: String.self, forKey: "title") == "Potato Bug")
+        #expect(try unarchiver.decodeInteger(forKey: "rating") == 4)
+
+        let failing = KeyedArchiver(requiringSecureCoding: true)
+        failing.failWithError(KeyedArchiveError(.invalidValue, "refused"))
+        let error = #expect(throws: KeyedArchiveError.self) { try failing.write(to: url) }
+        #expect(error?.message == "refused")
+        #expect(try Data(contentsOf: url) == written, "the file is untouched")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["two.archive"])
+    }
+
     @Test func aWriteThatCannotHappenThrowsAndLeavesTheFile() throws {
         let missing = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)/file.plist")
         let error = #expect(throws: KeyedArchiveError.self) {
