@@ -98,7 +98,7 @@ extension ToolFileSystem {
 }
 
 /// The local file system: reads through POSIX calls, for exact error messages
-/// (`strerror`); writes through the library's ``DurableFile``.
+/// (`strerror`); writes through the library's `DurableFileWriter`.
 struct LocalFileSystem: ToolFileSystem {
     private static let fileTypeMask: mode_t = 0o170000
     private static let directoryType: mode_t = 0o040000
@@ -173,12 +173,12 @@ struct LocalFileSystem: ToolFileSystem {
         return try contentsOfFile(atPath: path)
     }
 
-    /// Writes through the library's ``DurableFile``: flushed to the disk, renamed into
+    /// Writes through the library's `DurableFileWriter`: flushed to the disk, renamed into
     /// place, the folder flushed; a symbolic link's final target is replaced and the link
     /// kept; a new file gets `0666` less the umask, a replaced one its permission bits.
     func writeAtomically(_ data: Data, toPath path: String) throws(FileSystemError) {
         do {
-            try DurableFile.write(data, to: URL(fileURLWithPath: path))
+            try DurableFileWriter.write(data, to: URL(fileURLWithPath: path))
         } catch let error as KeyedArchiveError {
             throw FileSystemError(message: error.message)
         } catch {
@@ -186,16 +186,16 @@ struct LocalFileSystem: ToolFileSystem {
         }
     }
 
-    /// Writes through the library's ``DurableFile`` in pieces, as they are made: the whole
+    /// Writes through the library's ``DurableFileWriter`` in pieces, as they are made: the whole
     /// contents are never held in memory, and a failure leaves the file untouched.
     func writeAtomically(
         toPath path: String, _ produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
     ) throws {
-        /// What `produce` threw, carried through ``DurableFile`` unchanged.
+        /// What `produce` threw, carried through ``DurableFileWriter`` unchanged.
         struct ProducerError: Error { var error: any Error }
         do {
             try withoutActuallyEscaping(produce) { produce in
-                try DurableFile.write(to: URL(fileURLWithPath: path)) { write in
+                try DurableFileWriter.write(to: URL(fileURLWithPath: path)) { write in
                     do {
                         try produce(write)
                     } catch {

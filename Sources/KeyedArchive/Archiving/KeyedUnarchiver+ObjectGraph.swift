@@ -48,7 +48,7 @@ extension KeyedUnarchiver {
         if let genericGraph { return genericGraph.rooted(at: genericGraph.topLevelValue(forKey: "root")) }
         // Called on its own, building the graph is an operation with its own budget;
         // from inside a decode, it shares that decode's.
-        if depth == 0 { binary?.beginOperation() }
+        if depth == 0 { source.beginOperation() }
         var builder = ArchiveGraphBuilder(source: source, recovering: currentOptions.recoversFromDamage)
         let graph = try builder.build()
         genericGraph = graph
@@ -67,7 +67,7 @@ extension KeyedUnarchiver {
 
 /// Builds an ``ArchivedObjectGraph`` from every entry of `$objects`, iteratively.
 struct ArchiveGraphBuilder {
-    let source: any ArchiveObjectSource
+    let source: BinaryArchiveSource
     private var classes: [Int: ClassDescription] = [:]
     /// Whether problems are recorded and worked around instead of thrown
     /// (``KeyedUnarchivingOptions/recoversFromDamage``).
@@ -77,7 +77,7 @@ struct ArchiveGraphBuilder {
     private var unrecordedProblems = 0
     static let maximumProblems = 10_000
 
-    init(source: any ArchiveObjectSource, recovering: Bool = false) {
+    init(source: BinaryArchiveSource, recovering: Bool = false) {
         self.source = source
         self.recovering = recovering
         if recovering { problems = source.headerNotes }

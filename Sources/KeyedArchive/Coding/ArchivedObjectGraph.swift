@@ -503,37 +503,18 @@ extension ArchivedObjectGraph {
         /// or hold spaces or control characters are quoted, so that text from a hostile file
         /// cannot drive a terminal.
         public var description: String {
-            // An explicit work stack, not recursion: any nesting depth renders on any thread.
-            enum Work {
-                case value(Value)
-                case text(String)
-            }
-            var text = ""
-            var work: [Work] = [.value(self)]
-            while let item = work.popLast() {
-                switch item {
-                case .text(let literal):
-                    text += literal
-                case .value(.array(let values)):
-                    text += "["
-                    work.append(.text("]"))
-                    for (index, value) in values.enumerated().reversed() {
-                        work.append(.value(value))
-                        if index > 0 { work.append(.text(", ")) }
-                    }
-                case .value(.dictionary(let fields)):
-                    text += "{"
-                    work.append(.text("}"))
-                    for (index, field) in fields.enumerated().reversed() {
-                        work.append(.value(field.value))
-                        work.append(.text("\(DisplayText.quotedIfNeeded(field.key)) = "))
-                        if index > 0 { work.append(.text("; ")) }
-                    }
-                case .value(let scalar):
-                    text += scalar.scalarDescription
+            let style = NestedDescription(
+                entrySeparator: "; ", keyText: { "\(DisplayText.quotedIfNeeded($0)) = " })
+            return style.render(self) { value -> NestedDescription.Node<Value> in
+                switch value {
+                case .array(let values): return .array(values)
+                case .dictionary(let fields):
+                    return .dictionary(fields.map { (key: $0.key, value: $0.value) })
+                default: return .scalar
                 }
+            } appendScalar: { scalar, text in
+                text += scalar.scalarDescription
             }
-            return text
         }
 
         private var scalarDescription: String {

@@ -95,7 +95,7 @@ import Testing
         let folder = try DurableWriteTests.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("large.plist")
-        try DurableFile.write(to: file) { write in try Self.large.write(format: .xml, to: write) }
+        try DurableFileWriter.write(to: file) { write in try Self.large.write(format: .xml, to: write) }
         #expect(try Data(contentsOf: file) == (try Self.large.data(format: .xml)))
     }
 
@@ -105,13 +105,13 @@ import Testing
         let file = folder.appendingPathComponent("kept.plist")
         try Data("old".utf8).write(to: file)
         #expect(throws: Stop.self) {
-            try DurableFile.write(to: file) { write in
+            try DurableFileWriter.write(to: file) { write in
                 try Self.large.write(format: .xml, to: write)
                 throw Stop()
             }
         }
         let limited = #expect(throws: KeyedArchiveError.self) {
-            try DurableFile.write(to: file) { write in
+            try DurableFileWriter.write(to: file) { write in
                 try Self.large.write(
                     format: .xml, options: PropertyListWritingOptions(maximumOutputBytes: 300_000), to: write)
             }

@@ -14,11 +14,9 @@ import Darwin
 /// Writes files so that a crash or power loss leaves either the old contents or the new,
 /// never a torn mixture.
 ///
-/// ```swift
-/// let creature: PropertyList = ["Title": "Potato Bug"]
-/// let data = try creature.data(format: .xml)
-/// try DurableFile.write(data, to: URL(fileURLWithPath: "/tmp/creature.plist"))
-/// ```
+/// The engine behind ``KeyedArchiver/archive(_:to:requiringSecureCoding:format:)``,
+/// ``KeyedArchiver/write(to:)`` and ``PropertyList/write(to:format:options:)``; `package`
+/// so that the tool and the example write their other files the same way.
 ///
 /// The bytes go to a hidden temporary file in the destination's folder, which is flushed
 /// to the disk, renamed over the destination (an atomic step on POSIX file systems), and
@@ -39,7 +37,7 @@ import Darwin
 ///
 /// A destination that exists but is not a regular file (a folder, a device, a FIFO) is
 /// refused. Writing needs permission to create files in the destination's folder.
-public enum DurableFile {
+package enum DurableFileWriter {
     /// Replaces the file at `url` with `data`, atomically and durably.
     ///
     /// - Parameters:
@@ -51,19 +49,13 @@ public enum DurableFile {
     ///   permissions of, flushing or renaming the temporary file (the destination is then
     ///   untouched and the temporary file removed), or flushing the folder after the rename
     ///   (the new contents are then in place but might not survive a crash).
-    public static func write(_ data: Data, to url: URL) throws {
+    package static func write(_ data: Data, to url: URL) throws {
         try write(data, to: url, flushing: flush)
     }
 
     /// Replaces the file at `url` with the bytes `produce` hands to its `write` function,
-    /// atomically and durably, without holding the whole contents in memory.
-    ///
-    /// ```swift
-    /// let list: PropertyList = ["Title": "Potato Bug"]
-    /// try DurableFile.write(to: URL(fileURLWithPath: "/tmp/creature.plist")) { write in
-    ///     try list.write(format: .xml, to: write)
-    /// }
-    /// ```
+    /// atomically and durably, without holding the whole contents in memory: the engine of
+    /// ``PropertyList/write(to:format:options:)`` and the tool's `-convert`.
     ///
     /// Each piece is written to the temporary file as soon as it is handed over (the
     /// buffer need only be valid during the call). The file is flushed and renamed over the
@@ -76,7 +68,7 @@ public enum DurableFile {
     ///   - produce: Writes the new contents by calling `write` any number of times.
     /// - Throws: The error `produce` threw, or ``KeyedArchiveError`` with code
     ///   `fileOperationFailed` as for ``write(_:to:)``.
-    public static func write(
+    package static func write(
         to url: URL, _ produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
     ) throws {
         try write(to: url, flushing: flush, produce)
