@@ -58,9 +58,12 @@ func parseOptions(_ arguments: [String]) -> Options {
 }
 
 // The peers benchmark's harness mode (see Benchmarks/peers/run.sh).
-if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--peers", let rounds = Int(CommandLine.arguments[3]) {
+if (4...5).contains(CommandLine.arguments.count), CommandLine.arguments[1] == "--peers",
+    let rounds = Int(CommandLine.arguments[3])
+{
     do {
-        try PeersHarness.run(directory: CommandLine.arguments[2], rounds: rounds)
+        try PeersHarness.run(
+            directory: CommandLine.arguments[2], rounds: rounds, only: CommandLine.arguments.dropFirst(4).first)
         exit(0)
     } catch {
         print("peers harness failed: \(error)")
