@@ -602,6 +602,15 @@ struct BinaryPropertyListScanner {
             .elementsEqual(UnsafeRawBufferPointer(key))
     }
 
+    /// Whether the `key.count` bytes at `bytes` are those of `key`.
+    @inline(__always)
+    static func bytesEqual(_ bytes: UnsafeRawPointer, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
+        for index in 0..<key.count where bytes.load(fromByteOffset: index, as: UInt8.self) != key[index] {
+            return false
+        }
+        return true
+    }
+
     static func isASCII(_ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let start = buffer.baseAddress else { return true }
         let raw = UnsafeRawPointer(start)
@@ -854,10 +863,25 @@ extension BinaryPropertyListScanner {
         throws -> (position: Int, keyIndex: Int)?
     {
         let keyIsASCII = Self.isASCII(keyBytes)
+        // Short ASCII key strings are told apart by their marker byte (which holds the
+        // length) and bytes, without decoding each object: archives written by Foundation
+        // on Linux give every dictionary key strings of its own, so keys are found by text.
+        let shortKey = keyIsASCII && keyBytes.count < 15
+        let shortMarker = 0x50 | UInt8(truncatingIfNeeded: keyBytes.count)
         var position = dictionary.count
         while position > 0 {
             position -= 1
             let keyIndex = try reference(dictionary, at: position)
+            if shortKey {
+                let offset = try offset(of: keyIndex)
+                let marker = byte(offset)
+                if marker >> 4 == 0x5, marker & 0x0F < 0x0F, Int(marker & 0x0F) <= objectsEnd - offset - 1 {
+                    if marker == shortMarker && Self.bytesEqual(base + offset + 1, keyBytes) {
+                        return (position, keyIndex)
+                    }
+                    continue
+                }
+            }
             let candidate = try object(keyIndex)
             let matches: Bool
             if keyIsASCII && candidate.kind == .asciiString {
