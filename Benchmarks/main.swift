@@ -63,7 +63,8 @@ if (4...5).contains(CommandLine.arguments.count), CommandLine.arguments[1] == "-
 {
     do {
         try PeersHarness.run(
-            directory: CommandLine.arguments[2], rounds: rounds, only: CommandLine.arguments.dropFirst(4).first)
+            directory: CommandLine.arguments[2], rounds: rounds,
+            only: CommandLine.arguments.dropFirst(4).first)
         exit(0)
     } catch {
         print("peers harness failed: \(error)")

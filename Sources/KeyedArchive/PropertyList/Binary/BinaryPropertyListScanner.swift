@@ -694,7 +694,8 @@ extension BinaryPropertyListScanner {
                             keys.push(text)
                         } else {
                             let text = try key(keyIndex, position: next, of: container)
-                            shared.insert(SharedValue(value: .string(text), size: 1, height: 0), forKey: keyIndex)
+                            shared.insert(
+                                SharedValue(value: .string(text), size: 1, height: 0), forKey: keyIndex)
                             keys.push(text)
                         }
                     } else {
@@ -744,7 +745,8 @@ extension BinaryPropertyListScanner {
                     // dictionary's storage as they are (no append per entry).
                     let keyArray = keys.popArray(from: current.keyBase)
                     value = .dictionary(
-                        PropertyListDictionary(readKeys: keyArray, values: values.popArray(from: current.valueBase)))
+                        PropertyListDictionary(
+                            readKeys: keyArray, values: values.popArray(from: current.valueBase)))
                 } else {
                     value = .array(values.popArray(from: current.valueBase))
                 }

@@ -71,7 +71,8 @@ struct OpenStepParser {
         guard let frame = stack.popLast() else { return .completed(.dictionary(PropertyListDictionary())) }
         let keyArray = keys.popArray(from: frame.keyBase)
         return .completed(
-            .dictionary(PropertyListDictionary(readKeys: keyArray, values: values.popArray(from: frame.valueBase))))
+            .dictionary(
+                PropertyListDictionary(readKeys: keyArray, values: values.popArray(from: frame.valueBase))))
     }
 
     /// Where a value is expected, for the wording of errors.
