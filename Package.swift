@@ -22,7 +22,9 @@ let package = Package(
         .executableTarget(
             name: "Benchmarks",
             dependencies: ["KeyedArchive"],
-            path: "Benchmarks"
+            path: "Benchmarks",
+            // The peers benchmark's scripts and C/Rust/Python harnesses.
+            exclude: ["peers"]
         ),
         .executableTarget(
             name: "ScaryCreatures",

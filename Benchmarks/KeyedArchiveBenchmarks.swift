@@ -11,6 +11,9 @@ import KeyedArchive
 /// - `decode-one`: open the archive and decode the one object under the top-level key
 ///   `selected`, against (as the baseline column) our full decode of every object. A
 ///   binary archive is read lazily, so this touches a handful of objects.
+/// - `read-idiomatic`: unarchive an archive that *Foundation* wrote (as files from Apple
+///   devices are) the way the README teaches: `unarchivedObject(ofClass: [T].self, from:)`
+///   at the top level and `decodeObject(of: [String].self, forKey:)` inside each object.
 enum KeyedArchiveBenchmarks: BenchmarkGroup {
     static let name = "keyed-archive"
 
@@ -105,6 +108,40 @@ enum KeyedArchiveBenchmarks: BenchmarkGroup {
                                 return one == set.ours[set.selected] ? nil : "ours decodes the wrong object"
                             })
                     }))
+            benchmarks.append(
+                Benchmark(
+                    workload: workload + " written by Foundation", operation: "read-idiomatic",
+                    format: formatName, target: 30,
+                    prepare: {
+                        let set = try creatures.get()
+                        let archiver = NSKeyedArchiver(requiringSecureCoding: true)
+                        archiver.outputFormat = foundationFormat
+                        archiver.encode(set.foundation, forKey: NSKeyedArchiveRootObjectKey)
+                        archiver.finishEncoding()
+                        let bytes = archiver.encodedData
+                        return PreparedBenchmark(
+                            ours: {
+                                let decoded = try KeyedUnarchiver.unarchivedObject(
+                                    ofClass: [IdiomaticBenchCreature].self, from: bytes)
+                                blackHole(decoded?.count ?? 0)
+                                return bytes.count
+                            },
+                            baseline: {
+                                let decoded = try NSKeyedUnarchiver.unarchivedObject(
+                                    ofClasses: [NSArray.self, FoundationBenchCreature.self], from: bytes)
+                                blackHole((decoded as? NSArray)?.count ?? 0)
+                                return bytes.count
+                            },
+                            inputBytes: bytes.count,
+                            verify: {
+                                guard
+                                    let decoded = try? KeyedUnarchiver.unarchivedObject(
+                                        ofClass: [IdiomaticBenchCreature].self, from: bytes)
+                                else { return "ours fails to unarchive Foundation's archive" }
+                                return decoded.map(\.plain) == set.ours
+                                    ? nil : "ours unarchives different objects from Foundation's archive"
+                            })
+                    }))
         }
         return benchmarks
     }
@@ -189,6 +226,32 @@ final class BenchCreature: SecureKeyedCoding, Equatable {
 
     static func == (lhs: BenchCreature, rhs: BenchCreature) -> Bool {
         lhs.name == rhs.name && lhs.weight == rhs.weight && lhs.seen == rhs.seen && lhs.tags == rhs.tags
+    }
+}
+
+/// The same object decoded the README's way (`decodeObject(of: [String].self, forKey:)`).
+final class IdiomaticBenchCreature: SecureKeyedCoding {
+    static var archivedClassName: String { "Benchmarks.FoundationBenchCreature" }
+    let name: String
+    let weight: Float
+    let seen: Date
+    let tags: [String]
+
+    var plain: BenchCreature { BenchCreature(name: name, weight: weight, seen: seen, tags: tags) }
+
+    func encode(with coder: KeyedArchiver) {
+        coder.encode(name, forKey: "name")
+        coder.encode(weight, forKey: "weight")
+        coder.encode(seen, forKey: "seen")
+        coder.encode(tags, forKey: "tags")
+    }
+
+    init(coder: KeyedUnarchiver) throws {
+        name = try coder.decodeObject(of: String.self, forKey: "name") ?? ""
+        weight = try coder.decodeFloat(forKey: "weight")
+        seen =
+            try coder.decodeObject(of: Date.self, forKey: "seen") ?? Date(timeIntervalSinceReferenceDate: 0)
+        tags = try coder.decodeObject(of: [String].self, forKey: "tags") ?? []
     }
 }
 

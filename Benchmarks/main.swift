@@ -57,6 +57,21 @@ func parseOptions(_ arguments: [String]) -> Options {
     return options
 }
 
+// The peers benchmark's harness mode (see Benchmarks/peers/run.sh).
+if (4...5).contains(CommandLine.arguments.count), CommandLine.arguments[1] == "--peers",
+    let rounds = Int(CommandLine.arguments[3])
+{
+    do {
+        try PeersHarness.run(
+            directory: CommandLine.arguments[2], rounds: rounds,
+            only: CommandLine.arguments.dropFirst(4).first)
+        exit(0)
+    } catch {
+        print("peers harness failed: \(error)")
+        exit(1)
+    }
+}
+
 let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
 let selected = BenchmarkRegistry.all(size: options.size).filter { entry in
     options.filter.map { entry.identifier.contains($0) } ?? true

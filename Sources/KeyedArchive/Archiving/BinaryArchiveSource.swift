@@ -394,20 +394,27 @@ final class BinaryArchiveSource {
                 slot ^= 1  // the other way of the set
             }
             if keyCache[slot].identity == identity {
-                if try hasDistinctKeyTexts(fields, scanner: scanner) {
-                    let keyIndex = keyCache[slot].keyIndex
-                    let remembered = keyCache[slot].position
-                    if remembered < fields.count, try scanner.reference(fields, at: remembered) == keyIndex {
-                        return remembered
-                    }
+                // Find the remembered string first: where it is absent (archives written by
+                // Foundation on Linux give each dictionary key strings of its own), the
+                // keys' distinctness need not be checked at all.
+                let keyIndex = keyCache[slot].keyIndex
+                let remembered = keyCache[slot].position
+                var found: Int?
+                if remembered < fields.count, try scanner.reference(fields, at: remembered) == keyIndex {
+                    found = remembered
+                } else {
                     var position = fields.count
                     while position > 0 {
                         position -= 1
                         if try scanner.reference(fields, at: position) == keyIndex {
-                            keyCache[slot].position = position
-                            return position
+                            found = position
+                            break
                         }
                     }
+                }
+                if let found, try hasDistinctKeyTexts(fields, scanner: scanner) {
+                    keyCache[slot].position = found
+                    return found
                 }
             } else {
                 slot = -1

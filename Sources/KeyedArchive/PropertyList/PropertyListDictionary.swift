@@ -156,6 +156,53 @@ public struct PropertyListDictionary: Hashable, Sendable, Sequence, ExpressibleB
 }
 
 extension PropertyListDictionary {
+    /// A dictionary of the entries a reader found in order: `keys[i]` maps to `values[i]`,
+    /// a repeated key keeping its first position and its last value, as the subscript
+    /// would leave them. The arrays become the storage as they are when the keys are
+    /// distinct (the usual case), so building costs the duplicate check (and, past
+    /// `linearSearchLimit` entries, the position table) and no append per entry. Entries
+    /// beyond the shorter array are dropped.
+    init(readKeys keys: [String], values: [PropertyList]) {
+        let count = Swift.min(keys.count, values.count)
+        if keys.count == count, values.count == count {
+            if count <= Self.linearSearchLimit {
+                if Self.areDistinct(keys) {
+                    self.init(storage: keys, values: values, positions: [:])
+                    return
+                }
+            } else {
+                var positions = [String: Int](minimumCapacity: count)
+                var distinct = true
+                for index in 0..<count where positions.updateValue(index, forKey: keys[index]) != nil {
+                    distinct = false
+                    break
+                }
+                if distinct {
+                    self.init(storage: keys, values: values, positions: positions)
+                    return
+                }
+            }
+        }
+        self.init(minimumCapacity: count)
+        for index in 0..<count { setValue(values[index], forKey: keys[index]) }
+    }
+
+    private init(storage keys: [String], values: [PropertyList], positions: [String: Int]) {
+        self.keys = keys
+        self.values = values
+        self.positions = positions
+    }
+
+    private static func areDistinct(_ keys: [String]) -> Bool {
+        var index = 1
+        while index < keys.count {
+            let key = keys[index]
+            for earlier in 0..<index where keys[earlier] == key { return false }
+            index += 1
+        }
+        return true
+    }
+
     /// Sets `value` for `key` like the subscript (one hash; a new key is appended, an
     /// existing one keeps its position and takes the new value), but takes both arguments
     /// as `consuming` so that they move into storage without retain and release. The

@@ -21,7 +21,15 @@ public enum PropertyListFormat: String, Hashable, Sendable, CaseIterable {
     /// - Parameter bytes: The start of a property list.
     /// - Returns: The format the bytes appear to be in.
     public static func detect<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> PropertyListFormat {
-        if bytes.starts(with: "bplist".utf8) { return .binary }
+        // Contiguous bytes (`Data`, arrays) are checked in place: the generic `starts(with:)`
+        // cost about 5% of reading a small binary property list.
+        let isBinary = bytes.withContiguousStorageIfAvailable { head in
+            head.count >= 6 && head[0] == UInt8(ascii: "b") && head[1] == UInt8(ascii: "p")
+                && head[2] == UInt8(ascii: "l") && head[3] == UInt8(ascii: "i")
+                && head[4] == UInt8(ascii: "s")
+                && head[5] == UInt8(ascii: "t")
+        }
+        if isBinary ?? bytes.starts(with: "bplist".utf8) { return .binary }
         let text = asciiPrefix(bytes)
         var index = 0
         while index < text.count, isWhitespace(text[index]) { index += 1 }

@@ -60,6 +60,9 @@ struct ObjectSet {
 
     init(objectCount: Int) {
         bits = IndexBits(bound: objectCount)
+        // A small file's bits take no more than the list would (32 words at most), and
+        // a check is then one load instead of a scan of up to 32 entries.
+        usesBits = objectCount <= 2048
     }
 
     /// Inserts `object` (an index below the object count) and returns whether it was there.
@@ -68,6 +71,9 @@ struct ObjectSet {
         if !usesBits {
             if few.contains(object) { return true }
             if few.count < Self.linearLimit {
+                // Room for the whole list at once: growing it step by step cost five
+                // reallocations per small property list read.
+                if few.isEmpty { few.reserveCapacity(min(Self.linearLimit, bits.bound)) }
                 few.append(object)
                 return false
             }
@@ -106,6 +112,7 @@ struct ObjectPath {
     }
 
     mutating func insert(_ object: Int) {
+        if objects.isEmpty { objects.reserveCapacity(8) }
         objects.append(object)
         if usesBits {
             bits.insert(object)

@@ -9,7 +9,8 @@
 /// archive's object count, so decoding a few objects of a large archive stays cheap. When
 /// the keys are known to lie below a limit (the object count) and entries reach a
 /// sixteenth of it, as when a whole archive is decoded, the table switches to direct
-/// indexing: one 4-byte position per possible key, no hashing or probing.
+/// indexing: one 4-byte position per possible key, no hashing or probing. Below 512
+/// possible keys it indexes directly from the first insertion.
 struct IndexTable<Value> {
     /// For each slot, the position in `entries` plus one, or 0 for an empty slot.
     private var slots: [Int32] = []
@@ -29,6 +30,8 @@ struct IndexTable<Value> {
     }
 
     var count: Int { entries.count }
+
+    private static var smallKeyLimit: Int { 512 }
 
     @inline(__always)
     private func home(_ key: Int) -> Int {
@@ -83,7 +86,11 @@ struct IndexTable<Value> {
         // Positions are stored as Int32: beyond that many entries, stop caching
         // (callers then decode again, which is correct, only slower).
         guard entries.count < Int(Int32.max) - 1 else { return }
-        if dense.isEmpty, keyLimit > 0, (entries.count + 1) * 16 >= keyLimit, keyLimit <= Int(Int32.max) {
+        // Below `smallKeyLimit` possible keys (a small file), index directly at once: the
+        // positions take at most 2 KB, and hashing first then switching cost more.
+        if dense.isEmpty, keyLimit > 0,
+            (entries.count + 1) * 16 >= keyLimit || keyLimit <= Self.smallKeyLimit, keyLimit <= Int(Int32.max)
+        {
             indexDirectly()
         }
         if !dense.isEmpty {

@@ -60,14 +60,15 @@ final class MovingStack<Element> {
     /// Moves the elements from `start` to the top out, in order, as an array.
     func popArray(from start: Int) -> [Element] {
         guard start >= 0, start < count else { return [] }
-        let length = count - start
-        let source = base + start
-        let result = [Element](unsafeUninitializedCapacity: length) { buffer, initialized in
-            guard let destination = buffer.baseAddress else { return }
-            destination.moveInitialize(from: source, count: length)
-            initialized = length
-        }
+        let end = count
+        // Shrink first: the moved-out slots are never touched again.
         count = start
+        // Reserve and append rather than `Array(unsafeUninitializedCapacity:)`, whose
+        // allocation is not specialized and looks the storage class up at run time
+        // (measured: ~700 instructions an array, more than moving a small array's elements).
+        var result: [Element] = []
+        result.reserveCapacity(end - start)
+        for index in start..<end { result.append((base + index).move()) }
         return result
     }
 

@@ -295,6 +295,12 @@ struct BinaryPropertyListScanner {
                 index: index, kind: .dictionary, marker: marker, offset: offset, payload: offset + 1,
                 count: low)
         }
+        if marker >> 4 == 0x5, low < 0x0F, low <= objectsEnd - offset - 1 {
+            // A short ASCII string (a key, a name): the next most frequent.
+            return BinaryPropertyListObject(
+                index: index, kind: .asciiString, marker: marker, offset: offset, payload: offset + 1,
+                count: low)
+        }
         let kind: BinaryPropertyListKind
         var payload = offset + 1
         var count: Int
@@ -596,6 +602,15 @@ struct BinaryPropertyListScanner {
             .elementsEqual(UnsafeRawBufferPointer(key))
     }
 
+    /// Whether the `key.count` bytes at `bytes` are those of `key`.
+    @inline(__always)
+    static func bytesEqual(_ bytes: UnsafeRawPointer, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
+        for index in 0..<key.count where bytes.load(fromByteOffset: index, as: UInt8.self) != key[index] {
+            return false
+        }
+        return true
+    }
+
     static func isASCII(_ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let start = buffer.baseAddress else { return true }
         let raw = UnsafeRawPointer(start)
@@ -659,10 +674,12 @@ extension BinaryPropertyListScanner {
         // Objects referenced so far, and the values kept for those referenced again.
         var seen = ObjectSet(objectCount: trailer.objectCount)
         seen.insert(root)
-        var shared: [Int: SharedValue] = [:]
+        // Object indices hashed with a multiply, not SipHash: consulted for every key.
+        var shared = IndexTable<SharedValue>(keysBelow: trailer.objectCount)
         // The innermost open container, kept out of `parents`.
         var current = OpenContainer(object: rootObject, valueBase: 0, keyBase: 0, remainingBefore: start)
         var parents: [OpenContainer] = []
+        parents.reserveCapacity(8)
 
         while true {
             let next = current.next
@@ -677,7 +694,8 @@ extension BinaryPropertyListScanner {
                             keys.push(text)
                         } else {
                             let text = try key(keyIndex, position: next, of: container)
-                            shared[keyIndex] = SharedValue(value: .string(text), size: 1, height: 0)
+                            shared.insert(
+                                SharedValue(value: .string(text), size: 1, height: 0), forKey: keyIndex)
                             keys.push(text)
                         }
                     } else {
@@ -715,7 +733,7 @@ extension BinaryPropertyListScanner {
                     let value = try scalar(child)
                     if again, child.kind == .asciiString || child.kind == .utf16String || child.kind == .data
                     {
-                        shared[childIndex] = SharedValue(value: value, size: 1, height: 0)
+                        shared.insert(SharedValue(value: value, size: 1, height: 0), forKey: childIndex)
                     }
                     values.push(value)
                 }
@@ -723,27 +741,20 @@ extension BinaryPropertyListScanner {
                 path.remove(container.index)
                 let value: PropertyList
                 if container.kind == .dictionary {
-                    var dictionary = PropertyListDictionary(minimumCapacity: container.count)
-                    values.moveOut(from: current.valueBase) { values in
-                        keys.moveOut(from: current.keyBase) { keys in
-                            // Every value was pushed after its key, so the counts agree.
-                            let pairs = min(values.count, keys.count)
-                            for index in 0..<pairs {
-                                dictionary.setValue(
-                                    values.moveElement(at: index), forKey: keys.moveElement(at: index))
-                            }
-                            values.discard(from: pairs)
-                            keys.discard(from: pairs)
-                        }
-                    }
-                    value = .dictionary(dictionary)
+                    // Keys and values moved out as two arrays, which usually become the
+                    // dictionary's storage as they are (no append per entry).
+                    let keyArray = keys.popArray(from: current.keyBase)
+                    value = .dictionary(
+                        PropertyListDictionary(
+                            readKeys: keyArray, values: values.popArray(from: current.valueBase)))
                 } else {
                     value = .array(values.popArray(from: current.valueBase))
                 }
                 let height = current.height + 1
                 if current.keepsValue {
-                    shared[container.index] = SharedValue(
-                        value: value, size: current.remainingBefore - remaining, height: height)
+                    shared.insert(
+                        SharedValue(value: value, size: current.remainingBefore - remaining, height: height),
+                        forKey: container.index)
                 }
                 guard let parent = parents.popLast() else { return value }
                 current = parent
@@ -854,10 +865,25 @@ extension BinaryPropertyListScanner {
         throws -> (position: Int, keyIndex: Int)?
     {
         let keyIsASCII = Self.isASCII(keyBytes)
+        // Short ASCII key strings are told apart by their marker byte (which holds the
+        // length) and bytes, without decoding each object: archives written by Foundation
+        // on Linux give every dictionary key strings of its own, so keys are found by text.
+        let shortKey = keyIsASCII && keyBytes.count < 15
+        let shortMarker = 0x50 | UInt8(truncatingIfNeeded: keyBytes.count)
         var position = dictionary.count
         while position > 0 {
             position -= 1
             let keyIndex = try reference(dictionary, at: position)
+            if shortKey {
+                let offset = try offset(of: keyIndex)
+                let marker = byte(offset)
+                if marker >> 4 == 0x5, marker & 0x0F < 0x0F, Int(marker & 0x0F) <= objectsEnd - offset - 1 {
+                    if marker == shortMarker && Self.bytesEqual(base + offset + 1, keyBytes) {
+                        return (position, keyIndex)
+                    }
+                    continue
+                }
+            }
             let candidate = try object(keyIndex)
             let matches: Bool
             if keyIsASCII && candidate.kind == .asciiString {

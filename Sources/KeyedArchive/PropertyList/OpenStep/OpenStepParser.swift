@@ -11,6 +11,11 @@ struct OpenStepParser {
     private(set) var position = 0
     private let maximumDepth: Int
     private var remainingValues: Int
+    /// The finished values and the keys of the open containers, innermost last: a
+    /// container takes its own off the top when it closes, as arrays of exactly its size
+    /// (one growing buffer for the whole parse, not one per container).
+    private let values = MovingStack<PropertyList>(capacity: 16)
+    private let keys = MovingStack<String>(capacity: 16)
 
     init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, valueBudget: Int) {
         self.bytes = bytes
@@ -45,14 +50,29 @@ struct OpenStepParser {
         case stringsFile
     }
 
-    /// An open array or dictionary. Elements are appended in place through the stack so
-    /// that no container buffer is ever shared (and copied) while it grows.
+    /// An open array or dictionary: its elements (and keys) are those on the value (and
+    /// key) stack from these positions up.
     private struct Frame {
         let kind: ContainerKind
         let openedAt: Int
-        var elements: [PropertyList] = []
-        var dictionary = PropertyListDictionary()
-        var pendingKey = ""
+        let valueBase: Int
+        let keyBase: Int
+    }
+
+    /// Closes the innermost container, which must be an array.
+    private mutating func closeArray(_ stack: inout [Frame]) -> Step {
+        guard let frame = stack.popLast() else { return .completed(.array([])) }
+        return .completed(.array(values.popArray(from: frame.valueBase)))
+    }
+
+    /// Closes the innermost container, which must be a dictionary; the last of repeated
+    /// keys wins.
+    private mutating func closeDictionary(_ stack: inout [Frame]) -> Step {
+        guard let frame = stack.popLast() else { return .completed(.dictionary(PropertyListDictionary())) }
+        let keyArray = keys.popArray(from: frame.keyBase)
+        return .completed(
+            .dictionary(
+                PropertyListDictionary(readKeys: keyArray, values: values.popArray(from: frame.valueBase))))
     }
 
     /// Where a value is expected, for the wording of errors.
@@ -72,6 +92,7 @@ struct OpenStepParser {
     /// leaving the position just after it.
     mutating func parse(asStringsFile: Bool) throws -> PropertyList {
         var stack: [Frame] = []
+        stack.reserveCapacity(8)
         var step: Step
         if asStringsFile {
             try open(.stringsFile, on: &stack)
@@ -105,7 +126,7 @@ struct OpenStepParser {
                 "arrays and dictionaries are nested more than \(maximumDepth) deep (maximumDepth)",
                 at: UTF8Text.location(of: position, in: bytes))
         }
-        stack.append(Frame(kind: kind, openedAt: position))
+        stack.append(Frame(kind: kind, openedAt: position, valueBase: values.count, keyBase: keys.count))
     }
 
     private mutating func startValue(_ context: ValueContext, stack: inout [Frame]) throws -> Step {
@@ -140,7 +161,7 @@ struct OpenStepParser {
             }
             return error("expected an array element or ')', found \(found)")
         case .dictionaryValue:
-            let key = stack.last.map { DisplayText.quoted($0.pendingKey, maximumScalars: 40) } ?? "\"\""
+            let key = keys[keys.count - 1].map { DisplayText.quoted($0, maximumScalars: 40) } ?? "\"\""
             return error("expected a value after '=' for key \(key), found \(found)")
         }
     }
@@ -158,12 +179,12 @@ struct OpenStepParser {
         guard let top = stack.indices.last else { throw error("internal error: no open dictionary") }
         let isStringsFile = stack[top].kind == .stringsFile
         guard let byte = peek() else {
-            if isStringsFile { return .completed(.dictionary(stack.removeLast().dictionary)) }
+            if isStringsFile { return closeDictionary(&stack) }
             throw unterminated(stack[top], expecting: "a key or '}'")
         }
         if byte == UInt8(ascii: "}") && !isStringsFile {
             position += 1
-            return .completed(.dictionary(stack.removeLast().dictionary))
+            return closeDictionary(&stack)
         }
         let key: String
         if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
@@ -180,11 +201,11 @@ struct OpenStepParser {
         switch peek() {
         case UInt8(ascii: "="):
             position += 1
-            stack[top].pendingKey = key
+            keys.push(key)
             return .value(.dictionaryValue)
         case UInt8(ascii: ";"):
             // `key;` stands for `key = key;`; the ';' is left to end the entry.
-            stack[top].pendingKey = key
+            keys.push(key)
             return .completed(.string(key))
         default:
             throw error(
@@ -200,7 +221,7 @@ struct OpenStepParser {
         try skipWhitespace()
         if peek() == UInt8(ascii: ")") {
             position += 1
-            return .completed(.array(stack.removeLast().elements))
+            return closeArray(&stack)
         }
         return .value(.arrayElement)
     }
@@ -209,7 +230,7 @@ struct OpenStepParser {
         guard let top = stack.indices.last else { return .completed(value) }
         switch stack[top].kind {
         case .array:
-            stack[top].elements.append(value)
+            values.push(value)
             try skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","):
@@ -217,14 +238,14 @@ struct OpenStepParser {
                 return try nextElementOrEnd(stack: &stack)
             case UInt8(ascii: ")"):
                 position += 1
-                return .completed(.array(stack.removeLast().elements))
+                return closeArray(&stack)
             case nil:
                 throw unterminated(stack[top], expecting: "',' or ')'")
             default:
                 throw error("expected ',' or ')' after array element, found \(found)")
             }
         case .dictionary, .stringsFile:
-            stack[top].dictionary[stack[top].pendingKey] = value
+            values.push(value)
             try skipWhitespace()
             guard peek() == UInt8(ascii: ";") else {
                 throw error("expected ';' after dictionary value, found \(found)")

@@ -3,6 +3,13 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The bytes of an XML property list being written, and the formatting of its text.
 ///
@@ -10,7 +17,9 @@ import Foundation
 /// ``XMLPropertyListTranscoder`` for a binary property list) write through this buffer, so
 /// escaping and number formatting exist once. The bytes live in one allocation written
 /// through a pointer: each piece costs one capacity check and a copy, and ``finish()``
-/// hands the allocation to `Data` without copying it.
+/// hands the allocation to `Data` without copying it. The allocation is `malloc`'s and
+/// grows with `realloc`, which moves a large buffer by remapping its pages: a long
+/// document is neither copied as it grows nor written into fresh pages at each doubling.
 struct XMLOutputBuffer: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
@@ -20,11 +29,19 @@ struct XMLOutputBuffer: ~Copyable {
     /// Creates an empty buffer with room for `capacity` bytes before it first grows.
     init(capacity: Int) {
         self.capacity = max(capacity, 256)
-        base = .allocate(capacity: self.capacity)
+        base = Self.allocate(self.capacity)
     }
 
     deinit {
-        base.deallocate()
+        free(base)
+    }
+
+    private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<UInt8> {
+        guard let memory = malloc(capacity) else {
+            // As Swift's own allocation does when memory is exhausted.
+            return .allocate(capacity: capacity)
+        }
+        return memory.assumingMemoryBound(to: UInt8.self)
     }
 
     /// The bytes written, as `Data` that takes over the allocation.
@@ -34,7 +51,7 @@ struct XMLOutputBuffer: ~Copyable {
         discard self
         return Data(
             bytesNoCopy: base, count: count,
-            deallocator: .custom { pointer, _ in pointer.deallocate() })
+            deallocator: .free)
     }
 
     /// Hands the bytes written so far to `output` and empties the buffer, keeping its
@@ -55,10 +72,14 @@ struct XMLOutputBuffer: ~Copyable {
     private mutating func grow(_ extra: Int) {
         var newCapacity = capacity * 2
         while newCapacity - count < extra { newCapacity *= 2 }
-        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        newBase.initialize(from: base, count: count)
-        base.deallocate()
-        base = newBase
+        if let moved = realloc(base, newCapacity) {
+            base = moved.assumingMemoryBound(to: UInt8.self)
+        } else {
+            let newBase = Self.allocate(newCapacity)
+            newBase.initialize(from: base, count: count)
+            free(base)
+            base = newBase
+        }
         capacity = newCapacity
     }
 
