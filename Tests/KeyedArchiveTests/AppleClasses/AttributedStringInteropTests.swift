@@ -71,3 +71,37 @@ import Testing
         #expect(attributes[NSAttributedString.Key("Name")] as? String == "value")
     }
 }
+
+/// Conversion to and from Foundation's `AttributedString`.
+@Suite struct AttributedStringConversionTests {
+    @Test func linksBecomeFoundationLinksAndTheRestIsKept() throws {
+        let font = ArchivedAttributeValue.font(ArchivedFont(name: "Menlo", size: 11))
+        let text = ArchivedAttributedString(
+            "a 🌍 link",
+            runs: [
+                .init(range: 0..<5, attributes: ["NSFont": font]),
+                .init(
+                    range: 5..<9,
+                    attributes: ["NSLink": .url(URL(string: "https://swift.org")!), "NSFont": font]),
+            ])
+        let converted = text.attributedString
+        let runs = Array(converted.runs)
+        #expect(runs.count == 2)
+        #expect(String(converted[runs[1].range].characters) == "link")
+        #expect(runs[1].link == URL(string: "https://swift.org"))
+        #expect(runs[0][ArchivedAttributedString.OtherAttributes.self]?["NSFont"] == font)
+        let back = ArchivedAttributedString(converted)
+        #expect(back == text)
+    }
+
+    @Test func corelibsFixtureSurvivesTheRoundTrip() throws {
+        guard let data = try AppleFixture.data("corelibs_macOS-10.14_NSAttributedString.archive") else {
+            return
+        }
+        let text = try #require(
+            try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedAttributedString.self, from: data))
+        let back = ArchivedAttributedString(text.attributedString)
+        #expect(back.string == text.string)
+        #expect(back.runs == text.runs)
+    }
+}
