@@ -27,8 +27,13 @@ enum ArchiveGraphJSON {
     ///
     /// - Throws: ``KeyedArchiveError`` with code `limitExceeded` when objects are nested
     ///   more than ``maximumDepth`` deep.
-    static func render(_ graph: ArchivedObjectGraph) throws -> Data {
+    ///
+    /// With `summarizing`, an object of a class the catalogue knows is
+    /// `{"$class": name, "$uid": n, "$summary": text, part: value, …}` (its
+    /// `ArchivedObjectGraph.Summary`) instead of its fields.
+    static func render(_ graph: ArchivedObjectGraph, summarizing: Bool = false) throws -> Data {
         var writer = Writer(graph: graph)
+        writer.summarizes = summarizing
         let members = graph.topLevel.map { (key: $0.key, value: $0.value) }
         try writer.writeObject(members.map { (escaped($0.key), Member.value($0.value)) }, depth: 0)
         writer.text += "\n"
@@ -46,6 +51,7 @@ enum ArchiveGraphJSON {
 
     private struct Writer {
         let graph: ArchivedObjectGraph
+        var summarizes = false
         var shown: [Bool]
         var text = ""
 
@@ -139,6 +145,16 @@ enum ArchiveGraphJSON {
                     ("$class", .literal(try Self.scalar(.string(object.className)))),
                     ("$uid", .literal("\(uid)")),
                 ]
+                if summarizes, let summary = graph.summary(ofObjectAt: uid) {
+                    members.append(("$summary", .literal(try Self.scalar(.string(summary.text)))))
+                    if let parts = summary.value.dictionaryValue {
+                        for (key, value) in parts {
+                            members.append((escaped(key), .value(Self.value(value))))
+                        }
+                    }
+                    try writeObject(members, depth: depth)
+                    return
+                }
                 for field in object.fields { members.append((escaped(field.key), .value(field.value))) }
                 try writeObject(members, depth: depth)
             }
@@ -155,6 +171,23 @@ enum ArchiveGraphJSON {
 
         private mutating func indent(_ depth: Int) {
             text += String(repeating: "  ", count: depth)
+        }
+
+        /// A summary's property list as a graph value (it holds no references).
+        static func value(_ plist: PropertyList) -> ArchivedObjectGraph.Value {
+            switch plist {
+            case .string(let string): return .string(string)
+            case .integer(let integer): return .integer(integer)
+            case .real(let real): return .real(real)
+            case .bool(let flag): return .bool(flag)
+            case .date(let date): return .date(date)
+            case .data(let data): return .data(data)
+            case .uid(let uid): return .reference(Int(truncatingIfNeeded: uid))
+            case .array(let elements): return .array(elements.map(value))
+            case .dictionary(let entries):
+                return .dictionary(
+                    entries.map { ArchivedObjectGraph.Field(key: $0.key, value: value($0.value)) })
+            }
         }
 
         /// A scalar as the library's JSON rendering writes it (`{"data": …}` for data, …).

@@ -46,6 +46,8 @@ struct Invocation: Equatable {
     var silent = false
     /// `--json`: `decode` prints JSON instead of indented text.
     var json = false
+    /// `--raw`: `decode` shows every object field by field, known classes included.
+    var raw = false
 }
 
 /// The formats `-convert` writes, spelled as `plutil` spells them.
@@ -134,6 +136,8 @@ extension Invocation {
                 invocation.silent = true
             case "--json":
                 invocation.json = true
+            case "--raw":
+                invocation.raw = true
             default:
                 throw UsageError("unknown option '\(argument)'")
             }
@@ -157,6 +161,7 @@ extension Invocation {
             }
         }
         if json && command != .decode { throw UsageError("--json is only valid with decode") }
+        if raw && command != .decode { throw UsageError("--raw is only valid with decode") }
         if files.isEmpty { throw UsageError("no files given") }
         if outputPath != nil && outputExtension != nil { throw UsageError("-o and -e cannot be combined") }
         if outputPath == "" { throw UsageError("-o needs a non-empty path") }

@@ -176,12 +176,17 @@ struct Tool {
         let rendered: Data
         do {
             let graph = try KeyedUnarchiver.objectGraph(from: value)
+            // Known classes as people think of them, unless --raw asks for every field.
+            let summarizing = !invocation.raw
             if invocation.json {
-                rendered = try ArchiveGraphJSON.render(graph)
+                rendered = try ArchiveGraphJSON.render(graph, summarizing: summarizing)
             } else {
                 let header = invocation.files.count > 1 ? "==> \(name) <==\n" : ""
                 // An archive with nothing encoded is valid but prints no line: say so.
-                let outline = graph.topLevel.isEmpty ? "(empty archive: $top has no keys)\n" : graph.outline()
+                let outline =
+                    graph.topLevel.isEmpty
+                    ? "(empty archive: $top has no keys)\n"
+                    : graph.outline(summarizingKnownClasses: summarizing)
                 rendered = Data((header + outline).utf8)
             }
         } catch let error as KeyedArchiveError {

@@ -3,7 +3,7 @@ enum Usage {
     /// The first lines, printed after a usage error.
     static let synopsis = """
         usage: keyed-archive -lint | -p | -convert FORMAT [options] FILE...
-               keyed-archive decode [--json] FILE...
+               keyed-archive decode [--json] [--raw] FILE...
         Run 'keyed-archive -help' for details.
 
         """
@@ -12,7 +12,7 @@ enum Usage {
     /// (standard error).
     static let text = """
         usage: keyed-archive -lint | -p | -convert FORMAT [options] FILE...
-               keyed-archive decode [--json] FILE...
+               keyed-archive decode [--json] [--raw] FILE...
 
         Checks, prints and converts property lists (binary, XML, OpenStep), including
         keyed archives (NSKeyedArchiver files with CF$UID references). A FILE of '-'
@@ -34,6 +34,7 @@ enum Usage {
           -e EXTENSION       with -convert, write beside each FILE with this extension
           -r                 with -convert json, indent the JSON for people
           --json             with decode, print the graph as JSON ({"$ref": N} for repeats)
+          --raw              with decode, show known classes (NSColor, NSFont, ...) field by field
           --                 treat every later argument as a FILE
 
         Exit status: 0 on success, 1 if any FILE failed, 64 for a usage error.

@@ -109,9 +109,8 @@ public struct ArchivedAttributedString: SecureKeyedCoding, Hashable, Sendable, C
             let attributes = run.attributes.keys.sorted().compactMap { key in
                 run.attributes[key].map { "\(key) = \($0)" }
             }
-            lines.append(
-                "  \(run.range.lowerBound)..<\(run.range.upperBound) \(text) \(attributes.joined(separator: "; "))"
-            )
+            let head = "  \(run.range.lowerBound)..<\(run.range.upperBound) \(text)"
+            lines.append(attributes.isEmpty ? head : "\(head) \(attributes.joined(separator: "; "))")
         }
         return lines.joined(separator: "\n")
     }
