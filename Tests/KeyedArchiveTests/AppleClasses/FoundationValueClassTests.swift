@@ -284,3 +284,23 @@ import Testing
         }
     }
 }
+
+/// Web-archive responses (`NSHTTPURLResponse`) as Safari stores them.
+@Suite struct URLResponseTests {
+    @Test func webArchiveResponses() throws {
+        let name = "wild_webarchive_fixtures_crouton.webarchive.embedded_WebSubresources__0__WebResourceResponse.bplist"
+        guard let archive = try AppleFixture.propertyList(name) else { return }
+        let uid = try #require(AppleFixture.objects(ofClass: "NSHTTPURLResponse", in: archive).first)
+        let response = try AppleFixture.decode(ArchivedURLResponse.self, at: uid, in: archive)
+        #expect(response.isHTTP)
+        #expect(response.url?.absoluteString == "https://crouton.net/crouton.png")
+        #expect(response.statusCode == 200)
+        #expect(response.mimeType == "image/png")
+        #expect(response.headerFields["Content-Length"] == "5182")
+        #expect(response.headerFields["Server"] == "Apache/2.4.25 (Debian)")
+        #expect(response.fields["$0"] == .integer(8))
+        #expect(response.description == "200 https://crouton.net/crouton.png image/png")
+        let written = try KeyedArchiver.archivedData(withRootObject: response, requiringSecureCoding: true)
+        #expect(try AppleFixture.rootTree(written) == AppleFixture.tree(of: uid, in: archive))
+    }
+}

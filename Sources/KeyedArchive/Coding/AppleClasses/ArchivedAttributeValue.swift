@@ -211,16 +211,24 @@ extension KeyedArchiver {
     /// Writes `value` under `key`: numbers inline, as Apple's `encodeInteger`/`encodeDouble`
     /// store them, everything else as a reference.
     func encodeAttributeField(_ value: ArchivedAttributeValue, forKey key: String) {
+        guard canEncode() else { return }
+        let object: Int
         switch value {
-        case .integer(let number): encode(number, forKey: key)
-        case .real(let number): encode(number, forKey: key)
-        case .bool(let flag): encode(flag, forKey: key)
-        case .array(let values): encodeAttributeReferences(values, forKey: key)
+        case .integer(let number): object = table.builder.addInteger(PropertyListInteger(Int64(number)))
+        case .real(let number): object = table.builder.addReal(number)
+        case .bool(let flag): object = table.builder.addBool(flag)
+        case .array(let values):
+            var uids: [Int] = []
+            uids.reserveCapacity(values.count)
+            for (position, element) in values.enumerated() {
+                uids.append(attributeReference(element, at: .index(position)))
+            }
+            object = table.referenceArray(uids)
         default:
-            guard canEncode() else { return }
-            let uid = attributeReference(value, at: .key(key))
-            append(key: key, value: table.builder.addUID(UInt64(uid)))
+            object = table.builder.addUID(UInt64(attributeReference(value, at: .key(key))))
         }
+        // Keys as read (unescaped): unkeyed `$0`, `$1`, … stay as they are.
+        appendField(table.keyObject(graphEscapedKey(key)), object)
     }
 
     /// Writes `values` as an inline array of references (`NS.objects`).

@@ -338,7 +338,7 @@ final class ArchivedAttributeDictionary: ArchiveStandardType {
     }
 
     init(coder: KeyedUnarchiver) throws {
-        let (keys, values) = try coder.entryIndices()
+        let (keys, values) = try coder.attributeEntryIndices()
         var attributes: [String: ArchivedAttributeValue] = [:]
         var order: [String] = []
         for (keyUID, valueUID) in zip(keys, values) {
@@ -351,6 +351,34 @@ final class ArchivedAttributeDictionary: ArchiveStandardType {
         }
         self.attributes = attributes
         self.keyOrder = order
+    }
+}
+
+extension KeyedUnarchiver {
+    /// The key and value references of the current dictionary object: read straight from
+    /// a binary archive in the usual layout (attribute dictionaries are many and small),
+    /// else as ``entryIndices()`` reads them.
+    func attributeEntryIndices() throws -> (keys: [Int], values: [Int]) {
+        if let keys = try binaryElementIndices(forKey: "NS.keys"), let values = try binaryElementIndices(),
+            keys.count == values.count
+        {
+            return (keys, values)
+        }
+        return try entryIndices()
+    }
+
+    /// The number of fields of the current object, `$class` included.
+    var currentFieldCount: Int {
+        let container = containers[containers.count - 1]
+        if let fields = container.binaryFields { return fields.count }
+        return container.parsedFields?.count ?? 0
+    }
+
+    /// ``otherFields(excluding:)``, without reading the object's fields when the `found`
+    /// known fields (and `$class`) are all it has: the common case, made cheap.
+    func otherFields(excluding known: Set<String>, found: Int) throws -> [String: ArchivedAttributeValue] {
+        if currentFieldCount == found + 1 { return [:] }
+        return try otherFields(excluding: known)
     }
 }
 

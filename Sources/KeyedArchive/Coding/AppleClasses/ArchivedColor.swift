@@ -355,7 +355,13 @@ public struct ArchivedColor: SecureKeyedCoding, Hashable, Sendable, CustomString
                 if components.isEmpty { components = values }
             }
         }
-        otherFields = try coder.otherFields(excluding: Self.knownKeys)
+        if platform == .appKit {
+            var found = storedTexts.texts.count + (space == nil ? 0 : 1) + (customColorSpace == nil ? 0 : 1)
+            found += (catalogName == nil ? 0 : 1) + (colorName == nil ? 0 : 1) + (fallback == nil ? 0 : 1)
+            otherFields = try coder.otherFields(excluding: Self.knownKeys, found: found)
+        } else {
+            otherFields = try coder.otherFields(excluding: Self.knownKeys)
+        }
     }
 }
 

@@ -127,7 +127,8 @@ public struct ArchivedFont: SecureKeyedCoding, Hashable, Sendable, CustomStringC
                 coder.containsValue(forKey: "NSfFlags") ? try coder.decodeInteger(forKey: "NSfFlags") : nil
             isSystemFont = nil
             descriptor = try coder.decodeAttributeValue(forKey: "NSFontDescriptor")
-            otherFields = try coder.otherFields(excluding: Self.appKitKeys)
+            let found = 2 + (flags == nil ? 0 : 1) + (descriptor == nil ? 0 : 1)
+            otherFields = try coder.otherFields(excluding: Self.appKitKeys, found: found)
         }
     }
 }

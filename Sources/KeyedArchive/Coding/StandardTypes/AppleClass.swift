@@ -46,10 +46,15 @@ enum AppleClass: String, CaseIterable, Sendable {
         case error, affineTransform, dateComponents, personNameComponents, urlResponse, urlRequest
     }
 
-    /// The class with the archived name `name`, if it is one of these.
+    /// The class with the archived name `name`, if it is one of these (a hash lookup: the
+    /// typed values ask for every attribute they read).
     init?(name: String) {
-        self.init(rawValue: name)
+        guard let known = Self.byName[name] else { return nil }
+        self = known
     }
+
+    private static let byName: [String: AppleClass] = Dictionary(
+        uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
 
     /// The archived class name.
     var name: String { rawValue }
