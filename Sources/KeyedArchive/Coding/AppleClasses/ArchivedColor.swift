@@ -322,7 +322,14 @@ public struct ArchivedColor: SecureKeyedCoding, Hashable, Sendable, CustomString
         if coder.containsValue(forKey: "NSColorSpace") {
             space = Space(code: try coder.decodeInteger(forKey: "NSColorSpace"))
         }
-        for key in ["NSRGB", "NSWhite", "NSCMYK"] {
+        // The key the space stores its components under first: usually the only one.
+        let textKeys: [String]
+        switch space {
+        case .calibratedRGB?, .deviceRGB?: textKeys = ["NSRGB", "NSWhite", "NSCMYK"]
+        case .calibratedWhite?, .deviceWhite?: textKeys = ["NSWhite", "NSRGB", "NSCMYK"]
+        default: textKeys = ["NSCMYK", "NSRGB", "NSWhite"]
+        }
+        for key in textKeys {
             guard let bytes = try coder.decodeBytes(forKey: key) else { continue }
             components = try coder.colorComponents(bytes, key: key)
             storedTexts.texts[key] = bytes
@@ -331,6 +338,10 @@ public struct ArchivedColor: SecureKeyedCoding, Hashable, Sendable, CustomString
             if key == "NSWhite", components.count == 1 { components.append(1) }
             if key == "NSCMYK", components.count == 4 { components.append(1) }
             break
+        }
+        if platform == .appKit, coder.currentFieldCount == storedTexts.texts.count + (space == nil ? 1 : 2) {
+            // Nothing but the space and its components (and $class): the usual colour.
+            return
         }
         if let bytes = try coder.decodeBytes(forKey: "NSComponents") {
             customComponents = try coder.colorComponents(bytes, key: "NSComponents")

@@ -126,6 +126,12 @@ public struct ArchivedFont: SecureKeyedCoding, Hashable, Sendable, CustomStringC
             flags =
                 coder.containsValue(forKey: "NSfFlags") ? try coder.decodeInteger(forKey: "NSfFlags") : nil
             isSystemFont = nil
+            if coder.currentFieldCount == 3 + (flags == nil ? 0 : 1) {
+                // NSName, NSSize, NSfFlags and $class: the usual font.
+                descriptor = nil
+                otherFields = [:]
+                return
+            }
             descriptor = try coder.decodeAttributeValue(forKey: "NSFontDescriptor")
             let found = 2 + (flags == nil ? 0 : 1) + (descriptor == nil ? 0 : 1)
             otherFields = try coder.otherFields(excluding: Self.appKitKeys, found: found)
