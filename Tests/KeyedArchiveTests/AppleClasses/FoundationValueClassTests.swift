@@ -288,7 +288,9 @@ import Testing
 /// Web-archive responses (`NSHTTPURLResponse`) as Safari stores them.
 @Suite struct URLResponseTests {
     @Test func webArchiveResponses() throws {
-        let name = "wild_webarchive_fixtures_crouton.webarchive.embedded_WebSubresources__0__WebResourceResponse.bplist"
+        let name =
+            "wild_webarchive_fixtures_crouton.webarchive.embedded_WebSubresources__0__"
+            + "WebResourceResponse.bplist"
         guard let archive = try AppleFixture.propertyList(name) else { return }
         let uid = try #require(AppleFixture.objects(ofClass: "NSHTTPURLResponse", in: archive).first)
         let response = try AppleFixture.decode(ArchivedURLResponse.self, at: uid, in: archive)
