@@ -345,11 +345,14 @@ final class ArchivedAttributeDictionary: ArchiveStandardType {
             let name = try coder.decodeEntry(keyUID, as: String.self)
             coder.path.append(.key(name))
             defer { coder.path.removeLast() }
-            if attributes.updateValue(try coder.attributeValue(referencedBy: valueUID), forKey: name) == nil {
+            if attributes.updateValue(try coder.attributeValue(referencedBy: valueUID), forKey: name) == nil,
+                keys.count > 1
+            {
                 order.append(name)
             }
         }
         self.attributes = attributes
+        // One key needs no order (and no array).
         self.keyOrder = order
     }
 }

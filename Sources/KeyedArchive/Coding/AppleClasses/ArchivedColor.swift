@@ -332,20 +332,20 @@ public struct ArchivedColor: SecureKeyedCoding, Hashable, Sendable, CustomString
         for key in textKeys {
             guard let bytes = try coder.decodeBytes(forKey: key) else { continue }
             components = try coder.colorComponents(bytes, key: key)
-            storedTexts.texts[key] = bytes
+            storedTexts.set(bytes, for: key)
             // A calibrated or device RGB colour stores three components when opaque.
             if key == "NSRGB", components.count == 3 { components.append(1) }
             if key == "NSWhite", components.count == 1 { components.append(1) }
             if key == "NSCMYK", components.count == 4 { components.append(1) }
             break
         }
-        if platform == .appKit, coder.currentFieldCount == storedTexts.texts.count + (space == nil ? 1 : 2) {
+        if platform == .appKit, coder.currentFieldCount == storedTexts.count + (space == nil ? 1 : 2) {
             // Nothing but the space and its components (and $class): the usual colour.
             return
         }
         if let bytes = try coder.decodeBytes(forKey: "NSComponents") {
             customComponents = try coder.colorComponents(bytes, key: "NSComponents")
-            storedTexts.texts["NSComponents"] = bytes
+            storedTexts.set(bytes, for: "NSComponents")
         }
         customColorSpace = try coder.decodeObject(of: ArchivedColorSpace.self, forKey: "NSCustomColorSpace")
         catalogName = try coder.decodeObject(of: String.self, forKey: "NSCatalogName")
@@ -367,7 +367,7 @@ public struct ArchivedColor: SecureKeyedCoding, Hashable, Sendable, CustomString
             }
         }
         if platform == .appKit {
-            var found = storedTexts.texts.count + (space == nil ? 0 : 1) + (customColorSpace == nil ? 0 : 1)
+            var found = storedTexts.count + (space == nil ? 0 : 1) + (customColorSpace == nil ? 0 : 1)
             found += (catalogName == nil ? 0 : 1) + (colorName == nil ? 0 : 1) + (fallback == nil ? 0 : 1)
             otherFields = try coder.otherFields(excluding: Self.knownKeys, found: found)
         } else {
@@ -384,14 +384,34 @@ extension ArchivedColor: ArchiveStandardType, ArchiveDynamicClass {
 /// Component texts as read, ignored by equality: two colours with the same components
 /// are equal whatever digits spelled them.
 struct StoredComponentTexts: Hashable, Sendable {
-    var texts: [String: Data] = [:]
+    // Two slots, not a dictionary: one allocation fewer for every colour read.
+    /// `NSRGB`, `NSWhite` or `NSCMYK`, and its bytes.
+    var primaryKey: String?
+    var primary: Data?
+    /// `NSComponents`.
+    var components: Data?
+
+    var count: Int { (primary == nil ? 0 : 1) + (components == nil ? 0 : 1) }
+
+    mutating func set(_ bytes: Data, for key: String) {
+        if key == "NSComponents" {
+            components = bytes
+        } else {
+            primaryKey = key
+            primary = bytes
+        }
+    }
+
+    func stored(_ key: String) -> Data? {
+        key == "NSComponents" ? components : (key == primaryKey ? primary : nil)
+    }
 
     static func == (lhs: StoredComponentTexts, rhs: StoredComponentTexts) -> Bool { true }
     func hash(into hasher: inout Hasher) {}
 
     /// The text stored for `key` if it still spells `components`, else a new one.
     func text(for key: String, spelling components: [Double], terminated: Bool) -> Data {
-        if let stored = texts[key], let parsed = ColorComponentText.parse(stored) {
+        if let stored = stored(key), let parsed = ColorComponentText.parse(stored) {
             // NSRGB may leave out an alpha of 1, NSWhite likewise.
             if parsed == components || parsed + [1] == components { return stored }
         }
