@@ -18,10 +18,18 @@ protocol ArchiveDynamicClass {
 /// a node referenced twice is stored once and a cycle refers back to its start.
 final class GraphEncodingSession {
     let graph: ArchivedObjectGraph
+    /// The most objects written, or `nil` for no limit.
+    let maximumObjects: Int?
     private var wrappers: [Int: GraphObjectCoding] = [:]
 
-    init(graph: ArchivedObjectGraph) {
+    init(graph: ArchivedObjectGraph, maximumObjects: Int? = nil) {
         self.graph = graph
+        self.maximumObjects = maximumObjects
+    }
+
+    /// Whether writing one more object would pass ``maximumObjects``.
+    var isFull: Bool {
+        maximumObjects.map { wrappers.count >= $0 } ?? false
     }
 
     func wrapper(for uid: Int, object: ArchivedObjectGraph.Object) -> GraphObjectCoding {
@@ -73,9 +81,14 @@ func graphEscapedKey(_ key: String) -> String {
 
 extension KeyedArchiver {
     /// Stores node `uid` of `graph` (and what it refers to) and returns its index here.
-    func graphReference(_ graph: ArchivedObjectGraph, uid: Int, at component: ArchiveKeyPathComponent) -> Int
-    {
-        graphNodeReference(uid, session: GraphEncodingSession(graph: graph), at: component)
+    ///
+    /// With `maximumObjects`, writing more objects than that records a `limitExceeded` error.
+    func graphReference(
+        _ graph: ArchivedObjectGraph, uid: Int, at component: ArchiveKeyPathComponent,
+        maximumObjects: Int? = nil
+    ) -> Int {
+        graphNodeReference(
+            uid, session: GraphEncodingSession(graph: graph, maximumObjects: maximumObjects), at: component)
     }
 
     func graphNodeReference(_ uid: Int, session: GraphEncodingSession, at component: ArchiveKeyPathComponent)
@@ -94,6 +107,10 @@ extension KeyedArchiver {
             default: return table.plainEntry(graphValueObject(value, session: session))
             }
         case .object(let object)?:
+            if session.isFull {
+                record(.limitExceeded, "more than \(session.maximumObjects ?? 0) objects")
+                return 0
+            }
             return reference(for: session.wrapper(for: uid, object: object), at: component)
         }
     }

@@ -19,6 +19,9 @@ extension ArchivedObjectGraph {
         public let value: PropertyList
     }
 
+    /// The most objects an object may reach and still be summarized: 256.
+    public static let largestSummarizedObject = 256
+
     /// The summary of object `uid` when its class is one the catalogue reads as a typed
     /// value (``ArchivedAttributedString``, ``ArchivedColor``, ``ArchivedFont``,
     /// ``ArchivedParagraphStyle``, ``ArchivedIndexSet``, `IndexPath`, `Decimal`, …) and the
@@ -26,14 +29,19 @@ extension ArchivedObjectGraph {
     ///
     /// - Parameter uid: An index into ``nodes``.
     /// - Returns: The summary, or `nil`.
-    /// - Complexity: O(*n*) in the size of the part of the graph the object reaches: it is
+    /// - Complexity: O(*n*) in the size of the part of the graph the object reaches, at
+    ///   most ``largestSummarizedObject`` objects (a larger one has no summary): it is
     ///   written as an archive of its own and decoded securely, so nothing in it runs code
     ///   the catalogue does not own.
     public func summary(ofObjectAt uid: Int) -> Summary? {
+        guard nodes.indices.contains(uid) else { return nil }
         guard let object = object(at: uid), let known = AppleClass(name: object.className) else { return nil }
         func decoded<T: KeyedCoding>(_ type: T.Type) -> T? {
             let archiver = KeyedArchiver(requiringSecureCoding: true)
-            let reference = archiver.graphReference(self, uid: uid, at: .key(KeyedArchiver.rootObjectKey))
+            // Bounded, so that summarizing every object of a hostile archive stays linear.
+            let reference = archiver.graphReference(
+                self, uid: uid, at: .key(KeyedArchiver.rootObjectKey),
+                maximumObjects: Self.largestSummarizedObject)
             archiver.append(
                 key: KeyedArchiver.rootObjectKey, value: archiver.table.builder.addUID(UInt64(reference)))
             guard let data = try? archiver.finishedData() else { return nil }

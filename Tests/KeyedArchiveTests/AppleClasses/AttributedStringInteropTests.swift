@@ -94,6 +94,19 @@ import Testing
         #expect(back == text)
     }
 
+    @Test func runsThatSplitACharacterOrOverrunAreLeftOut() {
+        let text = ArchivedAttributedString(
+            "a🌍b",
+            runs: [
+                .init(range: 0..<2, attributes: ["X": .integer(1)]),
+                .init(range: 2..<4, attributes: ["Y": .integer(2)]),
+                .init(range: 3..<99, attributes: ["Z": .integer(3)]),
+            ])
+        let runs = Array(text.attributedString.runs)
+        #expect(runs.count == 1)
+        #expect(runs.first?[ArchivedAttributedString.OtherAttributes.self] == nil)
+    }
+
     @Test func corelibsFixtureSurvivesTheRoundTrip() throws {
         guard let data = try AppleFixture.data("corelibs_macOS-10.14_NSAttributedString.archive") else {
             return

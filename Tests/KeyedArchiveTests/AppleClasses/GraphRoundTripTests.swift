@@ -94,3 +94,51 @@ import Testing
         #expect(tree["NSAttributes"]?["NS.objects"]?[0]?["$class"] == .array(["MyMarker", "NSObject"]))
     }
 }
+
+/// Summaries of known classes, and their bound.
+@Suite struct GraphSummaryTests {
+    @Test func summariesOfFixtureObjects() throws {
+        let name = "wild_Flycut_English.lproj_MainMenu.nib_keyedobjects.nib"
+        guard let data = try AppleFixture.data(name) else { return }
+        let graph = try KeyedUnarchiver.objectGraph(from: data)
+        let summaries = graph.nodes.indices.compactMap { graph.summary(ofObjectAt: $0) }
+        #expect(summaries.contains { $0.className == "NSFont" && $0.text == ".AppleSystemUIFont 13 pt" })
+        #expect(summaries.contains { $0.className == "NSColor" && $0.text == "catalog System textColor" })
+        #expect(summaries.contains { $0.className == "NSDecimalNumberPlaceholder" && $0.text == "NaN" })
+        #expect(graph.summary(ofObjectAt: -1) == nil)
+        #expect(graph.summary(ofObjectAt: 1) == nil)  // NSIBObjectData: not in the catalogue
+    }
+
+    @Test func anObjectReachingTooMuchHasNoSummary() throws {
+        // An attribute holding a long chain of unknown objects.
+        final class Link: SecureKeyedCoding {
+            static var archivedClassName: String { "ChainLink" }
+            let next: Link?
+            init(next: Link?) { self.next = next }
+            func encode(with coder: KeyedArchiver) { coder.encode(next, forKey: "next") }
+            init(coder: KeyedUnarchiver) throws { next = nil }
+        }
+        var chain: Link? = nil
+        for _ in 0..<300 { chain = Link(next: chain) }
+        struct Holder: SecureKeyedCoding {
+            static var archivedClassName: String { "NSAttributedString" }
+            let chain: Link?
+            func encode(with coder: KeyedArchiver) {
+                coder.encode("hi", forKey: "NSString")
+                coder.encode(chain.map { ["Chain": $0] }, forKey: "NSAttributes")
+            }
+            init(chain: Link?) { self.chain = chain }
+            init(coder: KeyedUnarchiver) throws { chain = nil }
+        }
+        let data = try KeyedArchiver.archivedData(
+            withRootObject: Holder(chain: chain), requiringSecureCoding: false)
+        let graph = try KeyedUnarchiver.objectGraph(from: data)
+        guard case .reference(let root)? = graph.root else { return }
+        #expect(graph.summary(ofObjectAt: root) == nil)
+        let short = try KeyedArchiver.archivedData(
+            withRootObject: Holder(chain: Link(next: nil)), requiringSecureCoding: false)
+        let shortGraph = try KeyedUnarchiver.objectGraph(from: short)
+        guard case .reference(let shortRoot)? = shortGraph.root else { return }
+        #expect(shortGraph.summary(ofObjectAt: shortRoot)?.text == "\"hi\"")
+    }
+}

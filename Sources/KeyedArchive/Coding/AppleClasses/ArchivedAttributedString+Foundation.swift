@@ -27,8 +27,8 @@ extension ArchivedAttributedString {
         var result = AttributedString(string)
         let utf16 = result.utf16
         for run in runs {
-            guard run.range.lowerBound >= 0, run.range.upperBound <= string.utf16.count, !run.range.isEmpty
-            else { continue }
+            // `text(in:)` is nil for a range out of bounds or one that splits a surrogate pair.
+            guard !run.range.isEmpty, text(in: run.range) != nil else { continue }
             let lower = utf16.index(result.startIndex, offsetBy: run.range.lowerBound)
             let upper = utf16.index(lower, offsetBy: run.range.count)
             var others = run.attributes
