@@ -129,7 +129,7 @@ public struct ArchivedAttributedString: SecureKeyedCoding, Hashable, Sendable, C
         guard !runs.isEmpty else { return }
         let length = string.utf16.count
         if runs.count == 1, runs[0].range == 0..<length, layout.usesSingleDictionary {
-            let order = layout.keyOrders.first ?? []
+            let order = layout.table.first?.keyOrder ?? []
             coder.encode(
                 ArchivedAttributeDictionary(attributes: runs[0].attributes, keyOrder: order),
                 forKey: "NSAttributes")
@@ -148,15 +148,12 @@ public struct ArchivedAttributedString: SecureKeyedCoding, Hashable, Sendable, C
     /// The attribute dictionaries to write and each run's index among them: those read, if
     /// they still describe the runs, else one per distinct dictionary in order of use.
     private func attributeTable() -> (table: [ArchivedAttributeDictionary], indices: [Int]) {
-        if layout.runIndices.count == runs.count, layout.table.count == layout.keyOrders.count,
+        if layout.runIndices.count == runs.count,
             zip(runs, layout.runIndices).allSatisfy({ run, index in
-                layout.table.indices.contains(index) && layout.table[index] == run.attributes
+                layout.table.indices.contains(index) && layout.table[index].attributes == run.attributes
             })
         {
-            let table = zip(layout.table, layout.keyOrders).map { attributes, order in
-                ArchivedAttributeDictionary(attributes: attributes, keyOrder: order)
-            }
-            return (table, layout.runIndices)
+            return (layout.table, layout.runIndices)
         }
         var table: [[String: ArchivedAttributeValue]] = []
         var indices: [Int] = []
@@ -203,13 +200,12 @@ public struct ArchivedAttributedString: SecureKeyedCoding, Hashable, Sendable, C
                 layout.runIndices.append(index)
                 start += runLength
             }
-            layout.table = dictionaries.map(\.attributes)
-            layout.keyOrders = dictionaries.map(\.keyOrder)
+            layout.table = dictionaries
         } else if let dictionary = try coder.decodeObject(
             of: ArchivedAttributeDictionary.self, forKey: "NSAttributes")
         {
             runs = [Run(range: 0..<length, attributes: dictionary.attributes)]
-            layout.keyOrders = [dictionary.keyOrder]
+            layout.table = [dictionary]
             layout.usesSingleDictionary = true
         }
     }
@@ -224,10 +220,9 @@ extension ArchivedAttributedString: ArchiveStandardType, ArchiveDynamicClass {
 
 /// How an attributed string's runs were archived, ignored by equality.
 struct StoredAttributeLayout: Hashable, Sendable {
-    /// The dictionaries of the run-length form, in order.
-    var table: [[String: ArchivedAttributeValue]] = []
-    /// Each dictionary's keys in archive order.
-    var keyOrders: [[String]] = []
+    /// The dictionaries as read (attributes and key order), in order: the run-length
+    /// form's table, or the single dictionary.
+    var table: [ArchivedAttributeDictionary] = []
     /// Each run's index into ``table``.
     var runIndices: [Int] = []
     /// Whether the runs were stored as one dictionary, without `NSAttributeInfo`.
@@ -314,7 +309,7 @@ extension Result where Failure == AttributeRunLengths.Problem {
 
 /// An attribute dictionary (`NSDictionary` of names to values), written as its own
 /// object every time, as Apple writes one per run-table entry.
-final class ArchivedAttributeDictionary: ArchiveStandardType {
+final class ArchivedAttributeDictionary: ArchiveStandardType, Sendable {
     let attributes: [String: ArchivedAttributeValue]
     /// The keys in archive order.
     let keyOrder: [String]
