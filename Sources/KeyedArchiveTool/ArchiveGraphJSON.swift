@@ -33,10 +33,17 @@ enum ArchiveGraphJSON {
     /// With `expansion` (`decode --expand`), a data value holding an archive is written as
     /// `{"$expanded": "keyed archive", "$value": …}` in its place. The graph's
     /// ``ArchivedObjectGraph/problems`` (`decode --recover`) are listed under `$problems`.
+    ///
+    /// With `summarizing`, an object of a class the catalogue knows is
+    /// `{"$class": name, "$uid": n, "$summary": text, part: value, …}` (its
+    /// `ArchivedObjectGraph.Summary`) instead of its fields.
     static func render(
-        _ graph: ArchivedObjectGraph, rootLabel: String? = nil, expansion: Expansion? = nil
+        _ graph: ArchivedObjectGraph, rootLabel: String? = nil, expansion: Expansion? = nil,
+        summarizing: Bool = false
     ) throws -> Data {
-        Data((try text(graph, rootLabel: rootLabel, expansion: expansion, depth: 0) + "\n").utf8)
+        Data(
+            (try text(graph, rootLabel: rootLabel, expansion: expansion, summarizing: summarizing, depth: 0)
+                + "\n").utf8)
     }
 
     /// What `--expand` needs while rendering: whether to recover, how deep it is, and the
@@ -45,13 +52,16 @@ enum ArchiveGraphJSON {
         var recovering: Bool
         var level: Int
         let budget: NestedArchive.Budget
+        /// Whether nested archives show known classes summarized (not `--raw`).
+        var summarizing = true
     }
 
     private static func text(
-        _ graph: ArchivedObjectGraph, rootLabel: String?, expansion: Expansion?, depth: Int
+        _ graph: ArchivedObjectGraph, rootLabel: String?, expansion: Expansion?, summarizing: Bool, depth: Int
     ) throws -> String {
         var writer = Writer(graph: graph)
         writer.expansion = expansion
+        writer.summarizes = summarizing
         var members = graph.topLevel.map { (escaped($0.key), Member.value($0.value)) }
         if let rootLabel, let root = graph.root { members = [(escaped(rootLabel), .value(root))] }
         if !graph.problems.isEmpty {
@@ -90,6 +100,7 @@ enum ArchiveGraphJSON {
 
     private struct Writer {
         let graph: ArchivedObjectGraph
+        var summarizes = false
         var shown: [Bool]
         var text = ""
         var expansion: Expansion?
@@ -151,7 +162,8 @@ enum ArchiveGraphJSON {
                 var deeper = expansion
                 deeper.level += 1
                 text += ",\n\(inner)\"$value\": "
-                text += try ArchiveGraphJSON.text(nested, rootLabel: nil, expansion: deeper, depth: depth + 1)
+                text += try ArchiveGraphJSON.text(
+                    nested, rootLabel: nil, expansion: deeper, summarizing: summarizes, depth: depth + 1)
             case .propertyList(let value):
                 text += ",\n\(inner)\"$value\": "
                 text += String(
@@ -220,6 +232,16 @@ enum ArchiveGraphJSON {
                     ("$class", .literal(try Self.scalar(.string(object.className)))),
                     ("$uid", .literal("\(uid)")),
                 ]
+                if summarizes, let summary = graph.summary(ofObjectAt: uid) {
+                    members.append(("$summary", .literal(try Self.scalar(.string(summary.text)))))
+                    if let parts = summary.value.dictionaryValue {
+                        for (key, value) in parts {
+                            members.append((escaped(key), .value(Self.value(value))))
+                        }
+                    }
+                    try writeObject(members, depth: depth)
+                    return
+                }
                 for field in object.fields { members.append((escaped(field.key), .value(field.value))) }
                 try writeObject(members, depth: depth)
             }
@@ -236,6 +258,23 @@ enum ArchiveGraphJSON {
 
         private mutating func indent(_ depth: Int) {
             text += String(repeating: "  ", count: depth)
+        }
+
+        /// A summary's property list as a graph value (it holds no references).
+        static func value(_ plist: PropertyList) -> ArchivedObjectGraph.Value {
+            switch plist {
+            case .string(let string): return .string(string)
+            case .integer(let integer): return .integer(integer)
+            case .real(let real): return .real(real)
+            case .bool(let flag): return .bool(flag)
+            case .date(let date): return .date(date)
+            case .data(let data): return .data(data)
+            case .uid(let uid): return .reference(Int(truncatingIfNeeded: uid))
+            case .array(let elements): return .array(elements.map(value))
+            case .dictionary(let entries):
+                return .dictionary(
+                    entries.map { ArchivedObjectGraph.Field(key: $0.key, value: value($0.value)) })
+            }
         }
 
         /// A scalar as the library's JSON rendering writes it (`{"data": …}` for data, …).

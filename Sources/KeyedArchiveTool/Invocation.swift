@@ -95,6 +95,8 @@ struct Invocation: Equatable {
     /// `--jsonl`: with `decode`, one JSON line per file (folders searched), for sweeping
     /// a file-system extract.
     var jsonLines = false
+    /// `--raw`: `decode` shows every object field by field, known classes included.
+    var raw = false
 }
 
 /// The type names of `-type` and `-expect`, as `plutil` spells them.
@@ -291,6 +293,8 @@ extension Invocation {
                 invocation.silent = true
             case "--json":
                 invocation.json = true
+            case "--raw":
+                invocation.raw = true
             default:
                 throw UsageError("unknown option '\(argument)'")
             }
@@ -343,6 +347,7 @@ extension Invocation {
         if jsonLines && (json || graphPath != nil) {
             throw UsageError("--jsonl cannot be combined with --json or --path")
         }
+        if raw && command != .decode { throw UsageError("--raw is only valid with decode") }
         if files.isEmpty { throw UsageError("no files given") }
         if outputPath != nil && outputExtension != nil { throw UsageError("-o and -e cannot be combined") }
         if outputPath == "" { throw UsageError("-o needs a non-empty path") }

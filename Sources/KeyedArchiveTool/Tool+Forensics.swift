@@ -22,7 +22,10 @@ extension Tool {
             var body = ""
             switch content {
             case .keyedArchive(let nested):
-                body = nested.topLevel.isEmpty ? "(empty archive: $top has no keys)\n" : nested.outline()
+                body =
+                    nested.topLevel.isEmpty
+                    ? "(empty archive: $top has no keys)\n"
+                    : nested.outline(summarizingKnownClasses: expansion.summarizing)
                 for problem in nested.problems { body += "problem: \(problem.description)\n" }
                 var deeper = expansion
                 deeper.level += 1

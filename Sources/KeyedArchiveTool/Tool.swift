@@ -225,14 +225,21 @@ struct Tool {
                 invocation.expands
                 ? ArchiveGraphJSON.Expansion(
                     recovering: invocation.recovers, level: 0,
-                    budget: NestedArchive.Budget(forInputLength: file.byteCount))
+                    budget: NestedArchive.Budget(forInputLength: file.byteCount), summarizing: !invocation.raw
+                )
                 : nil
+            // Known classes as people think of them, unless --raw asks for every field.
+            let summarizing = !invocation.raw
             if invocation.json {
-                rendered = try ArchiveGraphJSON.render(graph, rootLabel: label, expansion: expansion)
+                rendered = try ArchiveGraphJSON.render(
+                    graph, rootLabel: label, expansion: expansion, summarizing: summarizing)
             } else {
                 let header = invocation.files.count > 1 ? "==> \(name) <==\n" : ""
                 // An archive with nothing encoded is valid but prints no line: say so.
-                var outline = graph.topLevel.isEmpty ? "(empty archive: $top has no keys)\n" : graph.outline()
+                var outline =
+                    graph.topLevel.isEmpty
+                    ? "(empty archive: $top has no keys)\n"
+                    : graph.outline(summarizingKnownClasses: summarizing)
                 if let label, outline.hasPrefix("root") { outline = label + outline.dropFirst(4) }
                 if let expansion {
                     outline += Self.expandedOutlines(graph, rootLabel: label, expansion: expansion)

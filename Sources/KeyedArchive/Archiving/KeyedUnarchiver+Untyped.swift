@@ -385,15 +385,15 @@ extension KeyedUnarchiver {
         return (keys, values)
     }
 
-    /// The usual layout read straight from a binary archive: `NS.objects` as an array of
-    /// in-range references. `nil` for anything else, which the general path reads (and
-    /// reports errors for).
-    private func binaryElementIndices() throws -> [Int]? {
+    /// The usual layout read straight from a binary archive: `NS.objects` (or `key`) as an
+    /// array of in-range references. `nil` for anything else, which the general path reads
+    /// (and reports errors for).
+    func binaryElementIndices(forKey key: String = "NS.objects") throws -> [Int]? {
         guard case .binary(let fields) = containers[containers.count - 1].fields else { return nil }
         let binary = source
         let objectCount = binary.objectCount
         do {
-            guard let objects = try binary.valueObject(forKey: "NS.objects", in: fields),
+            guard let objects = try binary.valueObject(forKey: key, in: fields),
                 objects.kind == .array || objects.kind == .set
             else { return nil }
             return try binary.withScanner { scanner -> [Int]? in

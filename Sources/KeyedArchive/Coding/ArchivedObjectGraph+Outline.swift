@@ -48,7 +48,24 @@ extension ArchivedObjectGraph {
     /// - Complexity: O(*n*) in the size of the graph; the walk is iterative, so any
     ///   nesting depth is fine.
     public func outline() -> String {
+        outline(summarizingKnownClasses: false)
+    }
+
+    /// The graph as indented text, like ``outline()``, with the objects of classes the
+    /// catalogue knows shown as people think of them (see ``summary(ofObjectAt:)``)
+    /// instead of field by field when `summarizingKnownClasses` is `true`:
+    ///
+    /// ```text
+    /// root: NSAttributedString #1 "Hello, world"
+    ///   0..<5 "Hello" NSFont = Helvetica-Bold 12 pt
+    ///   5..<12 ", world" NSColor = calibratedRGB 1 0 0 1 #FF0000FF
+    /// ```
+    ///
+    /// - Parameter summarizingKnownClasses: Whether to summarize known classes.
+    /// - Returns: The text, one line per field.
+    public func outline(summarizingKnownClasses: Bool) -> String {
         var renderer = ArchivedGraphOutliner(graph: self)
+        renderer.summarizesKnownClasses = summarizingKnownClasses
         if let root { renderer.render(label: "root", value: root) }
         if root == nil || root == topLevelValue(forKey: KeyedArchiver.rootObjectKey) {
             for field in topLevel where field.key != KeyedArchiver.rootObjectKey {
@@ -69,6 +86,8 @@ struct ArchivedGraphOutliner {
     }
 
     let graph: ArchivedObjectGraph
+    /// Whether objects of classes the catalogue knows are shown by their summaries.
+    var summarizesKnownClasses = false
     private(set) var text = ""
     private var shown: [Bool]
     private var open: [Bool]
@@ -125,6 +144,11 @@ struct ArchivedGraphOutliner {
             if graph.isOnCycle(uid) { marks += " (cycle)" }
             switch node {
             case .object(let object):
+                if summarizesKnownClasses, let summary = graph.summary(ofObjectAt: uid) {
+                    append("\(label): \(name) #\(uid)\(marks) \(summary.text)", indent: indent)
+                    for detail in summary.details { append(detail, indent: indent + 1) }
+                    return
+                }
                 if object.fields.count == 1, case .real(let seconds)? = object["NS.time"] {
                     // An NSDate: its time is the point, shown as a date.
                     let date = ISO8601Date.format(seconds)

@@ -57,3 +57,32 @@ import Testing
         #expect(Data.acceptedClassNames.first == Data.archivedClassName)
     }
 }
+
+/// The catalogue's continuation: AppKit, UIKit and further Foundation classes.
+@Suite struct AppleClassCatalogueTests {
+    @Test func chainsAreApples() {
+        #expect(
+            AppleClass.mutableAttributedString.chain == [
+                "NSMutableAttributedString", "NSAttributedString", "NSObject",
+            ])
+        #expect(AppleClass.decimalNumber.chain == ["NSDecimalNumber", "NSNumber", "NSValue", "NSObject"])
+        #expect(AppleClass.httpURLResponse.chain == ["NSHTTPURLResponse", "NSURLResponse", "NSObject"])
+        #expect(
+            FoundationClass.chain(forName: "NSMutableParagraphStyle") == [
+                "NSMutableParagraphStyle", "NSParagraphStyle", "NSObject",
+            ])
+        #expect(
+            FoundationClass.chain(forName: "NSCountedSet") == [
+                "NSCountedSet", "NSMutableSet", "NSSet", "NSObject",
+            ])
+    }
+
+    @Test func everyNameIsFoundAndNoneIsInBothCatalogues() {
+        for appleClass in AppleClass.allCases {
+            #expect(AppleClass(name: appleClass.name) == appleClass)
+            #expect(FoundationClass(name: appleClass.name) == nil, "\(appleClass) is in both catalogues")
+            if appleClass.isMutable { #expect(appleClass.superclassName != nil, "\(appleClass)") }
+        }
+        #expect(AppleClass(name: "Creature") == nil)
+    }
+}

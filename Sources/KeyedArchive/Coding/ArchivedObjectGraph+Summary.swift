@@ -1,0 +1,145 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension ArchivedObjectGraph {
+    /// An object of a class the catalogue knows, as people think of it: an attributed
+    /// string as its text and runs, a colour as its space and components, a font as
+    /// `Name size pt`, an index set as ranges, a decimal as its number.
+    public struct Summary: Hashable, Sendable {
+        /// The class name.
+        public let className: String
+        /// One line: `"Hello"`, `calibratedRGB 1 0 0 1 #FF0000FF`, `Helvetica 12 pt`, …
+        public let text: String
+        /// Further lines, such as an attributed string's runs.
+        public let details: [String]
+        /// The same as a property list for JSON: a dictionary of the value's parts.
+        public let value: PropertyList
+    }
+
+    /// The most objects an object may reach and still be summarized: 256.
+    public static let largestSummarizedObject = 256
+
+    /// The summary of object `uid` when its class is one the catalogue reads as a typed
+    /// value (``ArchivedAttributedString``, ``ArchivedColor``, ``ArchivedFont``,
+    /// ``ArchivedParagraphStyle``, ``ArchivedIndexSet``, `IndexPath`, `Decimal`, …) and the
+    /// object decodes as one; `nil` otherwise.
+    ///
+    /// - Parameter uid: An index into ``nodes``.
+    /// - Returns: The summary, or `nil`.
+    /// - Complexity: O(*n*) in the size of the part of the graph the object reaches, at
+    ///   most ``largestSummarizedObject`` objects (a larger one has no summary): it is
+    ///   written as an archive of its own and decoded securely, so nothing in it runs code
+    ///   the catalogue does not own.
+    public func summary(ofObjectAt uid: Int) -> Summary? {
+        guard nodes.indices.contains(uid) else { return nil }
+        guard let object = object(at: uid), let known = AppleClass(name: object.className) else { return nil }
+        func decoded<T: KeyedCoding>(_ type: T.Type) -> T? {
+            let archiver = KeyedArchiver(requiringSecureCoding: true)
+            // Bounded, so that summarizing every object of a hostile archive stays linear.
+            let reference = archiver.graphReference(
+                self, uid: uid, at: .key(KeyedArchiver.rootObjectKey),
+                maximumObjects: Self.largestSummarizedObject)
+            archiver.append(
+                key: KeyedArchiver.rootObjectKey, value: archiver.table.builder.addUID(UInt64(reference)))
+            guard let data = try? archiver.finishedData() else { return nil }
+            return try? KeyedUnarchiver.unarchivedObject(ofClass: T.self, from: data)
+        }
+        let name = object.className
+        switch known.kind {
+        case .attributedString:
+            guard let text = decoded(ArchivedAttributedString.self) else { return nil }
+            var runs: [PropertyList] = []
+            var details: [String] = []
+            for run in text.runs {
+                var attributes = PropertyListDictionary()
+                for key in run.attributes.keys.sorted() {
+                    attributes[key] = run.attributes[key].map { .string($0.description) }
+                }
+                let piece = text.text(in: run.range) ?? ""
+                runs.append([
+                    "range": [
+                        .integer(PropertyListInteger(Int64(run.range.lowerBound))),
+                        .integer(PropertyListInteger(Int64(run.range.upperBound))),
+                    ],
+                    "text": .string(piece), "attributes": .dictionary(attributes),
+                ])
+                let listed = run.attributes.keys.sorted().compactMap { key in
+                    run.attributes[key].map { "\(key) = \($0)" }
+                }
+                let head =
+                    "\(run.range.lowerBound)..<\(run.range.upperBound) \(DisplayText.quoted(piece, maximumScalars: 40))"
+                details.append(listed.isEmpty ? head : "\(head) \(listed.joined(separator: "; "))")
+            }
+            return Summary(
+                className: name, text: DisplayText.quoted(text.string, maximumScalars: 200), details: details,
+                value: ["string": .string(text.string), "runs": .array(runs)])
+        case .color:
+            guard let color = decoded(ArchivedColor.self) else { return nil }
+            var value: PropertyListDictionary = ["text": .string(color.description)]
+            if let space = color.space { value["space"] = .string(space.description) }
+            if !color.components.isEmpty {
+                value["components"] = .array(color.components.map(PropertyList.real))
+            }
+            if let hex = color.hexString { value["hex"] = .string(hex) }
+            if let catalog = color.catalogName { value["catalog"] = .string(catalog) }
+            if let colorName = color.colorName { value["name"] = .string(colorName) }
+            return Summary(className: name, text: color.description, details: [], value: .dictionary(value))
+        case .font:
+            guard let font = decoded(ArchivedFont.self) else { return nil }
+            var value: PropertyListDictionary = ["name": .string(font.name), "size": .real(font.size)]
+            if let flags = font.flags { value["flags"] = .integer(PropertyListInteger(Int64(flags))) }
+            return Summary(className: name, text: font.description, details: [], value: .dictionary(value))
+        case .indexSet:
+            guard let set = decoded(ArchivedIndexSet.self) else { return nil }
+            let ranges = set.ranges.map { range -> PropertyList in
+                [
+                    .integer(PropertyListInteger(Int64(range.lowerBound))),
+                    .integer(PropertyListInteger(Int64(range.upperBound))),
+                ]
+            }
+            return Summary(
+                className: name, text: set.description, details: [], value: ["ranges": .array(ranges)])
+        case .indexPath:
+            guard let path = decoded(IndexPath.self) else { return nil }
+            let text = "[" + path.map(String.init).joined(separator: ", ") + "]"
+            let indices = path.map { PropertyList.integer(PropertyListInteger(Int64($0))) }
+            return Summary(className: name, text: text, details: [], value: ["indexes": .array(indices)])
+        case .decimalNumber:
+            guard let decimal = decoded(Decimal.self) else { return nil }
+            let text = decimal.isNaN ? "NaN" : "\(decimal)"
+            return Summary(className: name, text: text, details: [], value: ["decimal": .string(text)])
+        case .locale:
+            guard let locale = decoded(Locale.self) else { return nil }
+            return Summary(
+                className: name, text: locale.identifier, details: [],
+                value: ["identifier": .string(locale.identifier)])
+        case .timeZone:
+            guard let zone = decoded(TimeZone.self) else { return nil }
+            return Summary(
+                className: name, text: zone.identifier, details: [],
+                value: ["identifier": .string(zone.identifier)])
+        case .measurement:
+            guard let measurement = decoded(ArchivedMeasurement.self) else { return nil }
+            return Summary(
+                className: name, text: measurement.description, details: [],
+                value: ["value": .real(measurement.value), "symbol": .string(measurement.unit.symbol)])
+        case .paragraphStyle:
+            guard let style = decoded(ArchivedParagraphStyle.self) else { return nil }
+            return Summary(
+                className: name, text: style.description, details: [],
+                value: ["text": .string(style.description)])
+        case .error:
+            guard let error = decoded(ArchivedError.self) else { return nil }
+            return Summary(
+                className: name, text: error.description, details: [],
+                value: [
+                    "domain": .string(error.domain), "code": .integer(PropertyListInteger(Int64(error.code))),
+                ])
+        default:
+            return nil
+        }
+    }
+}
