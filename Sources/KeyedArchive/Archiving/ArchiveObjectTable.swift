@@ -18,6 +18,9 @@ enum ArchiveFieldValue: Hashable {
     case integer(PropertyListInteger)
     /// An inline real, as `Double.bitPattern`.
     case real(UInt64)
+    /// An inline single-precision real, as `Float.bitPattern`: written in 4 bytes, as
+    /// Foundation writes a `Float`.
+    case float(UInt32)
     /// An inline Boolean.
     case bool(Bool)
     /// Inline bytes.
@@ -45,6 +48,9 @@ enum ArchivedObjectRecord: Hashable {
     case integer(PropertyListInteger)
     /// A plain real, as `Double.bitPattern`.
     case real(UInt64)
+    /// A plain single-precision real, as `Float.bitPattern` (4 bytes, as Foundation writes
+    /// an `NSNumber` of a `Float`).
+    case float(UInt32)
     /// A plain Boolean.
     case bool(Bool)
     /// Plain bytes.
@@ -136,6 +142,7 @@ struct ArchiveObjectTable {
         case .string(let value): return plainEntry(builder.addString(value))
         case .integer(let value): return plainEntry(builder.addInteger(value))
         case .real(let bits): return plainEntry(builder.addReal(Double(bitPattern: bits)))
+        case .float(let bits): return plainEntry(builder.addFloat(bits))
         case .bool(let value): return plainEntry(builder.addBool(value))
         case .data(let value): return plainEntry(builder.addData(value))
         case .object(let classUID, let fields):
@@ -166,6 +173,7 @@ struct ArchiveObjectTable {
         case .conditional(let token): return -1 - token
         case .integer(let value): return builder.addInteger(value)
         case .real(let bits): return builder.addReal(Double(bitPattern: bits))
+        case .float(let bits): return builder.addFloat(bits)
         case .bool(let value): return builder.addBool(value)
         case .data(let value): return builder.addData(value)
         case .string(let value): return builder.addString(value)

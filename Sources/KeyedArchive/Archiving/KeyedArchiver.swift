@@ -264,7 +264,7 @@ public final class KeyedArchiver {
     ///   - key: The key in the current object.
     public func encode(_ value: Float, forKey key: String) {
         guard canEncode() else { return }
-        append(key: key, value: table.builder.addReal(Double(value)))
+        append(key: key, value: table.builder.addFloat(value.bitPattern))
     }
 
     /// Encodes a double-precision number inline under `key`.
@@ -565,6 +565,7 @@ extension KeyedArchiver {
         case .string(let text): value = .string(text)
         case .integer(let integer): value = .integer(integer)
         case .real(let bits): value = .real(bits)
+        case .float(let bits): value = .float(bits)
         case .bool(let flag): value = .bool(flag)
         case .data(let bytes): value = .data(bytes)
         default: return

@@ -304,6 +304,8 @@ final class CodableArchiveWriter {
         switch record {
         case .integer(let value): return .integer(value)
         case .real(let bits): return .real(bits)
+        // The Codable layout keeps every real in 8 bytes, as before.
+        case .float(let bits): return .real(Double(Float(bitPattern: bits)).bitPattern)
         case .bool(let flag): return .bool(flag)
         case .string(let text): return string(text)
         case .data(let bytes): return data(bytes)

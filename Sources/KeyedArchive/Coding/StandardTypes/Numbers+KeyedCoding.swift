@@ -274,7 +274,7 @@ extension Float: SecureKeyedCoding {
     ///
     /// - Parameter coder: The archiver.
     public func encode(with coder: KeyedArchiver) {
-        coder.encodeInlinePlain(.real(Double(self).bitPattern), forKey: "NS.number")
+        coder.encodeInlinePlain(.float(bitPattern), forKey: "NS.number")
     }
 
     /// Reads the value written by ``encode(with:)``.
@@ -289,7 +289,7 @@ extension Float: SecureKeyedCoding {
 
 extension Float: ArchivePrimitive {
     static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
-    var archivePlainRecord: ArchivedObjectRecord? { .real(Double(self).bitPattern) }
+    var archivePlainRecord: ArchivedObjectRecord? { .float(bitPattern) }
     init(archiveValue value: PropertyList) throws { self = try ArchiveScalar.float(value) }
 }
 

@@ -164,6 +164,19 @@ struct BinaryPropertyListBuilder {
         return intern(header)
     }
 
+    /// Adds a single-precision real (marker `0x22`, 4 bytes), as Foundation writes a
+    /// `Float`; readers widen it to `Double` exactly. Infinities and NaN are written in 8
+    /// bytes, as CoreFoundation writes them (its shared `kCFNumberPositiveInfinity` and
+    /// `kCFNumberNaN` are doubles).
+    mutating func addFloat(_ bits: UInt32) -> Int {
+        let value = Float(bitPattern: bits)
+        guard value.isFinite else { return addReal(Double(value)) }
+        var header = ScalarHeader()
+        header.append(0x22)
+        header.appendBigEndian(UInt64(bits), width: 4)
+        return intern(header)
+    }
+
     /// Adds a date.
     ///
     /// - Throws: `invalidValue` for a NaN or infinite date, which readers refuse.
