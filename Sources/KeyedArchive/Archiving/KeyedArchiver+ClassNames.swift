@@ -55,6 +55,11 @@ extension KeyedArchiver {
     func classUID(for type: any KeyedCoding.Type, instance: any KeyedCoding) -> Int {
         let position = traitsPosition(of: type)
         if let uid = typeCache[position].classUID { return uid }
+        if let dynamic = instance as? any ArchiveDynamicClass {
+            // Not cached: the class depends on the instance.
+            let chain = dynamic.archivedClassChain
+            return table.classIndex(name: chain.first ?? archivedName(of: type), classes: chain)
+        }
         let name = archivedName(of: type)
         let uid = table.classIndex(name: name, classes: classChain(of: type, instance: instance, name: name))
         typeCache[position].classUID = uid

@@ -111,9 +111,10 @@ enum FoundationClass: String, CaseIterable, Sendable {
         kinds.flatMap { kind in allCases.filter { $0.kind == kind }.map(\.name) }
     }
 
-    /// The `$classes` chain Apple writes for `name`: the catalogue's, or the name and
-    /// `NSObject` for a class outside it.
+    /// The `$classes` chain Apple writes for `name`: the catalogue's (this one first, then
+    /// its continuation ``AppleClass``), or the name and `NSObject` for a class outside it.
     static func chain(forName name: String) -> [String] {
-        FoundationClass(name: name)?.chain ?? [name, "NSObject"]
+        if let known = FoundationClass(name: name) { return known.chain }
+        return AppleClass(name: name)?.chain ?? [name, "NSObject"]
     }
 }

@@ -1,0 +1,129 @@
+/// The rest of the class catalogue: the Foundation, AppKit and UIKit classes that real
+/// archives carry beyond the ones keyed archives are built from (``FoundationClass``).
+///
+/// ``FoundationClass`` answers first wherever the archive format itself is concerned (its
+/// lookups stay as fast as they were); this continuation is consulted after it, by
+/// ``FoundationClass/chain(forName:)`` and by the typed values of Apple's classes
+/// (``ArchivedAttributedString``, ``ArchivedColor``, …), so that there is still one list
+/// of class names, each with its kind and the `$classes` chain Apple writes.
+enum AppleClass: String, CaseIterable, Sendable {
+    case attributedString = "NSAttributedString"
+    case mutableAttributedString = "NSMutableAttributedString"
+    case color = "NSColor"
+    case uiColor = "UIColor"
+    case colorSpace = "NSColorSpace"
+    case font = "NSFont"
+    case uiFont = "UIFont"
+    case fontDescriptor = "NSFontDescriptor"
+    case uiFontDescriptor = "UIFontDescriptor"
+    case paragraphStyle = "NSParagraphStyle"
+    case mutableParagraphStyle = "NSMutableParagraphStyle"
+    case textTab = "NSTextTab"
+    case indexSet = "NSIndexSet"
+    case mutableIndexSet = "NSMutableIndexSet"
+    case indexPath = "NSIndexPath"
+    case decimalNumber = "NSDecimalNumber"
+    case decimalNumberPlaceholder = "NSDecimalNumberPlaceholder"
+    case locale = "NSLocale"
+    case timeZone = "NSTimeZone"
+    case measurement = "NSMeasurement"
+    case unit = "NSUnit"
+    case dimension = "NSDimension"
+    case unitConverterLinear = "NSUnitConverterLinear"
+    case error = "NSError"
+    case affineTransform = "NSAffineTransform"
+    case dateComponents = "NSDateComponents"
+    case personNameComponents = "NSPersonNameComponents"
+    case httpURLResponse = "NSHTTPURLResponse"
+    case urlResponse = "NSURLResponse"
+    case urlRequest = "NSURLRequest"
+    case mutableURLRequest = "NSMutableURLRequest"
+
+    /// What a class holds, the same for its mutable variant.
+    enum Kind: Sendable {
+        case attributedString, color, colorSpace, font, fontDescriptor, paragraphStyle, textTab
+        case indexSet, indexPath, decimalNumber, locale, timeZone, measurement, unit, unitConverter
+        case error, affineTransform, dateComponents, personNameComponents, urlResponse, urlRequest
+    }
+
+    /// The class with the archived name `name`, if it is one of these.
+    init?(name: String) {
+        self.init(rawValue: name)
+    }
+
+    /// The archived class name.
+    var name: String { rawValue }
+
+    /// What the class holds.
+    var kind: Kind {
+        switch self {
+        case .attributedString, .mutableAttributedString: return .attributedString
+        case .color, .uiColor: return .color
+        case .colorSpace: return .colorSpace
+        case .font, .uiFont: return .font
+        case .fontDescriptor, .uiFontDescriptor: return .fontDescriptor
+        case .paragraphStyle, .mutableParagraphStyle: return .paragraphStyle
+        case .textTab: return .textTab
+        case .indexSet, .mutableIndexSet: return .indexSet
+        case .indexPath: return .indexPath
+        case .decimalNumber, .decimalNumberPlaceholder: return .decimalNumber
+        case .locale: return .locale
+        case .timeZone: return .timeZone
+        case .measurement: return .measurement
+        case .unit, .dimension: return .unit
+        case .unitConverterLinear: return .unitConverter
+        case .error: return .error
+        case .affineTransform: return .affineTransform
+        case .dateComponents: return .dateComponents
+        case .personNameComponents: return .personNameComponents
+        case .httpURLResponse, .urlResponse: return .urlResponse
+        case .urlRequest, .mutableURLRequest: return .urlRequest
+        }
+    }
+
+    /// Whether this is a mutable variant (`NSMutableAttributedString`, …).
+    var isMutable: Bool {
+        switch self {
+        case .mutableAttributedString, .mutableParagraphStyle, .mutableIndexSet, .mutableURLRequest:
+            return true
+        default: return false
+        }
+    }
+
+    /// The superclass Apple names in `$classes` (before `NSObject`), if any.
+    var superclassName: String? {
+        switch self {
+        case .mutableAttributedString: return AppleClass.attributedString.name
+        case .mutableParagraphStyle: return AppleClass.paragraphStyle.name
+        case .mutableIndexSet: return AppleClass.indexSet.name
+        case .decimalNumber: return FoundationClass.number.name
+        case .dimension: return AppleClass.unit.name
+        case .httpURLResponse: return AppleClass.urlResponse.name
+        case .mutableURLRequest: return AppleClass.urlRequest.name
+        default: return nil
+        }
+    }
+
+    /// `$classes` as Apple writes it: the class, its superclasses, then `NSObject`.
+    var chain: [String] {
+        var names = [name]
+        var current = superclassName
+        while let next = current {
+            names.append(next)
+            if let known = AppleClass(name: next) {
+                current = known.superclassName
+            } else {
+                // A Foundation class of the archive format (NSNumber < NSValue).
+                if next == FoundationClass.number.name { names.append(FoundationClass.value.name) }
+                current = nil
+            }
+        }
+        names.append("NSObject")
+        return names
+    }
+
+    /// The names of every class of the given kind, immutable before mutable.
+    static func names(ofKind kind: Kind) -> [String] {
+        allCases.filter { $0.kind == kind }.map(\.name)
+    }
+}
