@@ -150,6 +150,8 @@ extension TypedStreamUnarchiver {
             return try dictionary(count: try decodeInteger())
         case .null:
             return ArchivedNull()
+        case .attributedString, .mutableAttributedString:
+            return try attributedString(mutable: object.className == "NSMutableAttributedString")
         }
     }
 
@@ -265,6 +267,8 @@ enum TypedStreamStandardClass: String {
     case dictionary = "NSDictionary"
     case mutableDictionary = "NSMutableDictionary"
     case null = "NSNull"
+    case attributedString = "NSAttributedString"
+    case mutableAttributedString = "NSMutableAttributedString"
 }
 
 /// A number read from a stream, with its C type, and its conversions between Swift types.

@@ -37,6 +37,7 @@ import Foundation
 /// | `NSDictionary`, `NSMutableDictionary` | `[String: Any]`, or `[AnyHashable: Any]` for other keys |
 /// | `NSNull` | ``ArchivedNull`` |
 /// | `NSValue` of a point, size, rect or range | ``ArchivedPoint``, ``ArchivedSize``, ``ArchivedRect``, ``ArchivedRange`` |
+/// | `NSAttributedString`, `NSMutableAttributedString` | ``ArchivedAttributedString`` (attributes typed as ``ArchivedAttributeValue``) |
 /// | a class mapped with ``setClass(_:forClassName:)`` or named by a ``TypedStreamDecodable`` type asked for | that type |
 /// | any other class | ``TypedStreamGraph`` rooted at the object |
 ///
@@ -65,6 +66,7 @@ public final class TypedStreamUnarchiver {
     var inProgress = Set<Int>()
     var classMap: [String: any TypedStreamDecodable.Type] = [:]
     private var classVersions: [String: Int]?
+    var bridged: ArchivedObjectGraph?
 
     /// Reads `data` as a typedstream.
     ///
@@ -93,10 +95,12 @@ public final class TypedStreamUnarchiver {
 
     /// The Foundation classes that decode as standard Swift values, for
     /// ``TypedStreamUnarchivingOptions/allowedClassNames``: strings, numbers, values, data,
-    /// dates, URLs, arrays, sets, dictionaries and their mutable variants, `NSNull`.
+    /// dates, URLs, arrays, sets, dictionaries and their mutable variants, `NSNull`, and
+    /// attributed strings.
     public static let standardClassNames: Set<String> = [
         "NSString", "NSMutableString", "NSNumber", "NSValue", "NSData", "NSMutableData", "NSDate", "NSURL",
         "NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSDictionary", "NSMutableDictionary", "NSNull",
+        "NSAttributedString", "NSMutableAttributedString",
     ]
 
     // MARK: - Whole-stream conveniences

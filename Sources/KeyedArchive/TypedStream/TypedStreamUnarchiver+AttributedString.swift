@@ -1,0 +1,169 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension TypedStreamUnarchiver {
+    /// `NSAttributedString` / `NSMutableAttributedString` as `NSArchiver` writes them: the
+    /// text (`@`, an `NSString`), then per run a group `iI` — the 1-based index of the run's
+    /// attribute dictionary and the run's length in UTF-16 code units — followed by the
+    /// dictionary (`@`) when the index is one past the dictionaries seen so far.
+    func attributedString(mutable: Bool) throws -> ArchivedAttributedString {
+        let text = try decodeObject(of: String.self) ?? ""
+        let length = text.utf16.count
+        var tables: [[String: ArchivedAttributeValue]] = []
+        var runs: [ArchivedAttributedString.Run] = []
+        var location = 0
+        while !isAtEnd {
+            let pair = try decodeValues(ofObjCTypes: "iI")
+            guard pair.count == 2, let rawIndex = pair[0].integerValue, let rawLength = pair[1].integerValue,
+                let runLength = Int(exactly: rawLength), runLength >= 0
+            else {
+                throw failure(.invalidArchive, "a run is not a dictionary index and a length")
+            }
+            if rawIndex == Int64(tables.count) + 1 {
+                tables.append(try attributeDictionary())
+            }
+            guard rawIndex >= 1, rawIndex <= Int64(tables.count) else {
+                throw failure(.invalidArchive, "run attributes #\(rawIndex) do not exist (\(tables.count) so far)")
+            }
+            guard runLength <= length - location else {
+                throw failure(
+                    .invalidArchive, "a run of \(runLength) at \(location) passes the end of the text (\(length))")
+            }
+            runs.append(
+                ArchivedAttributedString.Run(
+                    range: location..<location + runLength, attributes: tables[Int(rawIndex) - 1]))
+            location += runLength
+        }
+        return ArchivedAttributedString(text, runs: runs, isMutable: mutable)
+    }
+
+    /// The next value, an `NSDictionary` of attribute names to values, typed.
+    private func attributeDictionary() throws -> [String: ArchivedAttributeValue] {
+        let value = try decodeValue(ofObjCType: "@")
+        guard case .object(let index) = value, let dictionary = objectGraph.object(at: index) else {
+            if case .null = value { return [:] }
+            throw failure(.typeMismatch, "run attributes are \(value), not a dictionary")
+        }
+        guard
+            objectGraph.classChain(of: dictionary).contains(where: {
+                $0.name == "NSDictionary" || $0.name == "NSMutableDictionary"
+            })
+        else {
+            throw failure(.typeMismatch, "run attributes are a \(dictionary.className), not a dictionary")
+        }
+        // Counted and checked by the dictionary's own decoding; this reads its members
+        // again to keep each value's object for the ones without a Swift type.
+        guard try objectValue(index) is [String: Any] else {
+            throw failure(.typeMismatch, "run attribute names are not all strings")
+        }
+        let members = dictionary.values.dropFirst()
+        var attributes: [String: ArchivedAttributeValue] = [:]
+        attributes.reserveCapacity(members.count / 2)
+        var iterator = members.makeIterator()
+        while let key = iterator.next(), let value = iterator.next() {
+            guard case .object(let keyIndex) = key, let name = try objectValue(keyIndex) as? String else { continue }
+            attributes[name] = try attributeValue(value)
+        }
+        return attributes
+    }
+
+    /// A stream value as an attribute value: typed where the keyed reader types it, the
+    /// generic graph of the object otherwise.
+    func attributeValue(_ value: TypedStreamGraph.Value) throws -> ArchivedAttributeValue {
+        guard case .object(let index) = value else {
+            if case .null = value { return .null }
+            return .object(try keyedGraph(rootedAt: nil, value: value))
+        }
+        if let typed = Self.attributeValue(of: try objectValue(index)) { return typed }
+        return .object(try keyedGraph(rootedAt: index, value: value))
+    }
+
+    /// A decoded Swift value as a typed attribute value, or `nil` if it has no typed form.
+    static func attributeValue(of value: Any?) -> ArchivedAttributeValue? {
+        switch value {
+        case nil: return .null
+        case let text as String: return .string(text)
+        case let flag as Bool: return .bool(flag)
+        case let number as Float: return .real(Double(number))
+        case let number as Double: return .real(number)
+        case let number as any BinaryInteger: return Int(exactly: number).map { .integer($0) }
+        case let bytes as Data: return .data(bytes)
+        case let date as Date: return .date(date)
+        case let url as URL: return .url(url)
+        case let font as ArchivedFont: return .font(font)
+        case let color as ArchivedColor: return .color(color)
+        case let style as ArchivedParagraphStyle: return .paragraphStyle(style)
+        case is ArchivedNull: return .null
+        case let array as [Any]:
+            var values: [ArchivedAttributeValue] = []
+            for element in array {
+                guard let typed = attributeValue(of: element) else { return nil }
+                values.append(typed)
+            }
+            return .array(values)
+        default: return nil
+        }
+    }
+
+    /// The stream as an ``ArchivedObjectGraph`` (the keyed reader's generic form), rooted
+    /// at object `index`: typedstream node *n* is node *n + 1*, an object's values are its
+    /// fields `$0`, `$1`, … in order (the keyed format's unkeyed keys), a class is a class
+    /// description.
+    func keyedGraph(rootedAt index: Int?, value: TypedStreamGraph.Value) throws -> ArchivedObjectGraph {
+        let base = try bridgedGraph()
+        let root: ArchivedObjectGraph.Value = index.map { .reference($0 + 1) } ?? Self.keyedValue(value)
+        return base.rooted(at: root)
+    }
+
+    private func bridgedGraph() throws -> ArchivedObjectGraph {
+        if let bridged { return bridged }
+        let source = objectGraph
+        var nodes: [ArchivedObjectGraph.Node] = [.null]
+        nodes.reserveCapacity(source.nodes.count + 1)
+        for node in source.nodes {
+            switch node {
+            case .object(let object):
+                let chain = source.classChain(of: object).map(\.name)
+                let fields = object.values.enumerated().map { position, value in
+                    ArchivedObjectGraph.Field(key: "$\(position)", value: Self.keyedValue(value))
+                }
+                nodes.append(
+                    .object(ArchivedObjectGraph.Object(className: object.className, classChain: chain, fields: fields)))
+            case .class(let found):
+                let chain = source.classChain(ofClassAt: nodes.count - 1).map(\.name)
+                nodes.append(.classDescription(ArchivedObjectGraph.ClassDescription(className: found.name, classChain: chain)))
+            case .cString(let bytes):
+                nodes.append(.value(.string(String(decoding: bytes, as: UTF8.self))))
+            }
+        }
+        var counts = [Int](repeating: 0, count: nodes.count)
+        for node in nodes {
+            for reference in node.references where counts.indices.contains(reference) { counts[reference] += 1 }
+        }
+        let graph = ArchivedObjectGraph(
+            nodes: nodes, topLevel: [], root: nil, referenceCounts: counts,
+            cyclic: ArchiveGraphBuilder.cyclicNodes(nodes))
+        bridged = graph
+        return graph
+    }
+
+    static func keyedValue(_ value: TypedStreamGraph.Value) -> ArchivedObjectGraph.Value {
+        switch value {
+        case .integer(let number): return .integer(PropertyListInteger(number))
+        case .unsignedInteger(let number): return .integer(PropertyListInteger(number))
+        case .bool(let flag): return .bool(flag)
+        case .float(let number): return .real(Double(number))
+        case .double(let number): return .real(number)
+        case .cString(let bytes), .bytes(let bytes), .atom(let bytes), .selector(let bytes):
+            return .string(String(decoding: bytes, as: UTF8.self))
+        case .object(let index), .class(let index): return .reference(index + 1)
+        case .null: return .null
+        case .byteArray(let bytes): return .data(bytes)
+        case .array(let values): return .array(values.map(keyedValue))
+        case .structure(_, let fields): return .array(fields.map(keyedValue))
+        }
+    }
+}
