@@ -51,11 +51,13 @@ struct Tool {
         case .lint:
             return forEachFile(invocation) { file in
                 if !invocation.silent {
-                    environment.writeOutput(Data("\(file.name): \(Self.lintVerdict(file.report))\n".utf8))
+                    let verdict = file.typedStream.map(Self.lintVerdict) ?? Self.lintVerdict(file.report)
+                    environment.writeOutput(Data("\(file.name): \(verdict)\n".utf8))
                 }
             }
         case .print:
             return forEachFile(invocation) { file throws(ToolFailure) in
+                try Self.requirePropertyList(file)
                 let limit = Self.outputLimit(forInputLength: file.byteCount)
                 do {
                     try PropertyListPrinter.render(file.value, limit: limit) {
@@ -67,6 +69,7 @@ struct Tool {
             }
         case .convert(let format):
             return forEachFile(invocation) { file throws(ToolFailure) in
+                try Self.requirePropertyList(file)
                 try convert(file, to: format, invocation)
             }
         case .decode:
@@ -93,6 +96,24 @@ struct Tool {
         let report: PropertyListReadingReport
         /// The size of the file in bytes, which bounds what is written for it.
         let byteCount: Int
+        /// The file read as a typedstream (`NSArchiver`), when it has that header; `value`
+        /// is then an empty string.
+        var typedStream: TypedStreamGraph? = nil
+    }
+
+    /// Refuses a typedstream where a property list is needed.
+    static func requirePropertyList(_ file: InputFile) throws(ToolFailure) {
+        if file.typedStream != nil {
+            throw ToolFailure("a typedstream (NSArchiver), not a property list: use decode to print it")
+        }
+    }
+
+    /// What `-lint` says of a typedstream that reads: `OK (typedstream)`, and the bytes
+    /// after its last value if any.
+    static func lintVerdict(_ graph: TypedStreamGraph) -> String {
+        let trailing = graph.trailingData.count
+        guard trailing > 0 else { return "OK (typedstream)" }
+        return "OK (typedstream; ignored \(trailing == 1 ? "1 byte" : "\(trailing) bytes") after the last value)"
     }
 
     /// The most bytes written for one input of `length` bytes: 64 per input byte, and at
@@ -118,8 +139,9 @@ struct Tool {
         for name in invocation.files {
             do throws(ToolFailure) {
                 var report = PropertyListReadingReport()
-                let (value, byteCount) = try readPropertyList(name, report: &report)
-                try action(InputFile(name: name, value: value, report: report, byteCount: byteCount))
+                let (value, byteCount, typedStream) = try readPropertyList(name, report: &report)
+                try action(
+                    InputFile(name: name, value: value, report: report, byteCount: byteCount, typedStream: typedStream))
             } catch {
                 environment.writeError("\(name): \(error.message)\n")
                 status = ExitStatus.failure
@@ -144,7 +166,7 @@ struct Tool {
 
     private func readPropertyList(
         _ name: String, report: inout PropertyListReadingReport
-    ) throws(ToolFailure) -> (value: PropertyList, byteCount: Int) {
+    ) throws(ToolFailure) -> (value: PropertyList, byteCount: Int, typedStream: TypedStreamGraph?) {
         let data: Data
         if name == "-" {
             data = environment.readStandardInput()
@@ -158,7 +180,10 @@ struct Tool {
             if data.isEmpty { throw ToolFailure("file is empty") }
         }
         do {
-            return (try PropertyList(from: data, report: &report), data.count)
+            if TypedStreamUnarchiver.isTypedStream(data) {
+                return (.string(""), data.count, try TypedStreamUnarchiver.objectGraph(from: data))
+            }
+            return (try PropertyList(from: data, report: &report), data.count, nil)
         } catch let error as KeyedArchiveError {
             throw ToolFailure(error.description)
         } catch {
@@ -175,7 +200,7 @@ struct Tool {
         let name = file.name
         let rendered: Data
         do {
-            let graph = try KeyedUnarchiver.objectGraph(from: value)
+            let graph = try file.typedStream?.archivedObjectGraph() ?? KeyedUnarchiver.objectGraph(from: value)
             if invocation.json {
                 rendered = try ArchiveGraphJSON.render(graph)
             } else {

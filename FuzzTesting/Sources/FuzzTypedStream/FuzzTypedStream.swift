@@ -47,6 +47,15 @@ public func fuzzTypedStream(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CIn
         FuzzInput.requirePackageError(error, "unarchivedObject(ofClasses:)")
     }
     do {
+        let body = try IMessageBody(attributedBody: data)
+        for run in body.runs {
+            _ = (run.messagePart, run.mention, run.link, run.attachmentGUID, run.styles, run.textEffectName)
+        }
+        _ = body.description.utf8.count
+    } catch {
+        FuzzInput.requirePackageError(error, "IMessageBody(attributedBody:)")
+    }
+    do {
         let unarchiver = try TypedStreamUnarchiver(forReadingFrom: data)
         unarchiver.setClass(FuzzMarker.self, forClassName: "NSAttributedString")
         unarchiver.setClass(FuzzMarker.self, forClassName: "ROI")

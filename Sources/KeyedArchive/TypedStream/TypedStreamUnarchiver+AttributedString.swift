@@ -120,34 +120,54 @@ extension TypedStreamUnarchiver {
 
     private func bridgedGraph() throws -> ArchivedObjectGraph {
         if let bridged { return bridged }
-        let source = objectGraph
+        let graph = objectGraph.archivedObjectGraph()
+        bridged = graph
+        return graph
+    }
+
+    static func keyedValue(_ value: TypedStreamGraph.Value) -> ArchivedObjectGraph.Value {
+        TypedStreamGraph.keyedValue(value)
+    }
+}
+
+extension TypedStreamGraph {
+    /// The stream as the keyed reader's generic graph, to inspect and print both formats
+    /// alike: node *n* here is node *n + 1* there (node 0 is `$null`), an object's values
+    /// are its fields `$0`, `$1`, … in stream order (the keyed format's unkeyed keys), a
+    /// class is a class description, a C string a string; ``root`` is `$top.root`.
+    ///
+    /// - Returns: The graph.
+    /// - Complexity: O(nodes + values).
+    public func archivedObjectGraph() -> ArchivedObjectGraph {
         var nodes: [ArchivedObjectGraph.Node] = [.null]
-        nodes.reserveCapacity(source.nodes.count + 1)
-        for node in source.nodes {
+        nodes.reserveCapacity(self.nodes.count + 1)
+        for node in self.nodes {
             switch node {
             case .object(let object):
-                let chain = source.classChain(of: object).map(\.name)
+                let chain = classChain(of: object).map(\.name)
                 let fields = object.values.enumerated().map { position, value in
                     ArchivedObjectGraph.Field(key: "$\(position)", value: Self.keyedValue(value))
                 }
                 nodes.append(
                     .object(ArchivedObjectGraph.Object(className: object.className, classChain: chain, fields: fields)))
             case .class(let found):
-                let chain = source.classChain(ofClassAt: nodes.count - 1).map(\.name)
-                nodes.append(.classDescription(ArchivedObjectGraph.ClassDescription(className: found.name, classChain: chain)))
+                let chain = classChain(ofClassAt: nodes.count - 1).map(\.name)
+                nodes.append(
+                    .classDescription(ArchivedObjectGraph.ClassDescription(className: found.name, classChain: chain)))
             case .cString(let bytes):
                 nodes.append(.value(.string(String(decoding: bytes, as: UTF8.self))))
             }
         }
         var counts = [Int](repeating: 0, count: nodes.count)
-        for node in nodes {
-            for reference in node.references where counts.indices.contains(reference) { counts[reference] += 1 }
+        let rootValue = root.map(Self.keyedValue)
+        for reference in (rootValue.map { ArchivedObjectGraph.Node.value($0) }?.references ?? []) + nodes.flatMap(\.references)
+        where counts.indices.contains(reference) {
+            counts[reference] += 1
         }
-        let graph = ArchivedObjectGraph(
-            nodes: nodes, topLevel: [], root: nil, referenceCounts: counts,
+        let topLevel = rootValue.map { [ArchivedObjectGraph.Field(key: "root", value: $0)] } ?? []
+        return ArchivedObjectGraph(
+            nodes: nodes, topLevel: topLevel, root: rootValue, referenceCounts: counts,
             cyclic: ArchiveGraphBuilder.cyclicNodes(nodes))
-        bridged = graph
-        return graph
     }
 
     static func keyedValue(_ value: TypedStreamGraph.Value) -> ArchivedObjectGraph.Value {
