@@ -57,7 +57,10 @@ struct IMessageBodyTests {
         #expect(styled.runs[4].styles == .italic)
         #expect(styled.runs.contains { $0.styles == [.bold, .italic, .underline, .strikethrough] })
         let effects = try Self.body("crabstep_TextEffects")
-        let named = effects.runs.compactMap { run in run.textEffectName.map { ($0, run.text) } }
+        // Messages gives the spaces between words the effect of a neighbour: keep words.
+        let named = effects.runs.compactMap { run in
+            run.textEffectName.map { ($0, run.text.trimmingCharacters(in: .whitespaces)) }
+        }.filter { !$0.1.isEmpty }
         #expect(named.map(\.0) == ["big", "small", "shake", "nod", "explode", "ripple", "bloom", "jitter"])
         #expect(named.map { $0.1.lowercased() } == named.map(\.0))
     }
