@@ -72,6 +72,7 @@ enum BenchmarkRegistry {
             PropertyListBenchmarks.self,
             KeyedArchiveBenchmarks.self,
             CodableBenchmarks.self,
+            TypedStreamBenchmarks.self,
         ]
     }
 

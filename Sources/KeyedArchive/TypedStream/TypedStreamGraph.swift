@@ -102,8 +102,9 @@ public struct TypedStreamGraph: Hashable, Sendable, CustomStringConvertible {
     public func classChain(ofClassAt classIndex: Int) -> [Class] {
         var chain: [Class] = []
         var next: Int? = classIndex
-        var seen = Set<Int>()
-        while let index = next, seen.insert(index).inserted, let found = self.class(at: index) {
+        // A superclass is always read before the class that names it, so a chain cannot
+        // loop in a graph read from a stream; the bound guards graphs built by hand.
+        while let index = next, chain.count < nodes.count, let found = self.class(at: index) {
             chain.append(found)
             next = found.superclassIndex
         }
@@ -222,7 +223,7 @@ extension TypedStreamGraph {
     }
 
     /// A value of a C type, as the stream holds it.
-    public indirect enum Value: Hashable, Sendable, CustomStringConvertible {
+    public enum Value: Hashable, Sendable, CustomStringConvertible {
         /// A signed integer (`c`, `s`, `i`, `l`, `q`).
         case integer(Int64)
         /// An unsigned integer (`C`, `S`, `I`, `L`, `Q`).

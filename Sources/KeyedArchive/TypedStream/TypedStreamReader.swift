@@ -49,7 +49,7 @@ struct TypedStreamReader {
     private var strings: [Range<Int>] = []
     private var stringCache: [String?] = []
     private var typeCache: [[TypedStreamType]?] = []
-    private var nodes: [TypedStreamGraph.Node?] = []
+    private var nodes: [TypedStreamGraph.Node] = []
     private var kinds: [Kind] = []
     private var budget: Int
     private var depth = 0
@@ -58,6 +58,13 @@ struct TypedStreamReader {
         bytes = [UInt8](data)
         self.options = options
         budget = options.valueBudget(inputLength: data.count)
+        // Typical streams hold about one shared string and two table entries per 16 bytes.
+        let estimate = min(data.count / 16, 4096)
+        strings.reserveCapacity(estimate)
+        stringCache.reserveCapacity(estimate)
+        typeCache.reserveCapacity(estimate)
+        nodes.reserveCapacity(estimate * 2)
+        kinds.reserveCapacity(estimate * 2)
     }
 
     // MARK: - Whole stream
@@ -91,17 +98,11 @@ struct TypedStreamReader {
         guard !contents.isEmpty else {
             throw KeyedArchiveError(.invalidArchive, "the typedstream holds no values", at: .byteOffset(position))
         }
-        var table: [TypedStreamGraph.Node] = []
-        table.reserveCapacity(nodes.count)
-        for (index, node) in nodes.enumerated() {
-            guard let node else {
-                throw KeyedArchiveError(.corruptData, "object #\(index) was never completed")
-            }
-            table.append(node)
-        }
+        // Every placeholder has been filled: objects and classes are completed before
+        // reading returns, or reading throws.
         return TypedStreamGraph(
             byteOrder: byteOrder, streamerVersion: streamerVersion, systemVersion: Int(clamping: systemVersion),
-            nodes: table, contents: contents, trailingData: Data(bytes[trailingStart...]),
+            nodes: nodes, contents: contents, trailingData: Data(bytes[trailingStart...]),
             root: contents.first?.values.first)
     }
 
@@ -146,7 +147,10 @@ struct TypedStreamReader {
         budget -= count
     }
 
-    private mutating func addNode(_ node: TypedStreamGraph.Node?, kind: Kind, at offset: Int) throws -> Int {
+    /// What an object's or a class's slot holds until it is read.
+    private static let placeholder = TypedStreamGraph.Node.cString(Data())
+
+    private mutating func addNode(_ node: TypedStreamGraph.Node, kind: Kind, at offset: Int) throws -> Int {
         guard nodes.count < options.maximumObjectCount else {
             throw KeyedArchiveError(
                 .limitExceeded, "more than \(options.maximumObjectCount) objects, classes and C strings",
@@ -267,9 +271,29 @@ struct TypedStreamReader {
         }
     }
 
+    /// Names that most streams hold, returned without building a new string.
+    private static let commonNames: [StaticString] = [
+        "@", "i", "I", "iI", "+", "*", "q", "d", "c", "NSObject", "NSString", "NSMutableString", "NSNumber", "NSValue",
+        "NSDictionary", "NSMutableDictionary", "NSArray", "NSMutableArray", "NSAttributedString",
+        "NSMutableAttributedString", "NSData", "NSMutableData", "NSDate", "NSURL", "NSSet", "NSMutableSet", "NSNull",
+        "NSColor", "NSFont", "NSParagraphStyle", "__kIMMessagePartAttributeName", "__kIMFileTransferGUIDAttributeName",
+        "__kIMBaseWritingDirectionAttributeName",
+    ]
+
+    private static let commonNameStrings: [(bytes: [UInt8], text: String)] = commonNames.map { name in
+        (Array(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)), name.description)
+    }
+
     private mutating func sharedString(_ index: Int) -> String {
         if let cached = stringCache[index] { return cached }
-        let text = String(decoding: bytes[strings[index]], as: UTF8.self)
+        let range = strings[index]
+        for common in Self.commonNameStrings where common.bytes.count == range.count {
+            if bytes[range].elementsEqual(common.bytes) {
+                stringCache[index] = common.text
+                return common.text
+            }
+        }
+        let text = String(decoding: bytes[range], as: UTF8.self)
         stringCache[index] = text
         return text
     }
@@ -279,6 +303,10 @@ struct TypedStreamReader {
     private mutating func types(ofString index: Int, at offset: Int) throws -> [TypedStreamType] {
         if let cached = typeCache[index] { return cached }
         let range = strings[index]
+        if range.count == 1, let common = TypedStreamType.single[Int(bytes[range.lowerBound])] {
+            typeCache[index] = common
+            return common
+        }
         let parsed = bytes.withUnsafeBufferPointer { buffer in
             TypedStreamType.parse(UnsafeBufferPointer(rebasing: buffer[range]))
         }
@@ -347,7 +375,7 @@ struct TypedStreamReader {
                 return .cString(text)
             default:
                 let index = try readReference(head: head, kind: .cString)
-                guard case .cString(let text)? = nodes[index] else { return .null }
+                guard case .cString(let text) = nodes[index] else { return .null }
                 return .cString(text)
             }
         case .atom:
@@ -396,7 +424,7 @@ struct TypedStreamReader {
                 throw corrupt("a class name is nil", at: offset)
             }
             let version = try readSigned(head: try readHead())
-            let index = try addNode(nil, kind: .class, at: offset)
+            let index = try addNode(Self.placeholder, kind: .class, at: offset)
             chain.append((index, sharedString(nameIndex), Int(version)))
             head = try readHead()
         }
@@ -415,10 +443,10 @@ struct TypedStreamReader {
             return .null
         case Self.tagNew:
             let offset = position - 1
-            let index = try addNode(nil, kind: .object, at: offset)
+            let index = try addNode(Self.placeholder, kind: .object, at: offset)
             let classOffset = position
             guard let classIndex = try readClass(head: try readHead()),
-                case .class(let objectClass)? = nodes[classIndex]
+                case .class(let objectClass) = nodes[classIndex]
             else {
                 throw corrupt("an object has a nil class", at: classOffset)
             }

@@ -23,6 +23,18 @@ indirect enum TypedStreamType: Hashable, Sendable {
     case structure(name: String?, fields: [TypedStreamType])
     case pointer(TypedStreamType)
 
+    /// The types of the one-letter encodings, by letter, parsed once for every stream.
+    static let single: [[TypedStreamType]?] = (0..<256).map { byte in
+        guard byte < 128, byte != Int(UInt8(ascii: "[")), byte != Int(UInt8(ascii: "{")),
+            byte != Int(UInt8(ascii: "^"))
+        else { return nil }
+        let letter = [UInt8(byte)]
+        return letter.withUnsafeBufferPointer { buffer in
+            if case .success(let types) = parse(buffer) { return types }
+            return nil
+        }
+    }
+
     /// The deepest nesting of arrays, structures and pointers accepted in one encoding.
     static let maximumNesting = 64
 

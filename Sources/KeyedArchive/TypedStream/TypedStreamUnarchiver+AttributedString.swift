@@ -10,7 +10,19 @@ extension TypedStreamUnarchiver {
     /// attribute dictionary and the run's length in UTF-16 code units — followed by the
     /// dictionary (`@`) when the index is one past the dictionaries seen so far.
     func attributedString(mutable: Bool) throws -> ArchivedAttributedString {
-        let text = try decodeObject(of: String.self) ?? ""
+        let textValue = try decodeValue(ofObjCType: "@")
+        let text: String
+        switch textValue {
+        case .null: text = ""
+        case .object(let index):
+            if let fast = try plainString(at: index) {
+                text = fast
+            } else {
+                guard let slow = try typedValue(textValue, as: String.self) else { text = ""; break }
+                text = slow
+            }
+        default: throw failure(.typeMismatch, "the attributed string's text is \(textValue)")
+        }
         let length = text.utf16.count
         var tables: [[String: ArchivedAttributeValue]] = []
         var runs: [ArchivedAttributedString.Run] = []
@@ -54,17 +66,22 @@ extension TypedStreamUnarchiver {
         else {
             throw failure(.typeMismatch, "run attributes are a \(dictionary.className), not a dictionary")
         }
-        // Counted and checked by the dictionary's own decoding; this reads its members
-        // again to keep each value's object for the ones without a Swift type.
-        guard try objectValue(index) is [String: Any] else {
-            throw failure(.typeMismatch, "run attribute names are not all strings")
+        // Read here rather than as a Swift dictionary, to keep each value's object for the
+        // ones without a Swift type.
+        let values = dictionary.values
+        guard values.count & 1 == 1, let count = values.first?.integerValue, count == Int64(values.count / 2) else {
+            throw failure(.invalidArchive, "the run attributes are not a count and that many entries")
         }
-        let members = dictionary.values.dropFirst()
+        let members = values.dropFirst()
         var attributes: [String: ArchivedAttributeValue] = [:]
         attributes.reserveCapacity(members.count / 2)
         var iterator = members.makeIterator()
         while let key = iterator.next(), let value = iterator.next() {
-            guard case .object(let keyIndex) = key, let name = try objectValue(keyIndex) as? String else { continue }
+            guard case .object(let keyIndex) = key,
+                let name = try plainString(at: keyIndex) ?? (try objectValue(keyIndex) as? String)
+            else {
+                throw failure(.typeMismatch, "a run attribute name is not a string")
+            }
             attributes[name] = try attributeValue(value)
         }
         return attributes
@@ -77,8 +94,41 @@ extension TypedStreamUnarchiver {
             if case .null = value { return .null }
             return .object(try keyedGraph(rootedAt: nil, value: value))
         }
+        if let text = try plainString(at: index) { return .string(text) }
+        if let number = plainNumber(at: index) { return number }
         if let typed = Self.attributeValue(of: try objectValue(index)) { return typed }
         return .object(try keyedGraph(rootedAt: index, value: value))
+    }
+
+    /// The text of object `index` if it is an `NSString` or `NSMutableString` of the usual
+    /// layout (one group `+`), read without the general machinery; `nil` otherwise.
+    func plainString(at index: Int) throws -> String? {
+        if let cached = decoded[index] { return cached as? String }
+        guard let object = objectGraph.object(at: index), object.groups.count == 1,
+            object.className == "NSString" || object.className == "NSMutableString",
+            object.groups[0].encoding == "+", case .bytes(let utf8)? = object.groups[0].values.first
+        else { return nil }
+        guard let text = String(validating: utf8, as: UTF8.self) else {
+            throw failure(.corruptData, "the NSString #\(index) is not UTF-8")
+        }
+        decoded[index] = text
+        return text
+    }
+
+    /// Object `index` as a number attribute if it is an `NSNumber` of the usual layout.
+    private func plainNumber(at index: Int) -> ArchivedAttributeValue? {
+        guard let object = objectGraph.object(at: index), object.className == "NSNumber", object.groups.count == 2,
+            object.groups[0].encoding == "*", let value = object.groups[1].values.first,
+            object.groups[1].values.count == 1
+        else { return nil }
+        switch value {
+        case .integer(let number): return Int(exactly: number).map { .integer($0) }
+        case .unsignedInteger(let number): return Int(exactly: number).map { .integer($0) }
+        case .float(let number): return .real(Double(number))
+        case .double(let number): return .real(number)
+        case .bool(let flag): return .bool(flag)
+        default: return nil
+        }
     }
 
     /// A decoded Swift value as a typed attribute value, or `nil` if it has no typed form.

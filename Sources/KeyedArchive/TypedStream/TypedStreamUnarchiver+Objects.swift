@@ -41,20 +41,19 @@ extension TypedStreamUnarchiver {
 
     /// Object `index` decoded once and shared by every reference to it.
     func objectValue(_ index: Int) throws -> Any? {
-        if let cached = decoded[index] { return cached }
         guard let object = objectGraph.object(at: index) else {
             throw failure(.invalidArchive, "reference #\(index) is not an object")
         }
-        if inProgress.contains(index) {
+        if let cached = decoded[index] { return cached }
+        if inProgress[index] {
             throw failure(
                 .unresolvableCycle,
                 "object #\(index) (\(object.className)) contains itself; read it with objectGraph to see the cycle")
         }
-        let chain = objectGraph.classChain(of: object)
         let value: Any
-        if let type = classMap[object.className] {
+        if !classMap.isEmpty, let type = classMap[object.className] {
             value = try instantiate(type, at: index)
-        } else if let standard = chain.lazy.compactMap({ TypedStreamStandardClass(rawValue: $0.name) }).first {
+        } else if let standard = standardClass(ofClassAt: object.classIndex) {
             value = try withObject(index) { try standardValue(standard, object: object, index: index) }
         } else if options.decodesUnknownClassesGenerically {
             value = objectGraph.rooted(at: .object(index))
@@ -66,6 +65,17 @@ extension TypedStreamUnarchiver {
         }
         decoded[index] = value
         return value
+    }
+
+    /// The first standard class of a class chain, worked out once per class.
+    private func standardClass(ofClassAt classIndex: Int) -> TypedStreamStandardClass? {
+        guard standardClasses.indices.contains(classIndex) else { return nil }
+        if let known = standardClasses[classIndex] { return known }
+        let found = objectGraph.classChain(ofClassAt: classIndex).lazy.compactMap {
+            TypedStreamStandardClass(rawValue: $0.name)
+        }.first
+        standardClasses[classIndex] = .some(found)
+        return found
     }
 
     func instantiate(_ type: any TypedStreamDecodable.Type, at index: Int) throws -> any TypedStreamDecodable {
@@ -80,7 +90,7 @@ extension TypedStreamUnarchiver {
         guard let object = objectGraph.object(at: index) else {
             throw failure(.invalidArchive, "reference #\(index) is not an object")
         }
-        if inProgress.contains(index) {
+        if inProgress[index] {
             throw failure(.unresolvableCycle, "object #\(index) (\(object.className)) contains itself")
         }
         guard frames.count <= options.maximumDepth else {
@@ -89,11 +99,11 @@ extension TypedStreamUnarchiver {
         if frames.count > StackHeadroom.uncheckedDepth, StackHeadroom.isLow() {
             throw failure(.limitExceeded, StackHeadroom.message(depth: frames.count))
         }
-        inProgress.insert(index)
+        inProgress[index] = true
         frames.append(Frame(groups: object.groups, next: 0, objectIndex: index))
         defer {
             frames.removeLast()
-            inProgress.remove(index)
+            inProgress[index] = false
         }
         return try body()
     }

@@ -62,8 +62,12 @@ public final class TypedStreamUnarchiver {
     }
 
     var frames: [Frame]
-    var decoded: [Int: Any] = [:]
-    var inProgress = Set<Int>()
+    /// Each node's decoded value, once decoded (by node index).
+    var decoded: [Any?]
+    /// Whether each node is being decoded.
+    var inProgress: [Bool]
+    /// Each class node's standard class: `nil` not yet worked out, `.some(nil)` none.
+    var standardClasses: [TypedStreamStandardClass??]
     var classMap: [String: any TypedStreamDecodable.Type] = [:]
     private var classVersions: [String: Int]?
     var bridged: ArchivedObjectGraph?
@@ -83,6 +87,10 @@ public final class TypedStreamUnarchiver {
         objectGraph = try reader.readGraph()
         self.options = options
         frames = [Frame(groups: objectGraph.contents, next: 0, objectIndex: nil)]
+        let count = objectGraph.nodes.count
+        decoded = Array(repeating: nil, count: count)
+        inProgress = Array(repeating: false, count: count)
+        standardClasses = Array(repeating: nil, count: count)
     }
 
     /// Whether `data` starts with a typedstream header (`streamtyped` or `typedstream`).
