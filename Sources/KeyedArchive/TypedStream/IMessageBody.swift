@@ -41,6 +41,15 @@ public struct IMessageBody: Hashable, Sendable, CustomStringConvertible {
     public init(
         attributedBody: Data, options: TypedStreamUnarchivingOptions = TypedStreamUnarchivingOptions()
     ) throws {
+        // Most bodies have one shape, read in one pass; anything else (and every error) goes
+        // through the general reader.
+        if options.allowedClassNames == nil,
+            let string = TypedStreamBodyReader.attributedString(
+                attributedBody, maximumObjectCount: options.maximumObjectCount)
+        {
+            self.init(string)
+            return
+        }
         let unarchiver = try TypedStreamUnarchiver(forReadingFrom: attributedBody, options: options)
         guard let string = try unarchiver.decodeObject(of: ArchivedAttributedString.self) else {
             throw KeyedArchiveError(.typeMismatch, "the message body is nil", at: .keyPath("root"))
