@@ -15,7 +15,8 @@ enum TypedStreamBenchmarks: BenchmarkGroup {
         let count = size == .full ? 10_000 : 200
         return [
             Benchmark(
-                workload: "\(count)-imessage-bodies (baseline: the same as keyed archives)", operation: "read",
+                workload: "\(count)-imessage-bodies (baseline: the same as keyed archives)",
+                operation: "read",
                 format: "typedstream", target: nil,
                 prepare: {
                     let strings = IMessageBodies.strings(count: count)
@@ -36,7 +37,8 @@ enum TypedStreamBenchmarks: BenchmarkGroup {
                             for archive in keyed {
                                 runs +=
                                     try KeyedUnarchiver.unarchivedObject(
-                                        ofClass: ArchivedAttributedString.self, from: archive)?.runs.count ?? 0
+                                        ofClass: ArchivedAttributedString.self, from: archive)?.runs.count
+                                    ?? 0
                             }
                             blackHole(runs)
                             return bytes
@@ -44,7 +46,9 @@ enum TypedStreamBenchmarks: BenchmarkGroup {
                         inputBytes: bytes,
                         verify: {
                             for (body, string) in zip(bodies, strings) {
-                                guard let read = try? IMessageBody(attributedBody: body) else { return "unreadable body" }
+                                guard let read = try? IMessageBody(attributedBody: body) else {
+                                    return "unreadable body"
+                                }
                                 guard read.attributedString == string, read.runs.count == 3,
                                     read.runs[1].mention != nil, read.runs[2].styles == .bold
                                 else { return "a body reads back differently" }
@@ -64,8 +68,12 @@ enum IMessageBodies {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int((state >> 33) % UInt64(bound))
         }
-        let words = ["see", "you", "at", "the", "station", "tomorrow", "thanks", "lunch", "sounds", "great", "ok"]
-        func phrase(_ length: Int) -> String { (0..<length).map { _ in words[next(words.count)] }.joined(separator: " ") }
+        let words = [
+            "see", "you", "at", "the", "station", "tomorrow", "thanks", "lunch", "sounds", "great", "ok",
+        ]
+        func phrase(_ length: Int) -> String {
+            (0..<length).map { _ in words[next(words.count)] }.joined(separator: " ")
+        }
         return (0..<count).map { index in
             let first = phrase(2 + next(4)) + " "
             let name = ["Dad", "Alex", "Sam", "Jo"][next(4)]
@@ -86,7 +94,9 @@ enum IMessageBodies {
                         ]),
                     .init(
                         range: b..<text.utf16.count,
-                        attributes: ["__kIMMessagePartAttributeName": part, "__kIMTextBoldAttributeName": .integer(1)]),
+                        attributes: [
+                            "__kIMMessagePartAttributeName": part, "__kIMTextBoldAttributeName": .integer(1),
+                        ]),
                 ], isMutable: true)
         }
     }

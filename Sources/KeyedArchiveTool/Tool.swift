@@ -113,7 +113,8 @@ struct Tool {
     static func lintVerdict(_ graph: TypedStreamGraph) -> String {
         let trailing = graph.trailingData.count
         guard trailing > 0 else { return "OK (typedstream)" }
-        return "OK (typedstream; ignored \(trailing == 1 ? "1 byte" : "\(trailing) bytes") after the last value)"
+        return
+            "OK (typedstream; ignored \(trailing == 1 ? "1 byte" : "\(trailing) bytes") after the last value)"
     }
 
     /// The most bytes written for one input of `length` bytes: 64 per input byte, and at
@@ -141,7 +142,9 @@ struct Tool {
                 var report = PropertyListReadingReport()
                 let (value, byteCount, typedStream) = try readPropertyList(name, report: &report)
                 try action(
-                    InputFile(name: name, value: value, report: report, byteCount: byteCount, typedStream: typedStream))
+                    InputFile(
+                        name: name, value: value, report: report, byteCount: byteCount,
+                        typedStream: typedStream))
             } catch {
                 environment.writeError("\(name): \(error.message)\n")
                 status = ExitStatus.failure
@@ -200,7 +203,8 @@ struct Tool {
         let name = file.name
         let rendered: Data
         do {
-            let graph = try file.typedStream?.archivedObjectGraph() ?? KeyedUnarchiver.objectGraph(from: value)
+            let graph =
+                try file.typedStream?.archivedObjectGraph() ?? KeyedUnarchiver.objectGraph(from: value)
             if invocation.json {
                 rendered = try ArchiveGraphJSON.render(graph)
             } else {

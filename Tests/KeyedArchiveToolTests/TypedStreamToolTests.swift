@@ -57,9 +57,11 @@ import Testing
         let bad = try directory.write(data.prefix(data.count - 3), to: "bad.typedstream")
         let run = ToolRun(["-lint", good, trailing, bad])
         #expect(run.status == 1)
-        #expect(run.outputLines == [
-            "\(good): OK (typedstream)", "\(trailing): OK (typedstream; ignored 2 bytes after the last value)",
-        ])
+        #expect(
+            run.outputLines == [
+                "\(good): OK (typedstream)",
+                "\(trailing): OK (typedstream; ignored 2 bytes after the last value)",
+            ])
         #expect(run.errorLines.count == 1)
         #expect(run.errorLines.first?.hasPrefix("\(bad): byte ") == true)
     }

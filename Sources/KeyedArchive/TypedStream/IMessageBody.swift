@@ -63,7 +63,9 @@ public struct IMessageBody: Hashable, Sendable, CustomStringConvertible {
     public init(_ attributedString: ArchivedAttributedString) {
         self.attributedString = attributedString
         runs = attributedString.runs.map { run in
-            Run(range: run.range, text: attributedString.text(in: run.range) ?? "", attributes: run.attributes)
+            Run(
+                range: run.range, text: attributedString.text(in: run.range) ?? "", attributes: run.attributes
+            )
         }
     }
 
@@ -170,7 +172,8 @@ public struct IMessageBody: Hashable, Sendable, CustomStringConvertible {
 
         static let attributeNames: [(TextStyles, String)] = [
             (.bold, "__kIMTextBoldAttributeName"), (.italic, "__kIMTextItalicAttributeName"),
-            (.underline, "__kIMTextUnderlineAttributeName"), (.strikethrough, "__kIMTextStrikethroughAttributeName"),
+            (.underline, "__kIMTextUnderlineAttributeName"),
+            (.strikethrough, "__kIMTextStrikethroughAttributeName"),
         ]
     }
 }

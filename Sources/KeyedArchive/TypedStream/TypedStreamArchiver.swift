@@ -94,7 +94,9 @@ public final class TypedStreamArchiver {
     ///   its group's encoding or refers outside the graph.
     public static func archivedData(of graph: TypedStreamGraph) throws -> Data {
         var writer = TypedStreamWriter(littleEndian: graph.byteOrder == .littleEndian)
-        writer.writeHeader(streamerVersion: UInt8(clamping: graph.streamerVersion), systemVersion: Int64(graph.systemVersion))
+        writer.writeHeader(
+            streamerVersion: UInt8(clamping: graph.streamerVersion), systemVersion: Int64(graph.systemVersion)
+        )
         for group in graph.contents {
             try writer.writeGroup(encoding: group.encoding, values: group.values, graph: graph)
         }
@@ -162,7 +164,9 @@ struct TypedStreamWriter {
     }
 
     private mutating func writeReal(_ value: Double, isFloat: Bool) {
-        if value == value.rounded(), !(value == 0 && value.sign == .minus), let integer = Int32(exactly: value) {
+        if value == value.rounded(), !(value == 0 && value.sign == .minus),
+            let integer = Int32(exactly: value)
+        {
             writeInteger(Int64(integer))
             return
         }
@@ -223,7 +227,9 @@ struct TypedStreamWriter {
 
     // MARK: - Groups and values of a graph
 
-    mutating func writeGroup(encoding: String, values: [TypedStreamGraph.Value], graph: TypedStreamGraph?) throws {
+    mutating func writeGroup(encoding: String, values: [TypedStreamGraph.Value], graph: TypedStreamGraph?)
+        throws
+    {
         let text = Array(encoding.utf8)
         let parsed = text.withUnsafeBufferPointer { TypedStreamType.parse($0) }
         guard case .success(let types) = parsed, types.count == values.count else {
@@ -233,7 +239,9 @@ struct TypedStreamWriter {
         for (type, value) in zip(types, values) { try writeValue(value, as: type, graph: graph) }
     }
 
-    private mutating func writeValue(_ value: TypedStreamGraph.Value, as type: TypedStreamType, graph: TypedStreamGraph?)
+    private mutating func writeValue(
+        _ value: TypedStreamGraph.Value, as type: TypedStreamType, graph: TypedStreamGraph?
+    )
         throws
     {
         switch (type, value) {
@@ -249,7 +257,8 @@ struct TypedStreamWriter {
         case (.float, _) where value.doubleValue != nil: writeReal(value.doubleValue ?? 0, isFloat: true)
         case (.double, _) where value.doubleValue != nil: writeReal(value.doubleValue ?? 0, isFloat: false)
         case (.cString, .cString(let text)): writeCString(Array(text))
-        case (.cString, .null), (.bytes, .null), (.atom, .null), (.selector, .null), (.class, .null), (.object, .null):
+        case (.cString, .null), (.bytes, .null), (.atom, .null), (.selector, .null), (.class, .null),
+            (.object, .null):
             bytes.append(0x85)
         case (.bytes, .bytes(let text)):
             writeUnsigned(UInt64(text.count))
@@ -286,7 +295,9 @@ struct TypedStreamWriter {
             writeReference(number)
             return
         }
-        guard let object = graph.object(at: index) else { throw invalid("#\(index) is not an object of the graph") }
+        guard let object = graph.object(at: index) else {
+            throw invalid("#\(index) is not an object of the graph")
+        }
         try enter()
         defer { depth -= 1 }
         bytes.append(0x84)
@@ -303,7 +314,9 @@ struct TypedStreamWriter {
 
     private static let objectChain: [(name: String, version: Int)] = [("NSObject", 0)]
 
-    private mutating func writeNewObject(_ chain: [(name: String, version: Int)], _ body: (inout Self) throws -> Void)
+    private mutating func writeNewObject(
+        _ chain: [(name: String, version: Int)], _ body: (inout Self) throws -> Void
+    )
         throws
     {
         try enter()
@@ -325,7 +338,8 @@ struct TypedStreamWriter {
     }
 
     private mutating func writeString(_ text: String, mutable: Bool = false) throws {
-        let chain: [(name: String, version: Int)] = mutable ? [("NSMutableString", 1), ("NSString", 1)] : [("NSString", 1)]
+        let chain: [(name: String, version: Int)] =
+            mutable ? [("NSMutableString", 1), ("NSString", 1)] : [("NSString", 1)]
         try writeNewObject(chain) { writer in
             writer.writeSharedString(Array("+".utf8))
             let utf8 = Array(text.utf8)

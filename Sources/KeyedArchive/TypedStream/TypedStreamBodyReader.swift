@@ -43,7 +43,9 @@ struct TypedStreamBodyReader {
     static func attributedString(_ data: Data, maximumObjectCount: Int) -> ArchivedAttributedString? {
         data.withUnsafeBytes { buffer in
             var reader = TypedStreamBodyReader(bytes: buffer)
-            guard let string = reader.readRoot(), reader.entries.count <= maximumObjectCount else { return nil }
+            guard let string = reader.readRoot(), reader.entries.count <= maximumObjectCount else {
+                return nil
+            }
             return string
         }
     }
@@ -118,7 +120,8 @@ struct TypedStreamBodyReader {
     private func isString(_ index: Int, _ expected: StaticString) -> Bool {
         let found = stringBytes(index)
         guard found.count == expected.utf8CodeUnitCount else { return false }
-        return found.elementsEqual(UnsafeRawBufferPointer(start: expected.utf8Start, count: expected.utf8CodeUnitCount))
+        return found.elementsEqual(
+            UnsafeRawBufferPointer(start: expected.utf8Start, count: expected.utf8CodeUnitCount))
     }
 
     /// A group of one type: its encoding string must be `expected`.
@@ -148,7 +151,9 @@ struct TypedStreamBodyReader {
         guard var next = head() else { return nil }
         var first: ClassKind?
         while next == -124 {
-            guard let name = sharedString(), let versionHead = head(), signed(versionHead) != nil else { return nil }
+            guard let name = sharedString(), let versionHead = head(), signed(versionHead) != nil else {
+                return nil
+            }
             let kind = kind(ofName: name)
             if first == nil { first = kind }
             entries.append(.class(kind))
@@ -189,7 +194,9 @@ struct TypedStreamBodyReader {
         guard group("+"), let lengthHead = head(), let length = unsigned(lengthHead),
             length <= UInt64(bytes.count - position)
         else { return nil }
-        let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[position..<position + Int(length)]), as: UTF8.self)
+        let text = String(
+            validating: UnsafeRawBufferPointer(rebasing: bytes[position..<position + Int(length)]),
+            as: UTF8.self)
         position += Int(length)
         return text
     }
@@ -205,7 +212,9 @@ struct TypedStreamBodyReader {
             guard let index = reference(first), case .cString(let found) = entries[index] else { return nil }
             type = found
         }
-        guard let encoding = sharedString(), stringBytes(encoding).count == 1, stringBytes(encoding)[0] == type else {
+        guard let encoding = sharedString(), stringBytes(encoding).count == 1,
+            stringBytes(encoding)[0] == type
+        else {
             return nil
         }
         switch type {
@@ -214,19 +223,23 @@ struct TypedStreamBodyReader {
             defer { position += 1 }
             return .integer(Int(Int8(bitPattern: bytes[position])))
         case UInt8(ascii: "s"), UInt8(ascii: "i"), UInt8(ascii: "l"), UInt8(ascii: "q"):
-            guard let valueHead = head(), let number = signed(valueHead), let fitting = Int(exactly: number) else {
+            guard let valueHead = head(), let number = signed(valueHead), let fitting = Int(exactly: number)
+            else {
                 return nil
             }
             return .integer(fitting)
         case UInt8(ascii: "S"), UInt8(ascii: "I"), UInt8(ascii: "L"), UInt8(ascii: "Q"):
-            guard let valueHead = head(), let number = unsigned(valueHead), let fitting = Int(exactly: number) else {
+            guard let valueHead = head(), let number = unsigned(valueHead), let fitting = Int(exactly: number)
+            else {
                 return nil
             }
             return .integer(fitting)
         case UInt8(ascii: "f"), UInt8(ascii: "d"):
             guard let valueHead = head() else { return nil }
             if valueHead == -125 {
-                if type == UInt8(ascii: "f") { return raw(4).map { .real(Double(Float(bitPattern: UInt32($0)))) } }
+                if type == UInt8(ascii: "f") {
+                    return raw(4).map { .real(Double(Float(bitPattern: UInt32($0)))) }
+                }
                 return raw(8).map { .real(Double(bitPattern: $0)) }
             }
             guard let number = signed(valueHead) else { return nil }
@@ -241,7 +254,9 @@ struct TypedStreamBodyReader {
             count <= Int64(bytes.count - position), let encoding = sharedString()
         else { return nil }
         // "[Nc]" with N the count.
-        guard arrayEncoding(encoding, count: Int(count)), Int(count) <= bytes.count - position else { return nil }
+        guard arrayEncoding(encoding, count: Int(count)), Int(count) <= bytes.count - position else {
+            return nil
+        }
         defer { position += Int(count) }
         return .data(Data(UnsafeRawBufferPointer(rebasing: bytes[position..<position + Int(count)])))
     }
@@ -272,9 +287,13 @@ struct TypedStreamBodyReader {
             return nil
         }
         position = 13
-        guard let versionHead = head(), unsigned(versionHead) != nil, group("@"), head() == -124 else { return nil }
+        guard let versionHead = head(), unsigned(versionHead) != nil, group("@"), head() == -124 else {
+            return nil
+        }
         entries.append(.placeholder)
-        guard let kind = classChain(), kind == .attributedString || kind == .mutableAttributedString else { return nil }
+        guard let kind = classChain(), kind == .attributedString || kind == .mutableAttributedString else {
+            return nil
+        }
         guard group("@"), head() == -124 else { return nil }
         let textSlot = entries.count
         entries.append(.placeholder)
@@ -299,7 +318,8 @@ struct TypedStreamBodyReader {
             }
             guard index >= 1, index <= Int64(tables.count) else { return nil }
             let end = location + Int(runLength)
-            runs.append(ArchivedAttributedString.Run(range: location..<end, attributes: tables[Int(index) - 1]))
+            runs.append(
+                ArchivedAttributedString.Run(range: location..<end, attributes: tables[Int(index) - 1]))
             location = end
         }
         guard position == bytes.count else { return nil }
@@ -310,12 +330,15 @@ struct TypedStreamBodyReader {
         guard group("@"), head() == -124 else { return nil }
         entries.append(.placeholder)
         guard let kind = classChain(), kind == .dictionary || kind == .mutableDictionary, group("i"),
-            let countHead = head(), let count = signed(countHead), count >= 0, count <= Int64(bytes.count - position)
+            let countHead = head(), let count = signed(countHead), count >= 0,
+            count <= Int64(bytes.count - position)
         else { return nil }
         var table: [String: ArchivedAttributeValue] = [:]
         table.reserveCapacity(Int(count))
         for _ in 0..<count {
-            guard group("@"), case .string(let key)? = object(), group("@"), let value = object() else { return nil }
+            guard group("@"), case .string(let key)? = object(), group("@"), let value = object() else {
+                return nil
+            }
             table[key] = value
         }
         guard head() == -122 else { return nil }

@@ -65,7 +65,8 @@ public struct TypedStreamGraph: Hashable, Sendable, CustomStringConvertible {
     /// The same graph about another value.
     func rooted(at value: Value?) -> TypedStreamGraph {
         TypedStreamGraph(
-            byteOrder: byteOrder, streamerVersion: streamerVersion, systemVersion: systemVersion, nodes: nodes,
+            byteOrder: byteOrder, streamerVersion: streamerVersion, systemVersion: systemVersion,
+            nodes: nodes,
             contents: contents, trailingData: trailingData, root: value)
     }
 
@@ -126,7 +127,8 @@ public struct TypedStreamGraph: Hashable, Sendable, CustomStringConvertible {
         for (index, node) in nodes.enumerated() {
             switch node {
             case .object(let object):
-                let chain = classChain(of: object).map { "\($0.name) v\($0.version)" }.joined(separator: " < ")
+                let chain = classChain(of: object).map { "\($0.name) v\($0.version)" }.joined(
+                    separator: " < ")
                 let body = object.groups.map(\.description).joined(separator: "; ")
                 lines.append("#\(index) \(chain)\(body.isEmpty ? "" : " { \(body) }")")
             case .class(let found):
@@ -295,7 +297,8 @@ extension TypedStreamGraph {
             case .byteArray(let bytes): return "<\(bytes.count) bytes>"
             case .array(let values): return "[" + values.map(\.description).joined(separator: ", ") + "]"
             case .structure(let name, let fields):
-                return "{" + (name.map { "\($0) = " } ?? "") + fields.map(\.description).joined(separator: ", ") + "}"
+                return "{" + (name.map { "\($0) = " } ?? "")
+                    + fields.map(\.description).joined(separator: ", ") + "}"
             }
         }
 

@@ -96,12 +96,14 @@ struct TypedStreamReader {
             }
         }
         guard !contents.isEmpty else {
-            throw KeyedArchiveError(.invalidArchive, "the typedstream holds no values", at: .byteOffset(position))
+            throw KeyedArchiveError(
+                .invalidArchive, "the typedstream holds no values", at: .byteOffset(position))
         }
         // Every placeholder has been filled: objects and classes are completed before
         // reading returns, or reading throws.
         return TypedStreamGraph(
-            byteOrder: byteOrder, streamerVersion: streamerVersion, systemVersion: Int(clamping: systemVersion),
+            byteOrder: byteOrder, streamerVersion: streamerVersion,
+            systemVersion: Int(clamping: systemVersion),
             nodes: nodes, contents: contents, trailingData: Data(bytes[trailingStart...]),
             root: contents.first?.values.first)
     }
@@ -265,7 +267,8 @@ struct TypedStreamReader {
             let raw = try readSigned(head: head)
             let index = raw - Self.firstReference
             guard index >= 0, index < Int64(strings.count) else {
-                throw corrupt("shared string reference \(index) is out of range (\(strings.count) strings)", at: offset)
+                throw corrupt(
+                    "shared string reference \(index) is out of range (\(strings.count) strings)", at: offset)
             }
             return Int(index)
         }
@@ -273,10 +276,13 @@ struct TypedStreamReader {
 
     /// Names that most streams hold, returned without building a new string.
     private static let commonNames: [StaticString] = [
-        "@", "i", "I", "iI", "+", "*", "q", "d", "c", "NSObject", "NSString", "NSMutableString", "NSNumber", "NSValue",
+        "@", "i", "I", "iI", "+", "*", "q", "d", "c", "NSObject", "NSString", "NSMutableString", "NSNumber",
+        "NSValue",
         "NSDictionary", "NSMutableDictionary", "NSArray", "NSMutableArray", "NSAttributedString",
-        "NSMutableAttributedString", "NSData", "NSMutableData", "NSDate", "NSURL", "NSSet", "NSMutableSet", "NSNull",
-        "NSColor", "NSFont", "NSParagraphStyle", "__kIMMessagePartAttributeName", "__kIMFileTransferGUIDAttributeName",
+        "NSMutableAttributedString", "NSData", "NSMutableData", "NSDate", "NSURL", "NSSet", "NSMutableSet",
+        "NSNull",
+        "NSColor", "NSFont", "NSParagraphStyle", "__kIMMessagePartAttributeName",
+        "__kIMFileTransferGUIDAttributeName",
         "__kIMBaseWritingDirectionAttributeName",
     ]
 
@@ -315,7 +321,8 @@ struct TypedStreamReader {
             typeCache[index] = types
             return types
         case .failure(let error):
-            throw corrupt("type encoding \(DisplayText.quoted(sharedString(index))): \(error.message)", at: offset)
+            throw corrupt(
+                "type encoding \(DisplayText.quoted(sharedString(index))): \(error.message)", at: offset)
         }
     }
 
@@ -462,7 +469,8 @@ struct TypedStreamReader {
                     at: .byteOffset(offset))
             }
             if depth >= StackHeadroom.uncheckedDepth, StackHeadroom.isLow() {
-                throw KeyedArchiveError(.limitExceeded, StackHeadroom.message(depth: depth), at: .byteOffset(offset))
+                throw KeyedArchiveError(
+                    .limitExceeded, StackHeadroom.message(depth: depth), at: .byteOffset(offset))
             }
             depth += 1
             defer { depth -= 1 }

@@ -85,7 +85,8 @@ indirect enum TypedStreamType: Hashable, Sendable {
         mutating func parseOne(depth: Int) -> Result<TypedStreamType, TypedStreamTypeError> {
             guard depth < TypedStreamType.maximumNesting else {
                 return .failure(
-                    TypedStreamTypeError(message: "type encoding nested deeper than \(TypedStreamType.maximumNesting)"))
+                    TypedStreamTypeError(
+                        message: "type encoding nested deeper than \(TypedStreamType.maximumNesting)"))
             }
             // Method qualifiers (const, in, out, …) carry no value.
             while position < text.count, "rnNoORV".utf8.contains(text[position]) { position += 1 }
@@ -122,14 +123,17 @@ indirect enum TypedStreamType: Hashable, Sendable {
                             + "and cannot be read"))
             default:
                 return .failure(
-                    TypedStreamTypeError(message: "unknown type \(DisplayText.quoted(String(UnicodeScalar(letter))))"))
+                    TypedStreamTypeError(
+                        message: "unknown type \(DisplayText.quoted(String(UnicodeScalar(letter))))"))
             }
         }
 
         mutating func parseArray(depth: Int) -> Result<TypedStreamType, TypedStreamTypeError> {
             var count = 0
             var digits = 0
-            while position < text.count, text[position] >= UInt8(ascii: "0"), text[position] <= UInt8(ascii: "9") {
+            while position < text.count, text[position] >= UInt8(ascii: "0"),
+                text[position] <= UInt8(ascii: "9")
+            {
                 let (times, overflow1) = count.multipliedReportingOverflow(by: 10)
                 let (sum, overflow2) = times.addingReportingOverflow(Int(text[position] - UInt8(ascii: "0")))
                 guard !overflow1, !overflow2, sum <= Int(Int32.max) else {
@@ -166,7 +170,8 @@ indirect enum TypedStreamType: Hashable, Sendable {
                 scan += 1
             }
             if scan < text.count, text[scan] == UInt8(ascii: "=") {
-                let raw = String(decoding: UnsafeBufferPointer(rebasing: text[position..<scan]), as: UTF8.self)
+                let raw = String(
+                    decoding: UnsafeBufferPointer(rebasing: text[position..<scan]), as: UTF8.self)
                 name = raw == "?" ? nil : raw
                 position = scan + 1
             }

@@ -38,11 +38,13 @@ extension TypedStreamUnarchiver {
                 tables.append(try attributeDictionary())
             }
             guard rawIndex >= 1, rawIndex <= Int64(tables.count) else {
-                throw failure(.invalidArchive, "run attributes #\(rawIndex) do not exist (\(tables.count) so far)")
+                throw failure(
+                    .invalidArchive, "run attributes #\(rawIndex) do not exist (\(tables.count) so far)")
             }
             guard runLength <= length - location else {
                 throw failure(
-                    .invalidArchive, "a run of \(runLength) at \(location) passes the end of the text (\(length))")
+                    .invalidArchive,
+                    "a run of \(runLength) at \(location) passes the end of the text (\(length))")
             }
             runs.append(
                 ArchivedAttributedString.Run(
@@ -69,7 +71,8 @@ extension TypedStreamUnarchiver {
         // Read here rather than as a Swift dictionary, to keep each value's object for the
         // ones without a Swift type.
         let values = dictionary.values
-        guard values.count & 1 == 1, let count = values.first?.integerValue, count == Int64(values.count / 2) else {
+        guard values.count & 1 == 1, let count = values.first?.integerValue, count == Int64(values.count / 2)
+        else {
             throw failure(.invalidArchive, "the run attributes are not a count and that many entries")
         }
         let members = values.dropFirst()
@@ -117,7 +120,8 @@ extension TypedStreamUnarchiver {
 
     /// Object `index` as a number attribute if it is an `NSNumber` of the usual layout.
     private func plainNumber(at index: Int) -> ArchivedAttributeValue? {
-        guard let object = objectGraph.object(at: index), object.className == "NSNumber", object.groups.count == 2,
+        guard let object = objectGraph.object(at: index), object.className == "NSNumber",
+            object.groups.count == 2,
             object.groups[0].encoding == "*", let value = object.groups[1].values.first,
             object.groups[1].values.count == 1
         else { return nil }
@@ -199,18 +203,22 @@ extension TypedStreamGraph {
                     ArchivedObjectGraph.Field(key: "$\(position)", value: Self.keyedValue(value))
                 }
                 nodes.append(
-                    .object(ArchivedObjectGraph.Object(className: object.className, classChain: chain, fields: fields)))
+                    .object(
+                        ArchivedObjectGraph.Object(
+                            className: object.className, classChain: chain, fields: fields)))
             case .class(let found):
                 let chain = classChain(ofClassAt: nodes.count - 1).map(\.name)
                 nodes.append(
-                    .classDescription(ArchivedObjectGraph.ClassDescription(className: found.name, classChain: chain)))
+                    .classDescription(
+                        ArchivedObjectGraph.ClassDescription(className: found.name, classChain: chain)))
             case .cString(let bytes):
                 nodes.append(.value(.string(String(decoding: bytes, as: UTF8.self))))
             }
         }
         var counts = [Int](repeating: 0, count: nodes.count)
         let rootValue = root.map(Self.keyedValue)
-        for reference in (rootValue.map { ArchivedObjectGraph.Node.value($0) }?.references ?? []) + nodes.flatMap(\.references)
+        for reference in (rootValue.map { ArchivedObjectGraph.Node.value($0) }?.references ?? [])
+            + nodes.flatMap(\.references)
         where counts.indices.contains(reference) {
             counts[reference] += 1
         }

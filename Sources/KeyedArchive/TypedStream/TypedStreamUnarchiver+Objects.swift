@@ -29,7 +29,8 @@ extension TypedStreamUnarchiver {
         }
         let untyped = try objectValue(index)
         if let result = untyped as? T { return result }
-        if let number = untyped.flatMap(TypedStreamNumber.init), let converted = number.converted(to: T.self) {
+        if let number = untyped.flatMap(TypedStreamNumber.init), let converted = number.converted(to: T.self)
+        {
             guard let result = converted else {
                 throw failure(.valueOutOfRange, "\(number) does not fit in \(T.self)")
             }
@@ -48,7 +49,8 @@ extension TypedStreamUnarchiver {
         if inProgress[index] {
             throw failure(
                 .unresolvableCycle,
-                "object #\(index) (\(object.className)) contains itself; read it with objectGraph to see the cycle")
+                "object #\(index) (\(object.className)) contains itself; read it with objectGraph to see the cycle"
+            )
         }
         let value: Any
         if !classMap.isEmpty, let type = classMap[object.className] {
@@ -78,7 +80,8 @@ extension TypedStreamUnarchiver {
         return found
     }
 
-    func instantiate(_ type: any TypedStreamDecodable.Type, at index: Int) throws -> any TypedStreamDecodable {
+    func instantiate(_ type: any TypedStreamDecodable.Type, at index: Int) throws -> any TypedStreamDecodable
+    {
         if let cached = decoded[index] as? any TypedStreamDecodable { return cached }
         let value = try withObject(index) { try type.init(typedStreamCoder: self) }
         decoded[index] = value
@@ -94,7 +97,8 @@ extension TypedStreamUnarchiver {
             throw failure(.unresolvableCycle, "object #\(index) (\(object.className)) contains itself")
         }
         guard frames.count <= options.maximumDepth else {
-            throw failure(.limitExceeded, "objects are nested deeper than the limit of \(options.maximumDepth)")
+            throw failure(
+                .limitExceeded, "objects are nested deeper than the limit of \(options.maximumDepth)")
         }
         if frames.count > StackHeadroom.uncheckedDepth, StackHeadroom.isLow() {
             throw failure(.limitExceeded, StackHeadroom.message(depth: frames.count))
@@ -109,7 +113,9 @@ extension TypedStreamUnarchiver {
     }
 
     /// One of Foundation's classes, from the object being decoded (its groups in order).
-    private func standardValue(_ standard: TypedStreamStandardClass, object: TypedStreamGraph.Object, index: Int)
+    private func standardValue(
+        _ standard: TypedStreamStandardClass, object: TypedStreamGraph.Object, index: Int
+    )
         throws -> Any
     {
         switch standard {
@@ -141,7 +147,8 @@ extension TypedStreamUnarchiver {
                 throw failure(.invalidArchive, "the NSURL has no string")
             }
             guard let url = URL(string: text, relativeTo: base) else {
-                throw failure(.invalidArchive, "\(DisplayText.quoted(text, maximumScalars: 100)) is not a valid URL")
+                throw failure(
+                    .invalidArchive, "\(DisplayText.quoted(text, maximumScalars: 100)) is not a valid URL")
             }
             return url
         case .array, .mutableArray:
@@ -172,7 +179,9 @@ extension TypedStreamUnarchiver {
         var members: [Any] = []
         members.reserveCapacity(count)
         for _ in 0..<count {
-            guard let member = try decodeObject() else { throw failure(.invalidArchive, "a collection member is nil") }
+            guard let member = try decodeObject() else {
+                throw failure(.invalidArchive, "a collection member is nil")
+            }
             members.append(member)
         }
         return members
@@ -188,12 +197,16 @@ extension TypedStreamUnarchiver {
         values.reserveCapacity(count)
         var allStrings = true
         for _ in 0..<count {
-            guard let key = try decodeObject() else { throw failure(.invalidArchive, "a dictionary key is nil") }
+            guard let key = try decodeObject() else {
+                throw failure(.invalidArchive, "a dictionary key is nil")
+            }
             guard let hashable = key as? AnyHashable else {
                 throw failure(.typeMismatch, "a dictionary key of type \(type(of: key)) is not hashable")
             }
             if !(key is String) { allStrings = false }
-            guard let value = try decodeObject() else { throw failure(.invalidArchive, "a dictionary value is nil") }
+            guard let value = try decodeObject() else {
+                throw failure(.invalidArchive, "a dictionary value is nil")
+            }
             keys.append(hashable)
             values.append(value)
         }

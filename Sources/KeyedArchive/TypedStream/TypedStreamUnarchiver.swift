@@ -80,7 +80,9 @@ public final class TypedStreamUnarchiver {
     /// - Throws: ``KeyedArchiveError``: `corruptData` (with the byte offset) for malformed
     ///   bytes, `unsupportedFormat` for a header of another format, `limitExceeded`,
     ///   `classNotAllowed`.
-    public init(forReadingFrom data: Data, options: TypedStreamUnarchivingOptions = TypedStreamUnarchivingOptions())
+    public init(
+        forReadingFrom data: Data, options: TypedStreamUnarchivingOptions = TypedStreamUnarchivingOptions()
+    )
         throws
     {
         var reader = TypedStreamReader(data: data, options: options)
@@ -197,7 +199,9 @@ public final class TypedStreamUnarchiver {
         if classVersions == nil {
             var versions: [String: Int] = [:]
             for node in objectGraph.nodes {
-                if case .class(let found) = node, versions[found.name] == nil { versions[found.name] = found.version }
+                if case .class(let found) = node, versions[found.name] == nil {
+                    versions[found.name] = found.version
+                }
             }
             classVersions = versions
         }
@@ -207,7 +211,9 @@ public final class TypedStreamUnarchiver {
     /// The class chain of the object being decoded (nearest first, with versions), or
     /// empty at the top level.
     public var currentClassChain: [TypedStreamGraph.Class] {
-        guard let index = frames.last?.objectIndex, let object = objectGraph.object(at: index) else { return [] }
+        guard let index = frames.last?.objectIndex, let object = objectGraph.object(at: index) else {
+            return []
+        }
         return objectGraph.classChain(of: object)
     }
 
@@ -231,7 +237,9 @@ public final class TypedStreamUnarchiver {
     /// - Returns: The group.
     /// - Throws: ``KeyedArchiveError`` with code `invalidArchive` at the end of the object.
     public func decodeNextGroup() throws -> TypedStreamGraph.Group {
-        guard var frame = frames.popLast() else { throw failure(.invalidArchive, "no object is being decoded") }
+        guard var frame = frames.popLast() else {
+            throw failure(.invalidArchive, "no object is being decoded")
+        }
         defer { frames.append(frame) }
         guard frame.next < frame.groups.count else {
             throw failure(.invalidArchive, "no more values: all \(frame.groups.count) groups were read")
@@ -312,7 +320,9 @@ public final class TypedStreamUnarchiver {
     /// - Throws: ``KeyedArchiveError`` with code `typeMismatch`.
     public func decodeDouble() throws -> Double {
         let value = try singleValue()
-        guard let number = value.doubleValue else { throw failure(.typeMismatch, "expected a number, found \(value)") }
+        guard let number = value.doubleValue else {
+            throw failure(.typeMismatch, "expected a number, found \(value)")
+        }
         return number
     }
 
@@ -323,7 +333,9 @@ public final class TypedStreamUnarchiver {
     public func decodeFloat() throws -> Float {
         let value = try singleValue()
         if case .float(let number) = value { return number }
-        guard let number = value.doubleValue else { throw failure(.typeMismatch, "expected a number, found \(value)") }
+        guard let number = value.doubleValue else {
+            throw failure(.typeMismatch, "expected a number, found \(value)")
+        }
         return Float(number)
     }
 
@@ -383,7 +395,8 @@ public final class TypedStreamUnarchiver {
             throw failure(.typeMismatch, "expected one value, found a group of type \"\(group.encoding)\"")
         }
         if let encoding, group.encoding != encoding {
-            throw failure(.typeMismatch, "expected a value of type \"\(encoding)\", found \"\(group.encoding)\"")
+            throw failure(
+                .typeMismatch, "expected a value of type \"\(encoding)\", found \"\(group.encoding)\"")
         }
         return value
     }

@@ -65,7 +65,8 @@ public struct TypedStreamUnarchivingOptions: Hashable, Sendable {
 
     /// The most values a reader may build for an input of `inputLength` bytes.
     func valueBudget(inputLength: Int) -> Int {
-        let (scaled, overflow) = max(0, inputLength).multipliedReportingOverflow(by: max(0, maximumExpansionFactor))
+        let (scaled, overflow) = max(0, inputLength).multipliedReportingOverflow(
+            by: max(0, maximumExpansionFactor))
         if overflow { return Int.max }
         let (total, overflow2) = scaled.addingReportingOverflow(max(0, baseValueAllowance))
         return overflow2 ? Int.max : total

@@ -20,7 +20,9 @@ struct PyTypedStreamDump {
         }
         var lines = ["group:"]
         for (encoding, value) in zip(encodings, group.values) {
-            lines += prefixed("type \(Self.bytesRepr(Array(encoding.utf8))): ", renderValue(value)).map { "\t" + $0 }
+            lines += prefixed("type \(Self.bytesRepr(Array(encoding.utf8))): ", renderValue(value)).map {
+                "\t" + $0
+            }
         }
         return lines
     }
@@ -133,7 +135,8 @@ struct PyTypedStreamDump {
     }
 
     static func bytesRepr(_ bytes: [UInt8]) -> String {
-        let quote: Character = bytes.contains(UInt8(ascii: "'")) && !bytes.contains(UInt8(ascii: "\"")) ? "\"" : "'"
+        let quote: Character =
+            bytes.contains(UInt8(ascii: "'")) && !bytes.contains(UInt8(ascii: "\"")) ? "\"" : "'"
         var text = "b\(quote)"
         for byte in bytes {
             switch byte {

@@ -19,11 +19,16 @@ struct TypedStreamArchiverTests {
     /// Fixtures whose classes and orders Swift values keep (no mutable variants, sets or
     /// dictionaries of several entries, whose order is Apple's hash order).
     static let valueIdentical = foundation.filter { name in
-        !["NSMutable", "NSSet", "NSDictionary", "NestedContainers", "NestedData", "NestedStrings", "NSArrayNested"]
-            .contains { name.contains($0) }
+        ![
+            "NSMutable", "NSSet", "NSDictionary", "NestedContainers", "NestedData", "NestedStrings",
+            "NSArrayNested",
+        ]
+        .contains { name.contains($0) }
     }
 
-    @Test("the Foundation fixtures decoded to Swift values are re-written byte for byte", arguments: valueIdentical)
+    @Test(
+        "the Foundation fixtures decoded to Swift values are re-written byte for byte",
+        arguments: valueIdentical)
     func valueRoundTrip(_ name: String) throws {
         let data = try TypedStreamFixtureTests.data(name)
         let value = try TypedStreamUnarchiver.unarchivedObject(from: data)
@@ -40,11 +45,16 @@ struct TypedStreamArchiverTests {
     func values() throws {
         let url = try #require(URL(string: "page.html", relativeTo: URL(string: "https://example.com/dir/")))
         let root: [Any] = [
-            "text é", Int8(-3), UInt8(250), Int16(-30_000), UInt16(60_000), Int32(-2_000_000_000), UInt32(4_000_000_000),
+            "text é", Int8(-3), UInt8(250), Int16(-30_000), UInt16(60_000), Int32(-2_000_000_000),
+            UInt32(4_000_000_000),
             Int64(-9_000_000_000), UInt64.max, Float(0.1), 2.5, -0.0, true, Data([1, 2, 3]),
-            Date(timeIntervalSinceReferenceDate: 1.25), url, ArchivedNull(), ["k": "v"], Set<AnyHashable>(["s"]),
+            Date(timeIntervalSinceReferenceDate: 1.25), url, ArchivedNull(), ["k": "v"],
+            Set<AnyHashable>(["s"]),
             ArchivedAttributedString(
-                "Hi there", runs: [.init(range: 0..<2, attributes: ["b": .integer(1)]), .init(range: 2..<8, attributes: [:])]),
+                "Hi there",
+                runs: [
+                    .init(range: 0..<2, attributes: ["b": .integer(1)]), .init(range: 2..<8, attributes: [:]),
+                ]),
         ]
         for order in [TypedStreamGraph.ByteOrder.littleEndian, .bigEndian] {
             let data = try TypedStreamArchiver.archivedData(withRootObject: root, byteOrder: order)
@@ -90,12 +100,21 @@ struct TypedStreamArchiverTests {
     func groups() throws {
         let archiver = TypedStreamArchiver()
         try archiver.encodeValues(ofObjCTypes: "iI", [.integer(-5), .unsignedInteger(70_000)])
-        try archiver.encodeValues(ofObjCTypes: "{_NSRange=QQ}", [.structure(name: "_NSRange", fields: [
-            .unsignedInteger(3), .unsignedInteger(4),
-        ])])
-        try archiver.encodeValues(ofObjCTypes: "[3s]*:", [
-            .array([.integer(1), .integer(-1), .integer(300)]), .cString(Data("abc".utf8)), .selector(Data("run:".utf8)),
-        ])
+        try archiver.encodeValues(
+            ofObjCTypes: "{_NSRange=QQ}",
+            [
+                .structure(
+                    name: "_NSRange",
+                    fields: [
+                        .unsignedInteger(3), .unsignedInteger(4),
+                    ])
+            ])
+        try archiver.encodeValues(
+            ofObjCTypes: "[3s]*:",
+            [
+                .array([.integer(1), .integer(-1), .integer(300)]), .cString(Data("abc".utf8)),
+                .selector(Data("run:".utf8)),
+            ])
         try archiver.encodeObject("done")
         let unarchiver = try TypedStreamUnarchiver(forReadingFrom: archiver.encodedData)
         #expect(try unarchiver.decodeValues(ofObjCTypes: "iI") == [.integer(-5), .unsignedInteger(70_000)])

@@ -32,14 +32,17 @@ struct TypedStreamAttributedStringTests {
                 let length = Int(line.dropFirst("\t\ttype b'I': ".count))
             {
                 expected.runs.append((runIndex, length))
-            } else if line.hasPrefix("\ttype b'@': NSDictionary") || line.hasPrefix("\ttype b'@': NSMutableDictionary") {
+            } else if line.hasPrefix("\ttype b'@': NSDictionary")
+                || line.hasPrefix("\ttype b'@': NSMutableDictionary")
+            {
                 var table: [String: String] = [:]
                 while index + 1 < lines.count, lines[index + 1].hasPrefix("\t\t") {
                     index += 1
                     let entry = lines[index].dropFirst(2)
                     // Keys are NSString('…'); values are the rest of the line.
                     if entry.hasPrefix("NSString("), let close = entry.range(of: "'): ") {
-                        let key = String(entry[entry.index(entry.startIndex, offsetBy: 10)..<close.lowerBound])
+                        let key = String(
+                            entry[entry.index(entry.startIndex, offsetBy: 10)..<close.lowerBound])
                         table[key] = String(entry[close.upperBound...])
                     }
                 }
@@ -116,7 +119,9 @@ struct TypedStreamAttributedStringTests {
             for (key, attribute) in run.attributes {
                 guard let text = Self.dumped(attribute), let reference = table[key] else { continue }
                 // Numbers print as "NSNumber, type b'q': 1".
-                let shown = reference.hasPrefix("NSNumber") ? String(reference.split(separator: ": ").last ?? "") : reference
+                let shown =
+                    reference.hasPrefix("NSNumber")
+                    ? String(reference.split(separator: ": ").last ?? "") : reference
                 #expect(text == shown, "\(name) \(key)")
             }
         }

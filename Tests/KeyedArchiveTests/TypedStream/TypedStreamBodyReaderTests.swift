@@ -9,14 +9,18 @@ import Testing
 struct TypedStreamBodyReaderTests {
     static func general(_ data: Data) -> ArchivedAttributedString?? {
         do {
-            return .some(try TypedStreamUnarchiver(forReadingFrom: data).decodeObject(of: ArchivedAttributedString.self))
+            return .some(
+                try TypedStreamUnarchiver(forReadingFrom: data).decodeObject(
+                    of: ArchivedAttributedString.self))
         } catch {
             return nil
         }
     }
 
     static func check(_ data: Data, _ label: String) -> Bool {
-        guard let fast = TypedStreamBodyReader.attributedString(data, maximumObjectCount: 1 << 24) else { return false }
+        guard let fast = TypedStreamBodyReader.attributedString(data, maximumObjectCount: 1 << 24) else {
+            return false
+        }
         let slow = general(data)
         #expect(slow != nil, "\(label): the fast path read what the general reader refuses")
         #expect(slow == .some(fast), "\(label): the two readers disagree")
@@ -29,7 +33,9 @@ struct TypedStreamBodyReaderTests {
         for name in TypedStreamAttributedStringTests.names {
             let data = try TypedStreamFixtureTests.data(name)
             if Self.check(data, name) { taken += 1 }
-            for length in stride(from: 0, to: data.count, by: 7) { _ = Self.check(data.prefix(length), "\(name) cut") }
+            for length in stride(from: 0, to: data.count, by: 7) {
+                _ = Self.check(data.prefix(length), "\(name) cut")
+            }
             for offset in stride(from: 13, to: data.count, by: 5) {
                 var flipped = data
                 flipped[offset] ^= 0x21
@@ -37,7 +43,9 @@ struct TypedStreamBodyReaderTests {
             }
         }
         // Most of Messages' bodies take the fast path.
-        #expect(taken * 4 >= TypedStreamAttributedStringTests.names.count * 3 || !Fixtures.isAvailable, "\(taken)")
+        #expect(
+            taken * 4 >= TypedStreamAttributedStringTests.names.count * 3 || !Fixtures.isAvailable, "\(taken)"
+        )
     }
 
     @Test("written bodies of several shapes")
@@ -45,9 +53,11 @@ struct TypedStreamBodyReaderTests {
         let url = try #require(URL(string: "https://swift.org"))
         let strings = [
             ArchivedAttributedString("plain"),
-            ArchivedAttributedString("a b", runs: [.init(range: 0..<3, attributes: ["n": .integer(-70_000), "r": .real(0.5)])]),
             ArchivedAttributedString(
-                "link here", runs: [
+                "a b", runs: [.init(range: 0..<3, attributes: ["n": .integer(-70_000), "r": .real(0.5)])]),
+            ArchivedAttributedString(
+                "link here",
+                runs: [
                     .init(range: 0..<4, attributes: ["l": .url(url), "d": .data(Data([1, 2]))]),
                     .init(range: 4..<9, attributes: [:]),
                 ], isMutable: true),

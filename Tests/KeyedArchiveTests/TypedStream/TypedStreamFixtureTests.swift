@@ -10,7 +10,8 @@ struct TypedStreamFixtureTests {
 
     static let names: [String] = {
         guard let files = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
-        return files.filter { $0.hasSuffix(".typedstream") }.map { String($0.dropLast(".typedstream".count)) }.sorted()
+        return files.filter { $0.hasSuffix(".typedstream") }.map { String($0.dropLast(".typedstream".count)) }
+            .sorted()
     }()
 
     static func data(_ name: String) throws -> Data {
@@ -21,7 +22,8 @@ struct TypedStreamFixtureTests {
         try? String(contentsOf: folder.appendingPathComponent(name + ".decoded.txt"), encoding: .utf8)
     }
 
-    @Test("the fixtures are present", .enabled(if: Fixtures.isAvailable, Comment(rawValue: Fixtures.skipNote)))
+    @Test(
+        "the fixtures are present", .enabled(if: Fixtures.isAvailable, Comment(rawValue: Fixtures.skipNote)))
     func present() {
         #expect(Self.names.count == 70)
     }
@@ -53,8 +55,10 @@ struct TypedStreamFixtureTests {
             #expect(name == "crabstep_foundation_NumberInt64", "\(name)")
             return
         }
-        let ours = PyTypedStreamDump(graph: graph).render().split(separator: "\n", omittingEmptySubsequences: false)
-        let theirs = reference.trimmingCharacters(in: .newlines).split(separator: "\n", omittingEmptySubsequences: false)
+        let ours = PyTypedStreamDump(graph: graph).render().split(
+            separator: "\n", omittingEmptySubsequences: false)
+        let theirs = reference.trimmingCharacters(in: .newlines).split(
+            separator: "\n", omittingEmptySubsequences: false)
         #expect(ours.count == theirs.count, "\(name): \(ours.count) lines, reference \(theirs.count)")
         for (line, (mine, expected)) in zip(ours, theirs).enumerated() where mine != expected {
             Issue.record("\(name) line \(line + 1): \(mine)  ≠  \(expected)")

@@ -39,7 +39,8 @@ struct TypedStreamHostileTests {
     @Test("a well-formed array of one nil-free string decodes (the shape the others break)")
     func baseline() throws {
         // "@", new NSString v1 < NSObject (reference 0x94 = class #2), "+" "a", end; end.
-        let body: [UInt8] = [0x92, 0x84, 0x84, 0x84, 0x08] + Array("NSString".utf8) + [0x01, 0x94]
+        let body: [UInt8] =
+            [0x92, 0x84, 0x84, 0x84, 0x08] + Array("NSString".utf8) + [0x01, 0x94]
             + [0x84, 0x01, UInt8(ascii: "+"), 0x01, UInt8(ascii: "a"), 0x86, 0x86]
         let value = try TypedStreamUnarchiver.unarchivedObject(from: Self.array(count: [0x01], body: body))
         #expect(value as? [String] == ["a"])
@@ -48,7 +49,8 @@ struct TypedStreamHostileTests {
     @Test("headers of other formats and versions")
     func headers() {
         Self.expectError(Data("bplist00".utf8), .unsupportedFormat)
-        Self.expectError(Data([0x04, 0x0b] + Array("streamtypex".utf8) + [0x00]), .corruptData, containing: "signature")
+        Self.expectError(
+            Data([0x04, 0x0b] + Array("streamtypex".utf8) + [0x00]), .corruptData, containing: "signature")
         Self.expectError(Data([0x04, 0x05]), .corruptData)
         Self.expectError(Data(Self.header), .invalidArchive, containing: "no values")
         #expect(!TypedStreamUnarchiver.isTypedStream(Data("bplist00".utf8)))
@@ -56,7 +58,8 @@ struct TypedStreamHostileTests {
 
     @Test("every truncation of a stream fails cleanly")
     func truncations() {
-        let body: [UInt8] = [0x92, 0x84, 0x84, 0x84, 0x08] + Array("NSString".utf8) + [0x01, 0x94]
+        let body: [UInt8] =
+            [0x92, 0x84, 0x84, 0x84, 0x08] + Array("NSString".utf8) + [0x01, 0x94]
             + [0x84, 0x01, UInt8(ascii: "+"), 0x01, UInt8(ascii: "a"), 0x86, 0x86]
         let whole = Self.array(count: [0x01], body: body)
         for length in 0..<whole.count {
@@ -70,7 +73,8 @@ struct TypedStreamHostileTests {
     func hugeCount() {
         // Count 0x7fffffff (tag 0x82), no members.
         Self.expectError(
-            Self.array(count: [0x82, 0xff, 0xff, 0xff, 0x7f], body: [0x86]), .invalidArchive, containing: "claims")
+            Self.array(count: [0x82, 0xff, 0xff, 0xff, 0x7f], body: [0x86]), .invalidArchive,
+            containing: "claims")
         // A string claiming 4 GB.
         var bytes = Self.header + [0x84, 0x01, UInt8(ascii: "+"), 0x82, 0xff, 0xff, 0xff, 0xff]
         Self.expectError(Data(bytes), .corruptData, containing: "runs past the end")
@@ -101,18 +105,23 @@ struct TypedStreamHostileTests {
         options.maximumDepth = 10_000
         // With a higher limit the stack check still stops it, or it decodes: no crash.
         #expect(throws: KeyedArchiveError.self) {
-            try TypedStreamUnarchiver.unarchivedObject(from: Self.array(count: [0x01], body: body), options: options)
+            try TypedStreamUnarchiver.unarchivedObject(
+                from: Self.array(count: [0x01], body: body), options: options)
         }
     }
 
     @Test("references out of range or to the wrong kind")
     func references() {
         // "@" then a reference to object 40.
-        Self.expectError(Self.array(count: [0x01], body: [0x92, 0x92 + 40, 0x86]), .corruptData, containing: "out of range")
+        Self.expectError(
+            Self.array(count: [0x01], body: [0x92, 0x92 + 40, 0x86]), .corruptData, containing: "out of range"
+        )
         // An object reference to class #1.
-        Self.expectError(Self.array(count: [0x01], body: [0x92, 0x93, 0x86]), .corruptData, containing: "class")
+        Self.expectError(
+            Self.array(count: [0x01], body: [0x92, 0x93, 0x86]), .corruptData, containing: "class")
         // A shared-string reference past the table.
-        Self.expectError(Self.array(count: [0x01], body: [0x92 + 30, 0x86]), .corruptData, containing: "shared string")
+        Self.expectError(
+            Self.array(count: [0x01], body: [0x92 + 30, 0x86]), .corruptData, containing: "shared string")
     }
 
     @Test("an array containing itself is a cycle, not a crash")
@@ -137,6 +146,7 @@ struct TypedStreamHostileTests {
     func objectCount() {
         var options = TypedStreamUnarchivingOptions()
         options.maximumObjectCount = 2
-        Self.expectError(Self.array(count: [0x00], body: [0x86]), .limitExceeded, containing: "objects", options: options)
+        Self.expectError(
+            Self.array(count: [0x00], body: [0x86]), .limitExceeded, containing: "objects", options: options)
     }
 }

@@ -37,11 +37,16 @@ struct TypedStreamValueTests {
         #expect(try TypedStreamUnarchiver.unarchivedObject(ofClass: Int.self, from: data) == 42)
         #expect(try TypedStreamUnarchiver.unarchivedObject(ofClass: Double.self, from: data) == 42)
         #expect(throws: KeyedArchiveError.self) {
-            try TypedStreamUnarchiver.unarchivedObject(ofClass: UInt8.self, from: try TypedStreamFixtureTests.data(
-                "crabstep_foundation_NumberInt64"))
+            try TypedStreamUnarchiver.unarchivedObject(
+                ofClass: UInt8.self,
+                from: try TypedStreamFixtureTests.data(
+                    "crabstep_foundation_NumberInt64"))
         }
-        #expect(try TypedStreamUnarchiver.unarchivedObject(ofClass: Bool.self, from: try TypedStreamFixtureTests.data(
-            "crabstep_foundation_NumberBool")) == true)
+        #expect(
+            try TypedStreamUnarchiver.unarchivedObject(
+                ofClass: Bool.self,
+                from: try TypedStreamFixtureTests.data(
+                    "crabstep_foundation_NumberBool")) == true)
     }
 
     @Test("dictionaries, sets, data, dates, URLs", .enabled(if: available))
@@ -51,9 +56,14 @@ struct TypedStreamValueTests {
         #expect(dictionary["k1"] as? Int64 == 1)
         let set = try #require(try Self.root("crabstep_foundation_NSSet") as? Set<AnyHashable>)
         #expect(set == ["s1", "s2"])
-        #expect(try Self.root("crabstep_foundation_NSData") as? Data == Data([0xde, 0xad, 0xbe, 0xef, 0x00, 0x7f]))
-        #expect(try Self.root("crabstep_foundation_NSMutableData") as? Data == Data([0xde, 0xad, 0xbe, 0xef]))
-        #expect(try Self.root("crabstep_foundation_NSDate") as? Date == Date(timeIntervalSinceReferenceDate: 21_692_800))
+        #expect(
+            try Self.root("crabstep_foundation_NSData") as? Data
+                == Data([0xde, 0xad, 0xbe, 0xef, 0x00, 0x7f]))
+        #expect(
+            try Self.root("crabstep_foundation_NSMutableData") as? Data == Data([0xde, 0xad, 0xbe, 0xef]))
+        #expect(
+            try Self.root("crabstep_foundation_NSDate") as? Date
+                == Date(timeIntervalSinceReferenceDate: 21_692_800))
         let url = try #require(try Self.root("crabstep_foundation_NSURLRelative") as? URL)
         #expect(url.absoluteString == "https://example.com/dir/page.html")
         #expect(url.relativeString == "page.html")
@@ -113,7 +123,9 @@ struct TypedStreamValueTests {
         }
     }
 
-    @Test("a user type reads its fields in order; allowed classes are checked while reading", .enabled(if: available))
+    @Test(
+        "a user type reads its fields in order; allowed classes are checked while reading",
+        .enabled(if: available))
     func userType() throws {
         let data = try TypedStreamFixtureTests.data("crabstep_HugeWithRefs")
         let unarchiver = try TypedStreamUnarchiver(forReadingFrom: data)
@@ -136,7 +148,8 @@ struct TypedStreamValueTests {
                 return
             }
         }
-        let allowed = try TypedStreamUnarchiver.unarchivedObject(ofClasses: [ROIPoint.self, ROI.self], from: data)
+        let allowed = try TypedStreamUnarchiver.unarchivedObject(
+            ofClasses: [ROIPoint.self, ROI.self], from: data)
         #expect(((allowed as? [Any])?.first as? [Any])?.count == 35)
     }
 }
