@@ -22,7 +22,8 @@ let package = Package(
         .executableTarget(
             name: "Benchmarks",
             dependencies: ["KeyedArchive"],
-            path: "Benchmarks"
+            path: "Benchmarks",
+            exclude: ["typedstream-vs-pytypedstream.py"]
         ),
         .executableTarget(
             name: "ScaryCreatures",

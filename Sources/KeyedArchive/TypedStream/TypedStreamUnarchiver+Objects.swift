@@ -169,6 +169,45 @@ extension TypedStreamUnarchiver {
             return ArchivedNull()
         case .attributedString, .mutableAttributedString:
             return try attributedString(mutable: object.className == "NSMutableAttributedString")
+        case .color:
+            return try color() ?? objectGraph.rooted(at: .object(index))
+        }
+    }
+
+    /// `NSColor` (version 0) as AppKit wrote it to typedstreams: `c` the kind (1 calibrated
+    /// RGB, 2 device RGB, 3 calibrated white, 4 device white, 5 device CMYK, 6 named), then
+    /// the components as one group of `f`s, or for a named colour `@@@` (catalogue, name,
+    /// the colour itself). `nil` for another kind.
+    private func color() throws -> ArchivedColor? {
+        guard let kind = try decodeValue(ofObjCType: "c").integerValue else { return nil }
+        func components(_ types: String) throws -> [Double] {
+            let values = try decodeValues(ofObjCTypes: types)
+            return values.compactMap(\.doubleValue)
+        }
+        switch kind {
+        case 1, 2:
+            let parts = try components("ffff")
+            guard parts.count == 4 else { return nil }
+            return ArchivedColor(
+                red: parts[0], green: parts[1], blue: parts[2], alpha: parts[3],
+                space: kind == 1 ? .calibratedRGB : .deviceRGB)
+        case 3, 4:
+            let parts = try components("ff")
+            guard parts.count == 2 else { return nil }
+            return ArchivedColor(white: parts[0], alpha: parts[1], space: kind == 3 ? .calibratedWhite : .deviceWhite)
+        case 5:
+            let parts = try components("fffff")
+            guard parts.count == 5 else { return nil }
+            return ArchivedColor(cyan: parts[0], magenta: parts[1], yellow: parts[2], black: parts[3], alpha: parts[4])
+        case 6:
+            let values = try decodeValues(ofObjCTypes: "@@@")
+            guard values.count == 3 else { return nil }
+            let catalog = try typedValue(values[0], as: String.self) ?? ""
+            let name = try typedValue(values[1], as: String.self) ?? ""
+            let fallback = try typedValue(values[2], as: ArchivedColor.self)
+            return ArchivedColor(catalogName: catalog, colorName: name, fallback: fallback)
+        default:
+            return nil
         }
     }
 
@@ -292,6 +331,7 @@ enum TypedStreamStandardClass: String {
     case null = "NSNull"
     case attributedString = "NSAttributedString"
     case mutableAttributedString = "NSMutableAttributedString"
+    case color = "NSColor"
 }
 
 /// A number read from a stream, with its C type, and its conversions between Swift types.

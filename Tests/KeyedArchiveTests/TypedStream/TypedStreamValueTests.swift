@@ -153,3 +153,31 @@ struct TypedStreamValueTests {
         #expect(((allowed as? [Any])?.first as? [Any])?.count == 35)
     }
 }
+
+/// AppKit's `NSColor` as it wrote typedstreams (colour lists, old nibs, attributes).
+@Suite("Typedstream colours")
+struct TypedStreamColorTests {
+    /// A stream whose root is an `NSColor` of `kind` with the groups `body`.
+    static func color(_ body: [UInt8]) -> Data {
+        var bytes = TypedStreamHostileTests.header + [0x84, 0x01, UInt8(ascii: "@"), 0x84, 0x84, 0x84, 0x07]
+        bytes += Array("NSColor".utf8) + [0x00, 0x84, 0x84, 0x08] + Array("NSObject".utf8) + [0x00, 0x85]
+        return Data(bytes + body + [0x86])
+    }
+
+    @Test("RGB, white, CMYK and named colours decode as ArchivedColor")
+    func colors() throws {
+        // "c" 1, "ffff" 0, 0.5 (0x83 + float bits), 1, 1.
+        let rgb = Self.color(
+            [0x84, 0x01, UInt8(ascii: "c"), 0x01, 0x84, 0x04] + Array("ffff".utf8)
+                + [0x00, 0x83, 0x00, 0x00, 0x00, 0x3f, 0x01, 0x01])
+        let color = try #require(try TypedStreamUnarchiver.unarchivedObject(from: rgb) as? ArchivedColor)
+        #expect(color == ArchivedColor(red: 0, green: 0.5, blue: 1, alpha: 1, space: .calibratedRGB))
+        let white = Self.color([0x84, 0x01, UInt8(ascii: "c"), 0x04, 0x84, 0x02] + Array("ff".utf8) + [0x00, 0x01])
+        #expect(
+            try TypedStreamUnarchiver.unarchivedObject(from: white) as? ArchivedColor
+                == ArchivedColor(white: 0, alpha: 1, space: .deviceWhite))
+        // A kind the reader does not know stays a graph.
+        let other = Self.color([0x84, 0x01, UInt8(ascii: "c"), 0x09])
+        #expect(try TypedStreamUnarchiver.unarchivedObject(from: other) is TypedStreamGraph)
+    }
+}
