@@ -194,11 +194,13 @@ extension TypedStreamUnarchiver {
         case 3, 4:
             let parts = try components("ff")
             guard parts.count == 2 else { return nil }
-            return ArchivedColor(white: parts[0], alpha: parts[1], space: kind == 3 ? .calibratedWhite : .deviceWhite)
+            return ArchivedColor(
+                white: parts[0], alpha: parts[1], space: kind == 3 ? .calibratedWhite : .deviceWhite)
         case 5:
             let parts = try components("fffff")
             guard parts.count == 5 else { return nil }
-            return ArchivedColor(cyan: parts[0], magenta: parts[1], yellow: parts[2], black: parts[3], alpha: parts[4])
+            return ArchivedColor(
+                cyan: parts[0], magenta: parts[1], yellow: parts[2], black: parts[3], alpha: parts[4])
         case 6:
             let values = try decodeValues(ofObjCTypes: "@@@")
             guard values.count == 3 else { return nil }

@@ -48,6 +48,7 @@ struct TypedStreamHostileTests {
 
     @Test("headers of other formats and versions")
     func headers() {
+        Self.expectError(Data(), .corruptData)
         Self.expectError(Data("bplist00".utf8), .unsupportedFormat)
         Self.expectError(
             Data([0x04, 0x0b] + Array("streamtypex".utf8) + [0x00]), .corruptData, containing: "signature")

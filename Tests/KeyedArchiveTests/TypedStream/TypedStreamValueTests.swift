@@ -172,7 +172,8 @@ struct TypedStreamColorTests {
                 + [0x00, 0x83, 0x00, 0x00, 0x00, 0x3f, 0x01, 0x01])
         let color = try #require(try TypedStreamUnarchiver.unarchivedObject(from: rgb) as? ArchivedColor)
         #expect(color == ArchivedColor(red: 0, green: 0.5, blue: 1, alpha: 1, space: .calibratedRGB))
-        let white = Self.color([0x84, 0x01, UInt8(ascii: "c"), 0x04, 0x84, 0x02] + Array("ff".utf8) + [0x00, 0x01])
+        let white = Self.color(
+            [0x84, 0x01, UInt8(ascii: "c"), 0x04, 0x84, 0x02] + Array("ff".utf8) + [0x00, 0x01])
         #expect(
             try TypedStreamUnarchiver.unarchivedObject(from: white) as? ArchivedColor
                 == ArchivedColor(white: 0, alpha: 1, space: .deviceWhite))
