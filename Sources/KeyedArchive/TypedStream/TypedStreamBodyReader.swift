@@ -12,8 +12,8 @@ import Foundation
 /// stream with ``TypedStreamUnarchiver``, which handles everything and reports errors.
 /// Both give the same value wherever this one answers (tested on every fixture).
 ///
-/// Every read is bounds-checked; nesting is fixed (root, text, dictionary, value), so no
-/// input drives recursion; no count reserves memory.
+/// Every read is bounds-checked; nesting is fixed (root, text, dictionary, value, and a
+/// URL's string), so no input drives recursion; no count reserves memory.
 struct TypedStreamBodyReader {
     private enum Entry {
         case placeholder
@@ -167,8 +167,9 @@ struct TypedStreamBodyReader {
 
     // MARK: - Objects
 
-    /// An object of one of the handled classes, new or referenced, as its value.
-    private mutating func object() -> ArchivedAttributeValue? {
+    /// An object of one of the handled classes, new or referenced, as its value; only a
+    /// string when `stringOnly` (inside a URL, so that no input makes this recurse).
+    private mutating func object(stringOnly: Bool = false) -> ArchivedAttributeValue? {
         guard let first = head() else { return nil }
         if first != -124 {
             guard let index = reference(first), case .value(let value) = entries[index] else { return nil }
@@ -177,6 +178,7 @@ struct TypedStreamBodyReader {
         let slot = entries.count
         entries.append(.placeholder)
         guard let kind = classChain() else { return nil }
+        if stringOnly, kind != .string, kind != .mutableString { return nil }
         let value: ArchivedAttributeValue?
         switch kind {
         case .string, .mutableString: value = stringBody().map { .string($0) }
@@ -270,7 +272,9 @@ struct TypedStreamBodyReader {
     private mutating func urlBody() -> ArchivedAttributeValue? {
         guard group("c"), position < bytes.count, bytes[position] == 0 else { return nil }
         position += 1
-        guard group("@"), case .string(let text)? = object(), let url = URL(string: text) else { return nil }
+        guard group("@"), case .string(let text)? = object(stringOnly: true), let url = URL(string: text) else {
+            return nil
+        }
         return .url(url)
     }
 

@@ -69,3 +69,34 @@ struct TypedStreamBodyReaderTests {
         }
     }
 }
+
+extension TypedStreamBodyReaderTests {
+    @Test("URLs nested in URLs do not make the one-pass reader recurse")
+    func nestedURLs() throws {
+        // An attributed string whose one run's attribute is an NSURL whose string is an
+        // NSURL whose string is …, 20,000 deep: the fast path declines, the general reader
+        // stops at its depth limit.
+        var bytes = TypedStreamHostileTests.header + [0x84, 0x01, UInt8(ascii: "@"), 0x84, 0x84, 0x84, 0x12]
+        bytes += Array("NSAttributedString".utf8) + [0x00, 0x84, 0x84, 0x08] + Array("NSObject".utf8) + [0x00, 0x85]
+        // "@" the text: NSString v1 (< NSObject, class #2), "+" "a".
+        bytes += [0x92, 0x84, 0x84, 0x84, 0x08] + Array("NSString".utf8) + [0x01, 0x94]
+        bytes += [0x84, 0x01, UInt8(ascii: "+"), 0x01, UInt8(ascii: "a"), 0x86]
+        // "iI" 1 1, then "@" an NSDictionary with one entry whose value is the URL chain.
+        bytes += [0x84, 0x02, UInt8(ascii: "i"), UInt8(ascii: "I"), 0x01, 0x01, 0x92]
+        bytes += [0x84, 0x84, 0x84, 0x0c] + Array("NSDictionary".utf8) + [0x00, 0x94]
+        bytes += [0x84, 0x01, UInt8(ascii: "i"), 0x01]
+        bytes += [0x92, 0x84, 0x96, 0x97, 0x01, UInt8(ascii: "k"), 0x86]  // key "k"
+        bytes += [0x92, 0x84, 0x84, 0x84, 0x05] + Array("NSURL".utf8) + [0x00, 0x94]
+        bytes += [0x84, 0x01, UInt8(ascii: "c"), 0x00]
+        // Each level: "@", a new NSURL (class #9), "c" (shared string 9) 0, and its string…
+        for _ in 0..<20_000 { bytes += [0x92, 0x84, 0x9b, 0x9b, 0x00] }
+        let data = Data(bytes)
+        #expect(TypedStreamBodyReader.attributedString(data, maximumObjectCount: 1 << 24) == nil)
+        do {
+            _ = try IMessageBody(attributedBody: data)
+            Issue.record("no error")
+        } catch let error as KeyedArchiveError {
+            #expect(error.code == .limitExceeded, "\(error)")
+        }
+    }
+}
