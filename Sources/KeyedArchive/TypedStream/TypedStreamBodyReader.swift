@@ -272,7 +272,8 @@ struct TypedStreamBodyReader {
     private mutating func urlBody() -> ArchivedAttributeValue? {
         guard group("c"), position < bytes.count, bytes[position] == 0 else { return nil }
         position += 1
-        guard group("@"), case .string(let text)? = object(stringOnly: true), let url = URL(string: text) else {
+        guard group("@"), case .string(let text)? = object(stringOnly: true), let url = URL(string: text)
+        else {
             return nil
         }
         return .url(url)

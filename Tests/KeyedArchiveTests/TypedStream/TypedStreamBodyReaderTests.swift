@@ -77,7 +77,10 @@ extension TypedStreamBodyReaderTests {
         // NSURL whose string is …, 20,000 deep: the fast path declines, the general reader
         // stops at its depth limit.
         var bytes = TypedStreamHostileTests.header + [0x84, 0x01, UInt8(ascii: "@"), 0x84, 0x84, 0x84, 0x12]
-        bytes += Array("NSAttributedString".utf8) + [0x00, 0x84, 0x84, 0x08] + Array("NSObject".utf8) + [0x00, 0x85]
+        bytes +=
+            Array("NSAttributedString".utf8) + [0x00, 0x84, 0x84, 0x08] + Array("NSObject".utf8) + [
+                0x00, 0x85,
+            ]
         // "@" the text: NSString v1 (< NSObject, class #2), "+" "a".
         bytes += [0x92, 0x84, 0x84, 0x84, 0x08] + Array("NSString".utf8) + [0x01, 0x94]
         bytes += [0x84, 0x01, UInt8(ascii: "+"), 0x01, UInt8(ascii: "a"), 0x86]
