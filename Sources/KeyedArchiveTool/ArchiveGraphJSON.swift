@@ -27,12 +27,56 @@ enum ArchiveGraphJSON {
     ///
     /// - Throws: ``KeyedArchiveError`` with code `limitExceeded` when objects are nested
     ///   more than ``maximumDepth`` deep.
-    static func render(_ graph: ArchivedObjectGraph) throws -> Data {
+    /// With `rootLabel` (`decode --path`), the top-level object holds only the graph's root,
+    /// under that label.
+    ///
+    /// With `expansion` (`decode --expand`), a data value holding an archive is written as
+    /// `{"$expanded": "keyed archive", "$value": …}` in its place. The graph's
+    /// ``ArchivedObjectGraph/problems`` (`decode --recover`) are listed under `$problems`.
+    static func render(
+        _ graph: ArchivedObjectGraph, rootLabel: String? = nil, expansion: Expansion? = nil
+    ) throws -> Data {
+        Data((try text(graph, rootLabel: rootLabel, expansion: expansion, depth: 0) + "\n").utf8)
+    }
+
+    /// What `--expand` needs while rendering: whether to recover, how deep it is, and the
+    /// byte budget shared by the whole file.
+    struct Expansion {
+        var recovering: Bool
+        var level: Int
+        let budget: NestedArchive.Budget
+    }
+
+    private static func text(
+        _ graph: ArchivedObjectGraph, rootLabel: String?, expansion: Expansion?, depth: Int
+    ) throws -> String {
         var writer = Writer(graph: graph)
-        let members = graph.topLevel.map { (key: $0.key, value: $0.value) }
-        try writer.writeObject(members.map { (escaped($0.key), Member.value($0.value)) }, depth: 0)
-        writer.text += "\n"
-        return Data(writer.text.utf8)
+        writer.expansion = expansion
+        var members = graph.topLevel.map { (escaped($0.key), Member.value($0.value)) }
+        if let rootLabel, let root = graph.root { members = [(escaped(rootLabel), .value(root))] }
+        if !graph.problems.isEmpty {
+            members.append(("$problems", .value(.array(graph.problems.map { .string($0.description) }))))
+        }
+        try writer.writeObject(members, depth: depth)
+        return writer.text
+    }
+
+    /// The same JSON on one line (for `decode --jsonl`): JSON strings hold no raw
+    /// newlines, so every newline and the indentation after it are layout.
+    static func compacted(_ data: Data) -> Data {
+        var result = Data()
+        result.reserveCapacity(data.count)
+        var skippingIndent = false
+        for byte in data {
+            if byte == UInt8(ascii: "\n") {
+                skippingIndent = true
+                continue
+            }
+            if skippingIndent && byte == UInt8(ascii: " ") { continue }
+            skippingIndent = false
+            result.append(byte)
+        }
+        return result
     }
 
     static func escaped(_ key: String) -> String {
@@ -48,6 +92,7 @@ enum ArchiveGraphJSON {
         let graph: ArchivedObjectGraph
         var shown: [Bool]
         var text = ""
+        var expansion: Expansion?
 
         init(graph: ArchivedObjectGraph) {
             self.graph = graph
@@ -77,9 +122,45 @@ enum ArchiveGraphJSON {
                 try writeObject(fields.map { (escaped($0.key), Member.value($0.value)) }, depth: depth)
             case .reference(let uid):
                 try writeReference(uid, depth: depth)
+            case .data(let data):
+                if let expansion, expansion.level < NestedArchive.maximumLevels,
+                    let content = NestedArchive.recognize(
+                        data, recovering: expansion.recovering, budget: expansion.budget)
+                {
+                    try writeExpanded(content, depth: depth, expansion: expansion)
+                } else {
+                    text += try Self.scalar(value)
+                }
             default:
                 text += try Self.scalar(value)
             }
+        }
+
+        /// A nested archive in place of the data that holds it.
+        private mutating func writeExpanded(
+            _ content: NestedArchive.Content, depth: Int, expansion: Expansion
+        )
+            throws
+        {
+            try checkDepth(depth + 1)
+            let kind = try Self.scalar(.string(content.kindName))
+            let inner = String(repeating: "  ", count: depth + 1)
+            text += "{\n\(inner)\"$expanded\": \(kind)"
+            switch content {
+            case .keyedArchive(let nested):
+                var deeper = expansion
+                deeper.level += 1
+                text += ",\n\(inner)\"$value\": "
+                text += try ArchiveGraphJSON.text(nested, rootLabel: nil, expansion: deeper, depth: depth + 1)
+            case .propertyList(let value):
+                text += ",\n\(inner)\"$value\": "
+                text += String(
+                    decoding: try value.jsonData(options: PropertyListJSONOptions(prettyPrinted: false)),
+                    as: UTF8.self)
+            case .unsupported:
+                break
+            }
+            text += "\n" + String(repeating: "  ", count: depth) + "}"
         }
 
         mutating func writeObject(_ members: [(String, Member)], depth: Int) throws {

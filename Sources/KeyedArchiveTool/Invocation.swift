@@ -1,3 +1,5 @@
+import KeyedArchive
+
 /// What one command line asks the tool to do, after parsing and validation.
 ///
 /// The spelling follows Apple's `plutil`: a command option (`-lint`, `-p`, `-convert FMT`,
@@ -20,6 +22,19 @@ struct Invocation: Equatable {
         case decode
         /// Show the usage text.
         case help
+        /// `-extract KEYPATH FORMAT`: write the value at the key path as a property list of
+        /// its own, or print it (`raw`).
+        case extract(PropertyListKeyPath, ExtractFormat)
+        /// `-type KEYPATH`: print the type of the value at the key path.
+        case type(PropertyListKeyPath)
+        /// `-insert KEYPATH -TYPE VALUE`: add a value (`-append` adds it to an array).
+        case insert(PropertyListKeyPath, PropertyList)
+        /// `-replace KEYPATH -TYPE VALUE`: set a value.
+        case replace(PropertyListKeyPath, PropertyList)
+        /// `-remove KEYPATH`: remove a value.
+        case remove(PropertyListKeyPath)
+        /// `-create FORMAT`: write an empty dictionary to each file.
+        case create(ConversionFormat)
 
         /// The spelling used on the command line, for messages.
         var spelling: String {
@@ -29,6 +44,20 @@ struct Invocation: Equatable {
             case .convert: return "-convert"
             case .decode: return "decode"
             case .help: return "-help"
+            case .extract: return "-extract"
+            case .type: return "-type"
+            case .insert: return "-insert"
+            case .replace: return "-replace"
+            case .remove: return "-remove"
+            case .create: return "-create"
+            }
+        }
+
+        /// Whether the command rewrites its files (or writes to `-o`).
+        var edits: Bool {
+            switch self {
+            case .insert, .replace, .remove: return true
+            default: return false
             }
         }
     }
@@ -46,6 +75,55 @@ struct Invocation: Equatable {
     var silent = false
     /// `--json`: `decode` prints JSON instead of indented text.
     var json = false
+    /// `-expect TYPE`: with `-extract` and `-type`, fail unless the value has this type.
+    var expectedType: PropertyListTypeName?
+    /// `-n`: with `-extract … raw`, no newline after the value.
+    var omitsFinalNewline = false
+    /// `-append`: with `-insert`, add the value at the end of the array the key path names.
+    var appends = false
+    /// `--path KEYPATH`: with `decode`, show only the value at this key path of the object
+    /// graph (references followed).
+    var graphPath: PropertyListKeyPath?
+    /// `--resolve`: with `-extract` and `-type`, read the file as a keyed archive and follow the key
+    /// path through its object graph.
+    var resolvesArchive = false
+    /// `--recover`: with `decode`, read damaged archives as far as possible and report each
+    /// problem (``KeyedUnarchivingOptions/recoversFromDamage``).
+    var recovers = false
+    /// `--expand`: with `decode`, decode archives found inside data values in place.
+    var expands = false
+    /// `--jsonl`: with `decode`, one JSON line per file (folders searched), for sweeping
+    /// a file-system extract.
+    var jsonLines = false
+}
+
+/// The type names of `-type` and `-expect`, as `plutil` spells them.
+enum PropertyListTypeName: String, CaseIterable, Equatable {
+    case bool, integer, float, string, date, data, dictionary, array
+    /// Not a `plutil` type: a keyed archive's `CF$UID` reference.
+    case uid
+
+    init(of value: PropertyList) {
+        switch value {
+        case .bool: self = .bool
+        case .integer: self = .integer
+        case .real: self = .float
+        case .string: self = .string
+        case .date: self = .date
+        case .data: self = .data
+        case .dictionary: self = .dictionary
+        case .array: self = .array
+        case .uid: self = .uid
+        }
+    }
+}
+
+/// The formats of `-extract`: a property list format, or `raw` (the value itself, printed).
+enum ExtractFormat: String, CaseIterable, Equatable {
+    case xml1
+    case binary1
+    case json
+    case raw
 }
 
 /// The formats `-convert` writes, spelled as `plutil` spells them.
@@ -53,6 +131,24 @@ enum ConversionFormat: String, CaseIterable, Equatable {
     case xml1
     case binary1
     case json
+    /// Swift literal source (`let name : [String : Any] = [...]`), written beside the input
+    /// as `.swift` unless `-o` or `-e` is given.
+    case swift
+    /// Objective-C literal source (`NSDictionary * const name = @{...};`), written beside
+    /// the input as `.m` unless `-o` or `-e` is given.
+    case objc
+
+    /// The property-list formats, which `-create` also writes.
+    static let propertyListFormats: [ConversionFormat] = [.xml1, .binary1, .json]
+
+    /// The extension a literal source gets beside its input.
+    var sourceExtension: String? {
+        switch self {
+        case .swift: return "swift"
+        case .objc: return "m"
+        default: return nil
+        }
+    }
 }
 
 /// A command line that cannot be carried out; the tool prints the message with the
@@ -122,6 +218,67 @@ extension Invocation {
                     throw UsageError("unknown format '\(name)' for -convert (use one of: \(known))")
                 }
                 try setCommand(.convert(format))
+            case "-extract":
+                let keyPath = try value(after: argument)
+                let known = ExtractFormat.allCases.map(\.rawValue).joined(separator: ", ")
+                guard let name = remaining.popFirst() else {
+                    throw UsageError("-extract needs a key path and a format (one of: \(known))")
+                }
+                guard let format = ExtractFormat(rawValue: name) else {
+                    throw UsageError("unknown format '\(name)' for -extract (use one of: \(known))")
+                }
+                try setCommand(.extract(PropertyListKeyPath(keyPath), format))
+            case "-type":
+                try setCommand(.type(PropertyListKeyPath(try value(after: argument))))
+            case "-insert", "-replace":
+                let keyPath = PropertyListKeyPath(try value(after: argument))
+                let known = EditValueType.allCases.map { "-" + $0.rawValue }.joined(separator: " ")
+                guard let typeOption = remaining.popFirst() else {
+                    throw UsageError("\(argument) needs a key path and a type (one of: \(known))")
+                }
+                guard typeOption.hasPrefix("-"),
+                    let type = EditValueType(rawValue: String(typeOption.dropFirst()))
+                else {
+                    throw UsageError("unknown type '\(typeOption)' for \(argument) (use one of: \(known))")
+                }
+                let text = type.takesValue ? try value(after: typeOption) : nil
+                let newValue = try type.value(from: text)
+                try setCommand(
+                    argument == "-insert" ? .insert(keyPath, newValue) : .replace(keyPath, newValue))
+            case "-remove":
+                try setCommand(.remove(PropertyListKeyPath(try value(after: argument))))
+            case "-create":
+                let formats = ConversionFormat.propertyListFormats
+                let known = formats.map(\.rawValue).joined(separator: ", ")
+                guard let name = remaining.popFirst() else {
+                    throw UsageError("-create needs a format (one of: \(known))")
+                }
+                guard let format = ConversionFormat(rawValue: name), formats.contains(format) else {
+                    throw UsageError("unknown format '\(name)' for -create (use one of: \(known))")
+                }
+                try setCommand(.create(format))
+            case "-expect":
+                let name = try value(after: argument)
+                guard let type = PropertyListTypeName(rawValue: name) else {
+                    let known = PropertyListTypeName.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw UsageError("-expect type '\(name)' is not one of: \(known)")
+                }
+                invocation.expectedType = type
+            case "-n":
+                invocation.omitsFinalNewline = true
+            case "--path":
+                if invocation.graphPath != nil { throw UsageError("--path given more than once") }
+                invocation.graphPath = PropertyListKeyPath(try value(after: argument))
+            case "--resolve":
+                invocation.resolvesArchive = true
+            case "--recover":
+                invocation.recovers = true
+            case "--expand":
+                invocation.expands = true
+            case "--jsonl":
+                invocation.jsonLines = true
+            case "-append":
+                invocation.appends = true
             case "-o":
                 if invocation.outputPath != nil { throw UsageError("-o given more than once") }
                 invocation.outputPath = try value(after: argument)
@@ -147,16 +304,45 @@ extension Invocation {
 
     private mutating func validate() throws(UsageError) {
         var isConvert = false
-        if case .convert = command { isConvert = true }
-        if !isConvert {
-            for (option, given) in [
-                ("-o", outputPath != nil), ("-e", outputExtension != nil), ("-r", readableJSON),
-            ]
-            where given {
-                throw UsageError("\(option) is only valid with -convert")
-            }
+        var isExtract = false
+        var isRaw = false
+        var isType = false
+        var isInsert = false
+        switch command {
+        case .convert: isConvert = true
+        case .extract(_, let format):
+            isExtract = true
+            isRaw = format == .raw
+        case .type: isType = true
+        case .insert: isInsert = true
+        default: break
+        }
+        let writesFiles = isConvert || isExtract || command.edits
+        for (option, given, allowed, commands) in [
+            ("-o", outputPath != nil, writesFiles, "-convert, -extract, -insert, -replace and -remove"),
+            ("-e", outputExtension != nil, isConvert, "-convert"),
+            ("-r", readableJSON, isConvert || isExtract, "-convert and -extract"),
+        ]
+        where given && !allowed {
+            throw UsageError("\(option) is only valid with \(commands)")
+        }
+        if expectedType != nil && !(isExtract || isType) {
+            throw UsageError("-expect is only valid with -extract and -type")
+        }
+        if omitsFinalNewline && !isRaw { throw UsageError("-n is only valid with -extract KEYPATH raw") }
+        if appends && !isInsert { throw UsageError("-append is only valid with -insert") }
+        if graphPath != nil && command != .decode { throw UsageError("--path is only valid with decode") }
+        if resolvesArchive && !(isExtract || isType) {
+            throw UsageError("--resolve is only valid with -extract and -type")
         }
         if json && command != .decode { throw UsageError("--json is only valid with decode") }
+        for (option, given) in [("--recover", recovers), ("--expand", expands), ("--jsonl", jsonLines)]
+        where given && command != .decode {
+            throw UsageError("\(option) is only valid with decode")
+        }
+        if jsonLines && (json || graphPath != nil) {
+            throw UsageError("--jsonl cannot be combined with --json or --path")
+        }
         if files.isEmpty { throw UsageError("no files given") }
         if outputPath != nil && outputExtension != nil { throw UsageError("-o and -e cannot be combined") }
         if outputPath == "" { throw UsageError("-o needs a non-empty path") }

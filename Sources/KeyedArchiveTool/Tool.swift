@@ -73,9 +73,45 @@ struct Tool {
                 try convert(file, to: format, invocation)
             }
         case .decode:
+            if invocation.jsonLines { return sweep(invocation) }
             return forEachFile(invocation) { file throws(ToolFailure) in
                 try decode(file, invocation)
             }
+        case .extract(let keyPath, let format):
+            return forEachFile(invocation) { file throws(ToolFailure) in
+                try Self.requirePropertyList(file)
+                try extract(keyPath, as: format, from: file, invocation)
+            }
+        case .type(let keyPath):
+            return forEachFile(invocation) { file throws(ToolFailure) in
+                try Self.requirePropertyList(file)
+                var source = file
+                var path = keyPath
+                if invocation.resolvesArchive {
+                    let limit = Self.outputLimit(forInputLength: file.byteCount)
+                    source.value = try Self.resolvedValue(at: keyPath, in: file, limit: limit)
+                    path = PropertyListKeyPath(components: [])
+                }
+                let value = try Self.value(at: path, in: source, expecting: invocation.expectedType)
+                environment.writeOutput(Data("\(PropertyListTypeName(of: value).rawValue)\n".utf8))
+            }
+        case .insert(let keyPath, let value):
+            return forEachFile(invocation) { file throws(ToolFailure) in
+                try Self.requirePropertyList(file)
+                try edit(file, keyPath, invocation.appends ? .append(value) : .insert(value), invocation)
+            }
+        case .replace(let keyPath, let value):
+            return forEachFile(invocation) { file throws(ToolFailure) in
+                try Self.requirePropertyList(file)
+                try edit(file, keyPath, .replace(value), invocation)
+            }
+        case .remove(let keyPath):
+            return forEachFile(invocation) { file throws(ToolFailure) in
+                try Self.requirePropertyList(file)
+                try edit(file, keyPath, .remove, invocation)
+            }
+        case .create(let format):
+            return create(format, invocation)
         }
     }
 
@@ -91,11 +127,13 @@ struct Tool {
     struct InputFile {
         /// The name given on the command line (`-` for standard input).
         let name: String
-        let value: PropertyList
+        var value: PropertyList
         /// What the reading passed over (see ``PropertyListReadingReport``).
         let report: PropertyListReadingReport
         /// The size of the file in bytes, which bounds what is written for it.
         let byteCount: Int
+        /// The format the file is in, which edits keep.
+        var format: PropertyListFormat = .xml
         /// The file read as a typedstream (`NSArchiver`), when it has that header; `value`
         /// is then an empty string.
         var typedStream: TypedStreamGraph? = nil
@@ -140,10 +178,10 @@ struct Tool {
         for name in invocation.files {
             do throws(ToolFailure) {
                 var report = PropertyListReadingReport()
-                let (value, byteCount, typedStream) = try readPropertyList(name, report: &report)
+                let (value, byteCount, format, typedStream) = try readPropertyList(name, report: &report)
                 try action(
                     InputFile(
-                        name: name, value: value, report: report, byteCount: byteCount,
+                        name: name, value: value, report: report, byteCount: byteCount, format: format,
                         typedStream: typedStream))
             } catch {
                 environment.writeError("\(name): \(error.message)\n")
@@ -169,7 +207,9 @@ struct Tool {
 
     private func readPropertyList(
         _ name: String, report: inout PropertyListReadingReport
-    ) throws(ToolFailure) -> (value: PropertyList, byteCount: Int, typedStream: TypedStreamGraph?) {
+    ) throws(ToolFailure) -> (
+        value: PropertyList, byteCount: Int, format: PropertyListFormat, typedStream: TypedStreamGraph?
+    ) {
         let data: Data
         if name == "-" {
             data = environment.readStandardInput()
@@ -184,9 +224,11 @@ struct Tool {
         }
         do {
             if TypedStreamUnarchiver.isTypedStream(data) {
-                return (.string(""), data.count, try TypedStreamUnarchiver.objectGraph(from: data))
+                return (.string(""), data.count, .binary, try TypedStreamUnarchiver.objectGraph(from: data))
             }
-            return (try PropertyList(from: data, report: &report), data.count, nil)
+            return (
+                try PropertyList(from: data, report: &report), data.count, PropertyListFormat.detect(data), nil
+            )
         } catch let error as KeyedArchiveError {
             throw ToolFailure(error.description)
         } catch {
@@ -203,16 +245,41 @@ struct Tool {
         let name = file.name
         let rendered: Data
         do {
-            let graph =
-                try file.typedStream?.archivedObjectGraph() ?? KeyedUnarchiver.objectGraph(from: value)
+            var graph =
+                try file.typedStream?.archivedObjectGraph()
+                ?? KeyedUnarchiver.objectGraph(
+                    from: value, options: KeyedUnarchivingOptions(recoversFromDamage: invocation.recovers))
+            var label: String?
+            if let path = invocation.graphPath {
+                guard let found = graph.value(atKeyPath: path.components) else {
+                    throw ToolFailure("no value at key path \(path) of the object graph")
+                }
+                graph = graph.subgraph(at: found)
+                label = path.text
+            }
+            let expansion =
+                invocation.expands
+                ? ArchiveGraphJSON.Expansion(
+                    recovering: invocation.recovers, level: 0,
+                    budget: NestedArchive.Budget(forInputLength: file.byteCount))
+                : nil
             if invocation.json {
-                rendered = try ArchiveGraphJSON.render(graph)
+                rendered = try ArchiveGraphJSON.render(graph, rootLabel: label, expansion: expansion)
             } else {
                 let header = invocation.files.count > 1 ? "==> \(name) <==\n" : ""
                 // An archive with nothing encoded is valid but prints no line: say so.
-                let outline = graph.topLevel.isEmpty ? "(empty archive: $top has no keys)\n" : graph.outline()
+                var outline = graph.topLevel.isEmpty ? "(empty archive: $top has no keys)\n" : graph.outline()
+                if let label, outline.hasPrefix("root") { outline = label + outline.dropFirst(4) }
+                if let expansion {
+                    outline += Self.expandedOutlines(graph, rootLabel: label, expansion: expansion)
+                }
                 rendered = Data((header + outline).utf8)
             }
+            for problem in graph.problems {
+                environment.writeError("\(name): problem: \(problem.description)\n")
+            }
+        } catch let error as ToolFailure {
+            throw error
         } catch let error as KeyedArchiveError {
             throw ToolFailure("not a readable keyed archive: \(error.description)")
         } catch {
@@ -225,48 +292,72 @@ struct Tool {
 
     // MARK: - Converting
 
+    /// Writes `file` in `format` to the destination (`-o`, `-e` or the file itself), as the
+    /// text is made: standard output receives it in pieces, and a file is replaced through
+    /// the durable writer, untouched if writing fails.
     private func convert(_ file: InputFile, to format: ConversionFormat, _ invocation: Invocation)
         throws(ToolFailure)
     {
         let value = file.value
         let name = file.name
         let limit = Self.outputLimit(forInputLength: file.byteCount)
-        let encoded: Data
-        do {
-            switch format {
-            case .xml1:
-                encoded = try value.data(
-                    format: .xml, options: PropertyListWritingOptions(maximumOutputBytes: limit))
-            case .binary1: encoded = try value.data(format: .binary)
-            case .json:
-                encoded = try value.jsonData(
-                    options: PropertyListJSONOptions(
-                        prettyPrinted: invocation.readableJSON, sortsKeys: false, maximumOutputBytes: limit))
-            }
-        } catch let error as KeyedArchiveError {
-            throw ToolFailure("cannot write as \(format.rawValue): \(error.description)")
-        } catch {
-            throw ToolFailure("cannot write as \(format.rawValue): \(error)")
-        }
-
         let destination: String
         if let outputPath = invocation.outputPath {
             destination = outputPath
-        } else if let outputExtension = invocation.outputExtension {
-            guard name != "-" else { throw ToolFailure("-e cannot name a file for standard input; use -o") }
-            destination = Self.path(name, replacingExtensionWith: outputExtension)
+        } else if let outputExtension = invocation.outputExtension ?? format.sourceExtension {
+            if name == "-" && invocation.outputExtension == nil {
+                destination = "-"
+            } else {
+                guard name != "-" else {
+                    throw ToolFailure("-e cannot name a file for standard input; use -o")
+                }
+                destination = Self.path(name, replacingExtensionWith: outputExtension)
+            }
         } else {
             destination = name
         }
-        if destination == "-" {
-            environment.writeOutput(encoded)
-            return
+
+        // Errors of the writer (as opposed to the file system) are told apart by this flag.
+        var writerFailed = false
+        func produce(_ write: (UnsafeRawBufferPointer) throws -> Void) throws {
+            do {
+                switch format {
+                case .xml1:
+                    try value.write(
+                        format: .xml, options: PropertyListWritingOptions(maximumOutputBytes: limit),
+                        to: write)
+                case .binary1: try value.write(format: .binary, to: write)
+                case .swift, .objc:
+                    let source = try LiteralSourceWriter.render(
+                        value, language: format == .swift ? .swift : .objc, fileName: name, limit: limit)
+                    try source.withUnsafeBytes { try write($0) }
+                case .json:
+                    try value.writeJSON(
+                        options: PropertyListJSONOptions(
+                            prettyPrinted: invocation.readableJSON, sortsKeys: false,
+                            maximumOutputBytes: limit),
+                        to: write)
+                }
+            } catch let error as KeyedArchiveError {
+                writerFailed = true
+                throw error
+            }
         }
         do {
-            try environment.fileSystem.writeAtomically(encoded, toPath: destination)
-        } catch {
+            if destination == "-" {
+                try produce { environment.writeOutput(Data($0)) }
+            } else {
+                try environment.fileSystem.writeAtomically(toPath: destination, produce)
+            }
+        } catch let error as KeyedArchiveError where writerFailed {
+            throw ToolFailure("cannot write as \(format.rawValue): \(error.description)")
+        } catch let error as LiteralSourceWriter.Failure {
+            throw ToolFailure(error.message)
+        } catch let error as FileSystemError {
             // The message names the file: `cannot write out.plist: Permission denied`.
             throw ToolFailure(error.message)
+        } catch {
+            throw ToolFailure("cannot write as \(format.rawValue): \(error)")
         }
     }
 

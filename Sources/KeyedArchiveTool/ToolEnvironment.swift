@@ -57,13 +57,52 @@ protocol ToolFileSystem {
     /// - Throws: ``FileSystemError`` whose message names the file and says why, such as
     ///   `cannot write out.plist: No such file or directory`.
     func writeAtomically(_ data: Data, toPath path: String) throws(FileSystemError)
+
+    /// Replaces (or creates) a file as ``writeAtomically(_:toPath:)`` does, with the bytes
+    /// `produce` hands to its `write` function as it makes them. If `produce` throws, the
+    /// file is untouched and its error is rethrown as it is.
+    ///
+    /// - Throws: What `produce` threw, or ``FileSystemError`` as ``writeAtomically(_:toPath:)``.
+    func writeAtomically(
+        toPath path: String, _ produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws
+
+    /// The files `decode --jsonl` reads for `path`: the path itself, or for a folder every
+    /// regular file below it, depth first and sorted, symbolic links not followed.
+    ///
+    /// - Throws: ``FileSystemError`` if the folder cannot be listed.
+    func filesForSweep(_ path: String) throws(FileSystemError) -> [String]
+
+    /// Reads a whole file of at most `largest` bytes.
+    ///
+    /// - Throws: ``FileSystemError`` as ``contentsOfFile(atPath:)``, or when the file is larger.
+    func contentsOfFile(atPath path: String, largest: Int) throws(FileSystemError) -> Data
+}
+
+extension ToolFileSystem {
+    /// Collects what `produce` writes and writes it in one piece: for file systems that
+    /// cannot write a file in pieces.
+    func writeAtomically(
+        toPath path: String, _ produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws {
+        var data = Data()
+        try produce { data.append(contentsOf: $0) }
+        try writeAtomically(data, toPath: path)
+    }
+
+    func filesForSweep(_ path: String) throws(FileSystemError) -> [String] { [path] }
+
+    func contentsOfFile(atPath path: String, largest: Int) throws(FileSystemError) -> Data {
+        try contentsOfFile(atPath: path)
+    }
 }
 
 /// The local file system: reads through POSIX calls, for exact error messages
-/// (`strerror`); writes through the library's ``DurableFile``.
+/// (`strerror`); writes through the library's `DurableFileWriter`.
 struct LocalFileSystem: ToolFileSystem {
     private static let fileTypeMask: mode_t = 0o170000
     private static let directoryType: mode_t = 0o040000
+    private static let regularType: mode_t = 0o100000
 
     func contentsOfFile(atPath path: String) throws(FileSystemError) -> Data {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -74,7 +113,8 @@ struct LocalFileSystem: ToolFileSystem {
         if info.st_mode & Self.fileTypeMask == Self.directoryType {
             throw FileSystemError(message: "Is a directory")
         }
-        var bytes: [UInt8] = []
+        // Read straight into the `Data` returned, so the file is held once, not twice.
+        var bytes = Data()
         // The size is a hint only: the file may change, and pipes report 0.
         if info.st_size > 0 && info.st_size < Int64(Int32.max) { bytes.reserveCapacity(Int(info.st_size)) }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -87,21 +127,86 @@ struct LocalFileSystem: ToolFileSystem {
                 if errno == EINTR { continue }
                 throw Self.lastError()
             }
-            bytes.append(contentsOf: chunk[0..<count])
+            chunk.withUnsafeBytes { buffer in
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            }
         }
-        return Data(bytes)
+        return bytes
     }
 
-    /// Writes through the library's ``DurableFile``: flushed to the disk, renamed into
+    func filesForSweep(_ path: String) throws(FileSystemError) -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue
+        else {
+            return [path]
+        }
+        var files: [String] = []
+        var folders = [path]
+        while let folder = folders.popLast() {
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+            } catch {
+                throw FileSystemError(message: "cannot list \(folder): \(error.localizedDescription)")
+            }
+            var subfolders: [String] = []
+            for name in names {
+                let child = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+                var info = stat()
+                guard lstat(child, &info) == 0 else { continue }
+                switch info.st_mode & Self.fileTypeMask {
+                case Self.directoryType: subfolders.append(child)
+                case Self.regularType: files.append(child)
+                default: break  // links, devices, sockets, FIFOs: not read
+                }
+            }
+            folders.append(contentsOf: subfolders.reversed())
+        }
+        return files
+    }
+
+    func contentsOfFile(atPath path: String, largest: Int) throws(FileSystemError) -> Data {
+        var info = stat()
+        if stat(path, &info) == 0, info.st_size > largest {
+            throw FileSystemError(message: "file is larger than \(largest) bytes; not read")
+        }
+        return try contentsOfFile(atPath: path)
+    }
+
+    /// Writes through the library's `DurableFileWriter`: flushed to the disk, renamed into
     /// place, the folder flushed; a symbolic link's final target is replaced and the link
     /// kept; a new file gets `0666` less the umask, a replaced one its permission bits.
     func writeAtomically(_ data: Data, toPath path: String) throws(FileSystemError) {
         do {
-            try DurableFile.write(data, to: URL(fileURLWithPath: path))
+            try DurableFileWriter.write(data, to: URL(fileURLWithPath: path))
         } catch let error as KeyedArchiveError {
             throw FileSystemError(message: error.message)
         } catch {
             throw FileSystemError(message: "cannot write \(path): \(error)")
+        }
+    }
+
+    /// Writes through the library's ``DurableFileWriter`` in pieces, as they are made: the whole
+    /// contents are never held in memory, and a failure leaves the file untouched.
+    func writeAtomically(
+        toPath path: String, _ produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws {
+        /// What `produce` threw, carried through ``DurableFileWriter`` unchanged.
+        struct ProducerError: Error { var error: any Error }
+        do {
+            try withoutActuallyEscaping(produce) { produce in
+                try DurableFileWriter.write(to: URL(fileURLWithPath: path)) { write in
+                    do {
+                        try produce(write)
+                    } catch {
+                        throw ProducerError(error: error)
+                    }
+                }
+            }
+        } catch let error as ProducerError {
+            throw error.error
+        } catch let error as KeyedArchiveError {
+            throw FileSystemError(message: error.message)
         }
     }
 

@@ -3,7 +3,11 @@ enum Usage {
     /// The first lines, printed after a usage error.
     static let synopsis = """
         usage: keyed-archive -lint | -p | -convert FORMAT [options] FILE...
-               keyed-archive decode [--json] FILE...
+               keyed-archive -extract KEYPATH FORMAT | -type KEYPATH [-expect TYPE] [options] FILE...
+               keyed-archive -insert | -replace KEYPATH -TYPE VALUE | -remove KEYPATH [options] FILE...
+               keyed-archive -create FORMAT FILE...
+               keyed-archive decode [--json] [--path KEYPATH] [--recover] [--expand] FILE...
+               keyed-archive decode --jsonl [--recover] [--expand] FILE|FOLDER...
         Run 'keyed-archive -help' for details.
 
         """
@@ -12,7 +16,11 @@ enum Usage {
     /// (standard error).
     static let text = """
         usage: keyed-archive -lint | -p | -convert FORMAT [options] FILE...
-               keyed-archive decode [--json] FILE...
+               keyed-archive -extract KEYPATH FORMAT | -type KEYPATH [-expect TYPE] [options] FILE...
+               keyed-archive -insert | -replace KEYPATH -TYPE VALUE | -remove KEYPATH [options] FILE...
+               keyed-archive -create FORMAT FILE...
+               keyed-archive decode [--json] [--path KEYPATH] [--recover] [--expand] FILE...
+               keyed-archive decode --jsonl [--recover] [--expand] FILE|FOLDER...
 
         Checks, prints and converts property lists (binary, XML, OpenStep), including
         keyed archives (NSKeyedArchiver files with CF$UID references). A FILE of '-'
@@ -22,7 +30,21 @@ enum Usage {
           -lint              check that each FILE is a well-formed property list (or typedstream)
           -p                 print each FILE in a human-readable form (not for parsing)
           -convert FORMAT    rewrite each FILE in FORMAT, in place unless -o or -e is given;
-                             FORMAT is one of: xml1, binary1, json
+                             FORMAT is one of: xml1, binary1, json, swift, objc (literal
+                             source, written beside FILE as .swift or .m)
+          -extract KEYPATH FORMAT
+                             write the value at KEYPATH as a property list in FORMAT (xml1,
+                             binary1, json; in place unless -o is given), or print it (raw)
+          -type KEYPATH      print the type of the value at KEYPATH: bool, integer, float,
+                             string, date, data, dictionary, array (or uid)
+          -insert KEYPATH -TYPE VALUE
+                             add VALUE at KEYPATH (-append: at the end of the array there);
+                             TYPE is one of: bool, integer, float, string, date, data, xml,
+                             json, array, dictionary (array and dictionary take no VALUE)
+          -replace KEYPATH -TYPE VALUE
+                             set the value at KEYPATH, whether or not there is one
+          -remove KEYPATH    remove the value at KEYPATH
+          -create FORMAT     write an empty dictionary to each FILE (xml1, binary1, json)
           decode             print each keyed archive as an object graph: classes named,
                              references resolved, shared objects shown once and then
                              as '→ #N (shared, see above)', cycles marked (first word only);
@@ -30,12 +52,28 @@ enum Usage {
                              values as $0, $1, ... in order
           -help, -h          show this help
 
+        KEYPATH is keys separated by '.' ('\\.' is a dot inside a key); a number picks an
+        array element (with -insert, the place to insert at). Edits keep each FILE's
+        format and replace it durably and whole, or not at all.
+
         Options:
           -s                 with -lint, print nothing for files that are OK
-          -o PATH            with -convert and one FILE, write to PATH ('-' = standard output)
+          -o PATH            with one FILE, write to PATH instead ('-' = standard output)
           -e EXTENSION       with -convert, write beside each FILE with this extension
-          -r                 with -convert json, indent the JSON for people
+          -r                 with json, indent the JSON for people
+          -expect TYPE       with -extract and -type, fail unless the value is a TYPE
+          -n                 with -extract KEYPATH raw, print no newline after the value
+          -append            with -insert, add to the end of the array at KEYPATH
           --json             with decode, print the graph as JSON ({"$ref": N} for repeats)
+          --path KEYPATH     with decode, show only the value at KEYPATH of the graph
+                             (root.items.3.title: references, NS.objects, NS.keys followed)
+          --resolve          with -extract and -type, follow KEYPATH through a keyed
+                             archive's object graph
+          --recover          with decode, read damaged archives as far as possible: missing
+                             objects shown as '→ #N (missing)', each problem reported
+          --expand           with decode, decode archives found inside data values
+          --jsonl            with decode, one JSON line per file (folders searched);
+                             exit status 1 if any file failed
           --                 treat every later argument as a FILE
 
         Exit status: 0 on success, 1 if any FILE failed, 64 for a usage error.

@@ -139,6 +139,29 @@ let corpusCases: [String: (input: @Sendable () -> Data, run: @Sendable (Data) th
             ).count
         }
     ),
+    "nested-bomb-xml-streamed": (
+        { nestedBomb(depth: 490, levels: 20) },
+        {
+            let limit = max(64 << 20, 64 * $0.count)
+            var written = 0
+            try PropertyList(from: $0).write(
+                format: .xml, options: PropertyListWritingOptions(maximumOutputBytes: limit)
+            ) { written += $0.count }
+            return written
+        }
+    ),
+    "nested-bomb-json-streamed": (
+        { nestedBomb(depth: 490, levels: 20) },
+        {
+            let limit = max(64 << 20, 64 * $0.count)
+            var written = 0
+            try PropertyList(from: $0).writeJSON(options: PropertyListJSONOptions(maximumOutputBytes: limit))
+            {
+                written += $0.count
+            }
+            return written
+        }
+    ),
     "nested-bomb-json": (
         { nestedBomb(depth: 490, levels: 20) },
         {

@@ -8,7 +8,7 @@
 //                                     input, output and peak memory (CorpusProbe.swift).
 //   hardening-probe durable-write FILE TEXT
 //                                     writes the string TEXT to FILE as a property list with
-//                                     DurableFile, once; run under a chosen umask by the tests.
+//                                     DurableFileWriter, once; run under a chosen umask by the tests.
 //   hardening-probe memory MEGABYTES  caps the process's data size at its current size plus
 //                                     MEGABYTES, then feeds small hostile inputs that claim
 //                                     huge sizes to every reader; a reader that reserved

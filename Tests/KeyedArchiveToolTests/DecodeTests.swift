@@ -212,7 +212,10 @@ final class DecodeTag: KeyedCoding {
     @Test(arguments: [
         (["decode"], "keyed-archive: no files given"),
         (["-p", "--json", "a.plist"], "keyed-archive: --json is only valid with decode"),
-        (["decode", "-o", "x", "a.plist"], "keyed-archive: -o is only valid with -convert"),
+        (
+            ["decode", "-o", "x", "a.plist"],
+            "keyed-archive: -o is only valid with -convert, -extract, -insert, -replace and -remove"
+        ),
         (["decode", "-p", "a.plist"], "keyed-archive: decode and -p cannot be combined"),
     ])
     func usageErrors(arguments: [String], firstLine: String) {

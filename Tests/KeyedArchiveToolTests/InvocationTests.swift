@@ -52,17 +52,23 @@ import Testing
         ([], "no command or files given"),
         (["-lint"], "no files given"),
         (["-convert", "xml1"], "no files given"),
-        (["-convert"], "-convert needs a format (one of: xml1, binary1, json)"),
+        (["-convert"], "-convert needs a format (one of: xml1, binary1, json, swift, objc)"),
         (
-            ["-convert", "swift", "a"],
-            "unknown format 'swift' for -convert (use one of: xml1, binary1, json)"
+            ["-convert", "yaml", "a"],
+            "unknown format 'yaml' for -convert (use one of: xml1, binary1, json, swift, objc)"
         ),
-        (["-convert", "XML1", "a"], "unknown format 'XML1' for -convert (use one of: xml1, binary1, json)"),
+        (
+            ["-convert", "XML1", "a"],
+            "unknown format 'XML1' for -convert (use one of: xml1, binary1, json, swift, objc)"
+        ),
         (["-x", "a"], "unknown option '-x'"),
         (["-lint", "-p", "a"], "-lint and -p cannot be combined"),
-        (["-p", "-o", "out", "a"], "-o is only valid with -convert"),
+        (
+            ["-p", "-o", "out", "a"],
+            "-o is only valid with -convert, -extract, -insert, -replace and -remove"
+        ),
         (["-lint", "-e", "xml", "a"], "-e is only valid with -convert"),
-        (["-p", "-r", "a"], "-r is only valid with -convert"),
+        (["-p", "-r", "a"], "-r is only valid with -convert and -extract"),
         (["-convert", "xml1", "-o"], "-o needs a value"),
         (["-convert", "xml1", "-o", "x", "a", "b"], "-o takes exactly one input file (2 given)"),
         (["-convert", "xml1", "-o", "x", "-e", "y", "a"], "-o and -e cannot be combined"),

@@ -81,10 +81,16 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = try directory.write(data, to: "bomb.plist")
+        // To standard output the text streams until the bound: never more than the bound.
         let xml = ToolRun(["-convert", "xml1", "-o", "-", path])
         #expect(xml.status == 1)
         #expect(xml.error.contains("longer than 67108864 bytes"), "\(xml.error)")
-        #expect(xml.output.isEmpty)
+        #expect(xml.output.count <= 64 << 20)
+        // To a file it streams through the durable writer, which leaves nothing behind.
+        let file = ToolRun(["-convert", "xml1", "-o", directory.path("bomb.xml"), path])
+        #expect(file.status == 1)
+        #expect(file.error.contains("longer than 67108864 bytes"), "\(file.error)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["bomb.plist"])
         #expect(Tool.outputLimit(forInputLength: data.count) == 64 << 20)
         #expect(Tool.outputLimit(forInputLength: 10 << 20) == 640 << 20)
     }

@@ -10,8 +10,8 @@ import Glibc
 import Darwin
 #endif
 
-/// How `-convert` writes files: through the library's `DurableFile` (flushed, renamed into
-/// place, the folder flushed), with the modes `open(2)` users expect and `DurableFile`'s
+/// How `-convert` writes files: through the library's `DurableFileWriter` (flushed, renamed into
+/// place, the folder flushed), with the modes `open(2)` users expect and `DurableFileWriter`'s
 /// symbolic link policy.
 @Suite struct OutputFileTests {
     /// The built `keyed-archive` binary beside the test bundle, if it was built.

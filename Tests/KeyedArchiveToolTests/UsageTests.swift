@@ -31,11 +31,14 @@ import Testing
     @Test(arguments: [
         (["-frobnicate", "a.plist"], "keyed-archive: unknown option '-frobnicate'"),
         (
-            ["-convert", "swift", "a.plist"],
-            "keyed-archive: unknown format 'swift' for -convert (use one of: xml1, binary1, json)"
+            ["-convert", "yaml", "a.plist"],
+            "keyed-archive: unknown format 'yaml' for -convert (use one of: xml1, binary1, json, swift, objc)"
         ),
         (["-lint"], "keyed-archive: no files given"),
-        (["-p", "-o", "x", "a.plist"], "keyed-archive: -o is only valid with -convert"),
+        (
+            ["-p", "-o", "x", "a.plist"],
+            "keyed-archive: -o is only valid with -convert, -extract, -insert, -replace and -remove"
+        ),
     ])
     func badUsageExplainsAndExits64(arguments: [String], firstLine: String) {
         let run = ToolRun(arguments)

@@ -24,7 +24,7 @@ final class AnyRatingData: KeyedCoding {
 
     func encode(with coder: KeyedArchiver) {
         coder.encode(title, forKey: "Title")
-        if let rating { coder.encode(rating as any KeyedCoding, forKey: "Rating") }
+        if let rating { coder.encodeObject(rating, forKey: "Rating") }
     }
 
     init(coder: KeyedUnarchiver) throws {

@@ -38,19 +38,23 @@ final class ScaryCreatureData: SecureKeyedCoding {
     }
 
     /// Writes the secure form: the rating as a number object, as the tutorial's
-    /// NSSecureCoding version does.
+    /// NSSecureCoding version does with `encode(NSNumber(value: rating), forKey:)`.
+    /// (`encode(rating, forKey:)` would store it inline, as Foundation's does, which the
+    /// iOS app's `decodeObject(of: NSNumber.self, forKey:)` refuses.)
     func encode(with coder: KeyedArchiver) {
         coder.encode(title, forKey: Keys.title)
-        coder.encode(Double(rating) as any KeyedCoding, forKey: Keys.rating)
+        coder.encodeObject(rating, forKey: Keys.rating)
     }
 
     /// Reads either version of the tutorial app: the NSCoding one stored the rating as an
-    /// inline float, the NSSecureCoding one as a number object; `decodeObject(of:forKey:)`
-    /// reads both. (Not `try?` around one form and a fallback: a failed decode is recorded
-    /// and fails the whole unarchiving even when caught, as with Foundation's
-    /// `setErrorAndReturn` policy.)
+    /// inline float, the NSSecureCoding one as a number object; `decodeDouble(forKey:)`
+    /// reads both (Foundation's reads only the inline one). The rating is read as a
+    /// `Double` and narrowed, so that 1e300 shows as an invalid rating (an infinity)
+    /// instead of failing the file. (Not `try?` around one form and a fallback: a failed
+    /// decode is recorded and fails the whole unarchiving even when caught, as with
+    /// Foundation's `setErrorAndReturn` policy.)
     init(coder: KeyedUnarchiver) throws {
         title = try coder.decodeObject(of: String.self, forKey: Keys.title) ?? ""
-        rating = Float(try coder.decodeObject(of: Double.self, forKey: Keys.rating) ?? 0)
+        rating = Float(try coder.decodeDouble(forKey: Keys.rating))
     }
 }

@@ -127,7 +127,7 @@ final class ScaryCreatureDoc {
         guard let docPath else { return }
         let bytes = try KeyedArchiver.archivedData(
             withRootObject: loadedData, requiringSecureCoding: true, format: format)
-        try DurableFile.write(bytes, to: docPath.appendingPathComponent(Files.data))
+        try DurableFileWriter.write(bytes, to: docPath.appendingPathComponent(Files.data))
     }
 
     /// Writes the images that were set or loaded.
@@ -136,10 +136,11 @@ final class ScaryCreatureDoc {
         try createDataPath(in: database)
         guard let docPath else { return }
         if let loadedFullImage {
-            try DurableFile.write(Data(loadedFullImage), to: docPath.appendingPathComponent(Files.fullImage))
+            try DurableFileWriter.write(
+                Data(loadedFullImage), to: docPath.appendingPathComponent(Files.fullImage))
         }
         if let loadedThumbImage {
-            try DurableFile.write(
+            try DurableFileWriter.write(
                 Data(loadedThumbImage), to: docPath.appendingPathComponent(Files.thumbImage))
         }
     }

@@ -357,25 +357,20 @@ struct ArchiveKeyCache {
     @inline(__always)
     func object(for key: String) -> Int? {
         guard !objects.isEmpty, let hash = hash(key) else { return nil }
-        let mask = objects.count - 1
-        var slot = hash & mask
-        while objects[slot] != 0 {
-            if strings[slot] == key { return objects[slot] - 1 }
-            slot = (slot + 1) & mask
-        }
-        return nil
+        let (slot, found) = LinearProbing.probe(
+            hash: hash, capacity: objects.count, isEmpty: { objects[$0] == 0 },
+            matches: { strings[$0] == key })
+        return found ? objects[slot] - 1 : nil
     }
 
     /// Records the object of a key not in the table.
     mutating func insert(_ key: String, object: Int) {
         guard let hash = hash(key) else { return }
-        if (count + 1) * 2 > objects.count { grow() }
-        let mask = objects.count - 1
-        var slot = hash & mask
-        while objects[slot] != 0 {
-            if strings[slot] == key { return }
-            slot = (slot + 1) & mask
-        }
+        if LinearProbing.needsGrowth(count: count, capacity: objects.count) { grow() }
+        let (slot, found) = LinearProbing.probe(
+            hash: hash, capacity: objects.count, isEmpty: { objects[$0] == 0 },
+            matches: { strings[$0] == key })
+        if found { return }
         strings[slot] = key
         objects[slot] = object + 1
         count += 1
@@ -384,7 +379,7 @@ struct ArchiveKeyCache {
     private mutating func grow() {
         let oldStrings = strings
         let oldObjects = objects
-        let capacity = max(32, objects.count * 2)
+        let capacity = LinearProbing.grownCapacity(from: objects.count, minimum: 32)
         strings = [String](repeating: "", count: capacity)
         objects = [Int](repeating: 0, count: capacity)
         count = 0

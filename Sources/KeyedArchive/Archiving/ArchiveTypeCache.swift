@@ -46,8 +46,8 @@ struct ArchiveIdentityTable {
     private var count = 0
 
     @inline(__always)
-    private static func slot(_ key: UInt, mask: Int) -> Int {
-        Int(truncatingIfNeeded: (UInt64(key) >> 4) &* 0x9E37_79B9_7F4A_7C15 >> 20) & mask
+    private static func hash(_ key: UInt) -> Int {
+        Int(truncatingIfNeeded: (UInt64(key) >> 4) &* 0x9E37_79B9_7F4A_7C15 >> 20)
     }
 
     /// The UID stored for `object`, or `nil`.
@@ -55,13 +55,10 @@ struct ArchiveIdentityTable {
     func uid(of object: ObjectIdentifier) -> Int? {
         guard !keys.isEmpty else { return nil }
         let key = UInt(bitPattern: object)
-        let mask = keys.count - 1
-        var slot = Self.slot(key, mask: mask)
-        while keys[slot] != 0 {
-            if keys[slot] == key { return values[slot] }
-            slot = (slot + 1) & mask
-        }
-        return nil
+        let (slot, found) = LinearProbing.probe(
+            hash: Self.hash(key), capacity: keys.count, isEmpty: { keys[$0] == 0 },
+            matches: { keys[$0] == key })
+        return found ? values[slot] : nil
     }
 
     /// Records the UID of `object` (which is not in the table yet).
@@ -70,15 +67,13 @@ struct ArchiveIdentityTable {
     }
 
     private mutating func insert(_ uid: Int, key: UInt) {
-        if (count + 1) * 2 > keys.count { grow() }
-        let mask = keys.count - 1
-        var slot = Self.slot(key, mask: mask)
-        while keys[slot] != 0 {
-            if keys[slot] == key {
-                values[slot] = uid
-                return
-            }
-            slot = (slot + 1) & mask
+        if LinearProbing.needsGrowth(count: count, capacity: keys.count) { grow() }
+        let (slot, found) = LinearProbing.probe(
+            hash: Self.hash(key), capacity: keys.count, isEmpty: { keys[$0] == 0 },
+            matches: { keys[$0] == key })
+        if found {
+            values[slot] = uid
+            return
         }
         keys[slot] = key
         values[slot] = uid
@@ -88,7 +83,7 @@ struct ArchiveIdentityTable {
     private mutating func grow() {
         let oldKeys = keys
         let oldValues = values
-        let capacity = max(64, keys.count * 2)
+        let capacity = LinearProbing.grownCapacity(from: keys.count, minimum: 64)
         keys = [UInt](repeating: 0, count: capacity)
         values = [Int](repeating: 0, count: capacity)
         count = 0

@@ -16,13 +16,14 @@ import Foundation
 /// The bytes are read through `Data.withUnsafeBytes`, never copied: the unarchiver wraps
 /// each top-level operation in ``withInput(_:)``, and everything read during it uses that
 /// one scanner.
-final class BinaryArchiveSource: ArchiveObjectSource {
+final class BinaryArchiveSource {
     let data: Data
     let trailer: BinaryPropertyListTrailer
     /// The `$objects` array (or set): entry `uid` is the object its reference `uid` names.
     let objects: BinaryPropertyListObject
     let readingOptions: PropertyListReadingOptions
     let top: PropertyListDictionary
+    private(set) var headerNotes: [KeyedArchiveError] = []
 
     // Mutable state is touched for every object read, and the unarchiver (like this
     // source) is documented as not thread-safe. No access to these properties spans a
@@ -67,6 +68,7 @@ final class BinaryArchiveSource: ArchiveObjectSource {
         let readingOptions = options.propertyListOptions
         let budget = readingOptions.valueLimit(forInputLength: data.count)
         let depth = readingOptions.maximumDepth
+        var notes: [KeyedArchiveError] = []
         let (trailer, objects, top) = try data.withUnsafeBytes {
             bytes -> (BinaryPropertyListTrailer, BinaryPropertyListObject, PropertyListDictionary) in
             let trailer = try BinaryPropertyListTrailer(validating: bytes)
@@ -82,14 +84,11 @@ final class BinaryArchiveSource: ArchiveObjectSource {
                     try scanner.materialize($0, maximumDepth: depth, budget: budget)
                 }
             }
-            try ArchiveHeader.validate(archiver: value("$archiver"), version: value("$version"))
-            guard let topValue = try value("$top") else {
-                throw KeyedArchiveError(.invalidArchive, "the archive has no $top", at: .keyPath("$top"))
-            }
-            guard case .dictionary(let top) = topValue else {
-                throw KeyedArchiveError(
-                    .invalidArchive, "$top is \(topValue.typeName), not a dictionary", at: .keyPath("$top"))
-            }
+            notes = try ArchiveHeader.validate(
+                archiver: value("$archiver"), version: value("$version"),
+                recovering: options.recoversFromDamage)
+            let top = try ArchiveHeader.top(
+                value("$top"), recovering: options.recoversFromDamage, notes: &notes)
             guard let objectsIndex = try scanner.valueReference(forKey: "$objects", in: root) else {
                 throw KeyedArchiveError(
                     .invalidArchive, "the archive has no $objects", at: .keyPath("$objects"))
@@ -113,7 +112,21 @@ final class BinaryArchiveSource: ArchiveObjectSource {
         self.cacheBudget = budget
         self.keyCache = UnsafeMutablePointer<CachedKeyIndex>.allocate(capacity: Self.keyCacheSize)
         keyCache.initialize(repeating: CachedKeyIndex(), count: Self.keyCacheSize)
-        try ArchiveHeader.validate(null: object(at: 0))
+        headerNotes = notes
+        headerNotes += try ArchiveHeader.validate(null: object(at: 0), recovering: options.recoversFromDamage)
+    }
+
+    /// Opens a keyed archive given as a property-list value (parsed from OpenStep text, or
+    /// built by the caller) by serializing it as a binary property list first, so that
+    /// every archive is read by one set of paths.
+    ///
+    /// - Throws: ``KeyedArchiveError``: `invalidValue` when the value cannot be written
+    ///   (a date that is not finite), then as ``init(data:options:)``.
+    /// - Complexity: O(n) in the size of the value.
+    convenience init(propertyList root: PropertyList, options: KeyedUnarchivingOptions) throws {
+        try self.init(
+            data: root.data(format: .binary, options: PropertyListWritingOptions(sortsKeys: false)),
+            options: options)
     }
 
     deinit {
@@ -619,4 +632,32 @@ enum ArchiveEntry {
 enum ArchiveFields {
     case parsed(PropertyListDictionary)
     case binary(BinaryPropertyListObject)
+}
+
+/// A field value as the hot decoding paths read it (see
+/// ``KeyedUnarchiver/quickValue(forKey:)``): a reference or a scalar, read without a
+/// ``PropertyList`` from a binary archive, or taken from a parsed dictionary.
+enum QuickValue {
+    /// A UID, checked to be below the object count; 0 is nil.
+    case reference(Int)
+    case real(Double)
+    /// An integer that fits in 64 bits (binary: 1, 2, 4 bytes unsigned or 8 signed).
+    case integer(Int64)
+    case bool(Bool)
+
+    /// `value` as a quick value, or `nil` for any other kind (or an integer beyond `Int64`).
+    @inline(__always)
+    init?(_ value: PropertyList?, objectCount: Int) {
+        switch value {
+        case .uid(let raw)?:
+            guard raw < UInt64(objectCount) else { return nil }
+            self = .reference(Int(raw))
+        case .real(let real)?: self = .real(real)
+        case .integer(let integer)?:
+            guard let exact = integer.int64Value else { return nil }
+            self = .integer(exact)
+        case .bool(let flag)?: self = .bool(flag)
+        default: return nil
+        }
+    }
 }

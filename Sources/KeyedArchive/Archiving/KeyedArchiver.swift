@@ -138,6 +138,28 @@ public final class KeyedArchiver {
         append(key: key, value: table.builder.addUID(UInt64(uid)))
     }
 
+    /// Encodes a value as an object in `$objects` under `key`, whatever its type: what
+    /// Foundation's `encode(NSNumber(value: rating), forKey:)` writes.
+    ///
+    /// ```swift
+    /// coder.encode(rating, forKey: "Rating")        // an inline real, as encodeDouble
+    /// coder.encodeObject(rating, forKey: "Rating")  // a reference to an NSNumber object
+    /// ```
+    ///
+    /// The same as `encode(_:forKey:)` with an object, but a `Bool`, `Int`, `Int32`,
+    /// `Int64`, `Float` or `Double` passed here is stored as a number object, where
+    /// `encode(_:forKey:)` stores it inline as Foundation's `encode(_:forKey:)` does.
+    /// Unarchivers written with Foundation's `decodeObject(of: NSNumber.self, forKey:)`
+    /// read only the object form, `decodeDouble(forKey:)` only the inline one; this
+    /// package's decoding methods read both.
+    ///
+    /// - Parameters:
+    ///   - object: The value, or `nil` (stored as a reference to `$null`).
+    ///   - key: The key in the current object (or in `$top`).
+    public func encodeObject(_ object: (any KeyedCoding)?, forKey key: String) {
+        encode(object, forKey: key)
+    }
+
     /// Encodes an object (or nil) under the next unkeyed key, `$0`, `$1`, … in the
     /// current object; ``KeyedUnarchiver/decodeObject(of:)`` reads them back in order.
     ///
@@ -182,6 +204,9 @@ public final class KeyedArchiver {
 
     /// Encodes a Boolean inline under `key`.
     ///
+    /// As Foundation's `encode(_:forKey:)` of the same type does; ``encodeObject(_:forKey:)``
+    /// stores the value as a number object instead.
+    ///
     /// - Parameters:
     ///   - value: The value.
     ///   - key: The key in the current object.
@@ -191,6 +216,9 @@ public final class KeyedArchiver {
     }
 
     /// Encodes an integer inline under `key`.
+    ///
+    /// As Foundation's `encode(_:forKey:)` of the same type does; ``encodeObject(_:forKey:)``
+    /// stores the value as a number object instead.
     ///
     /// - Parameters:
     ///   - value: The value.
@@ -202,6 +230,9 @@ public final class KeyedArchiver {
 
     /// Encodes a 32-bit integer inline under `key`.
     ///
+    /// As Foundation's `encode(_:forKey:)` of the same type does; ``encodeObject(_:forKey:)``
+    /// stores the value as a number object instead.
+    ///
     /// - Parameters:
     ///   - value: The value.
     ///   - key: The key in the current object.
@@ -211,6 +242,9 @@ public final class KeyedArchiver {
     }
 
     /// Encodes a 64-bit integer inline under `key`.
+    ///
+    /// As Foundation's `encode(_:forKey:)` of the same type does; ``encodeObject(_:forKey:)``
+    /// stores the value as a number object instead.
     ///
     /// - Parameters:
     ///   - value: The value.
@@ -222,6 +256,9 @@ public final class KeyedArchiver {
 
     /// Encodes a single-precision number inline under `key`.
     ///
+    /// As Foundation's `encode(_:forKey:)` of the same type does; ``encodeObject(_:forKey:)``
+    /// stores the value as a number object instead.
+    ///
     /// - Parameters:
     ///   - value: The value.
     ///   - key: The key in the current object.
@@ -231,6 +268,9 @@ public final class KeyedArchiver {
     }
 
     /// Encodes a double-precision number inline under `key`.
+    ///
+    /// As Foundation's `encode(_:forKey:)` of the same type does; ``encodeObject(_:forKey:)``
+    /// stores the value as a number object instead.
     ///
     /// - Parameters:
     ///   - value: The value.
@@ -435,8 +475,8 @@ extension KeyedArchiver {
             if Object.self == String.self {
                 return table.uniqueString(unsafeBitCast(object, to: String.self))
             }
-            if let plain = object as? any ArchivePlainValue {
-                return table.uniqueIndex(of: plain.archivePlainRecord)
+            if let plain = object as? any ArchivePrimitive, let record = plain.archivePlainRecord {
+                return table.uniqueIndex(of: record)
             }
         }
         var instance: AnyObject?
@@ -497,7 +537,8 @@ extension KeyedArchiver {
         let identifier = ObjectIdentifier(type)
         if let position = typeCache.position(of: identifier) { return position }
         let traits = ArchivedTypeTraits(
-            isPlain: type is any ArchivePlainValue.Type, isClass: type is AnyObject.Type,
+            isPlain: (type as? any ArchivePrimitive.Type)?.isArchivedPlain ?? false,
+            isClass: type is AnyObject.Type,
             supportsSecureCoding: Self.supportsSecureCoding(type))
         return typeCache.insert(traits, for: identifier)
     }

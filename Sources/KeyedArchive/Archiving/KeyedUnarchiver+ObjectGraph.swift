@@ -48,8 +48,8 @@ extension KeyedUnarchiver {
         if let genericGraph { return genericGraph.rooted(at: genericGraph.topLevelValue(forKey: "root")) }
         // Called on its own, building the graph is an operation with its own budget;
         // from inside a decode, it shares that decode's.
-        if depth == 0 { binary?.beginOperation() }
-        var builder = ArchiveGraphBuilder(source: source)
+        if depth == 0 { source.beginOperation() }
+        var builder = ArchiveGraphBuilder(source: source, recovering: currentOptions.recoversFromDamage)
         let graph = try builder.build()
         genericGraph = graph
         return graph
@@ -67,11 +67,30 @@ extension KeyedUnarchiver {
 
 /// Builds an ``ArchivedObjectGraph`` from every entry of `$objects`, iteratively.
 struct ArchiveGraphBuilder {
-    let source: any ArchiveObjectSource
+    let source: BinaryArchiveSource
     private var classes: [Int: ClassDescription] = [:]
+    /// Whether problems are recorded and worked around instead of thrown
+    /// (``KeyedUnarchivingOptions/recoversFromDamage``).
+    let recovering: Bool
+    /// The problems worked around, at most ``maximumProblems`` of them.
+    private var problems: [KeyedArchiveError] = []
+    private var unrecordedProblems = 0
+    static let maximumProblems = 10_000
 
-    init(source: any ArchiveObjectSource) {
+    init(source: BinaryArchiveSource, recovering: Bool = false) {
         self.source = source
+        self.recovering = recovering
+        if recovering { problems = source.headerNotes }
+    }
+
+    /// Records `error` when recovering, or throws it.
+    private mutating func recover(_ error: KeyedArchiveError) throws {
+        guard recovering else { throw error }
+        if problems.count < Self.maximumProblems {
+            problems.append(error)
+        } else {
+            unrecordedProblems += 1
+        }
     }
 
     mutating func build() throws -> ArchivedObjectGraph {
@@ -93,33 +112,70 @@ struct ArchiveGraphBuilder {
         for node in nodes { node.collectReferences(into: &references) }
         for uid in references where counts.indices.contains(uid) { counts[uid] += 1 }
         let root = topLevel.first { $0.key == KeyedArchiver.rootObjectKey }?.value
+        if unrecordedProblems > 0 {
+            problems.append(
+                KeyedArchiveError(.invalidArchive, "\(unrecordedProblems) more problems not listed"))
+        }
         return ArchivedObjectGraph(
             nodes: nodes, topLevel: topLevel, root: root, referenceCounts: counts,
-            cyclic: Self.cyclicNodes(nodes))
+            cyclic: Self.cyclicNodes(nodes), problems: problems)
     }
 
+    /// The class name of an object whose `$class` cannot be read, when recovering.
+    static let unknownClassName = "(unknown class)"
+    /// The class name of an `$objects` entry that cannot be read, when recovering.
+    static let unreadableClassName = "(unreadable)"
+
     private mutating func node(at uid: Int) throws -> ArchivedObjectGraph.Node {
-        let entry = try source.object(at: uid)
         let location = "$objects[\(uid)]"
+        let entry: PropertyList
+        do {
+            entry = try source.object(at: uid)
+        } catch var error as KeyedArchiveError {
+            guard recovering else { throw error }
+            if error.location == nil { error.location = .keyPath(location) }
+            try recover(error)
+            return .object(
+                ArchivedObjectGraph.Object(
+                    className: Self.unreadableClassName, classChain: [],
+                    fields: [ArchivedObjectGraph.Field(key: "error", value: .string(error.description))]))
+        }
         guard case .dictionary(let fields) = entry else {
             return .value(try convert(entry, at: location))
         }
         guard let classReference = fields["$class"] else {
             if fields["$classname"] != nil {
-                return .classDescription(try classDescription(at: uid, location: location).archivedClass)
+                do {
+                    return .classDescription(try classDescription(at: uid, location: location).archivedClass)
+                } catch let error as KeyedArchiveError where recovering {
+                    try recover(error)
+                    return .value(try convert(entry, at: location))
+                }
             }
-            throw KeyedArchiveError(
-                .invalidArchive, "a dictionary without $class or $classname", at: .keyPath(location))
+            try recover(
+                KeyedArchiveError(
+                    .invalidArchive, "a dictionary without $class or $classname", at: .keyPath(location)))
+            return .value(try convert(entry, at: location))
         }
-        guard case .uid(let rawClass) = classReference, let classUID = Int(exactly: rawClass),
+        var className = Self.unknownClassName
+        var classChain: [String] = []
+        var classHints: [String] = []
+        if case .uid(let rawClass) = classReference, let classUID = Int(exactly: rawClass),
             classUID > 0, classUID < source.objectCount
-        else {
-            throw KeyedArchiveError(
-                .invalidArchive,
-                "$class is \(classReference.archivedKindName), not a reference to a class description",
-                at: .keyPath("\(location).$class"))
+        {
+            do {
+                let description = try classDescription(at: classUID, location: "\(location).$class")
+                (className, classChain, classHints) = (description.name, description.chain, description.hints)
+            } catch let error as KeyedArchiveError where recovering {
+                try recover(error)
+            }
+        } else {
+            try recover(
+                KeyedArchiveError(
+                    .invalidArchive,
+                    "$class is \(classReference.archivedKindName), not a reference to a class description",
+                    at: .keyPath("\(location).$class")))
         }
-        let description = try classDescription(at: classUID, location: "\(location).$class")
         var objectFields: [ArchivedObjectGraph.Field] = []
         objectFields.reserveCapacity(fields.count - 1)
         for (key, value) in fields where key != "$class" {
@@ -130,8 +186,7 @@ struct ArchiveGraphBuilder {
         }
         return .object(
             ArchivedObjectGraph.Object(
-                className: description.name, classChain: description.chain, classHints: description.hints,
-                fields: objectFields))
+                className: className, classChain: classChain, classHints: classHints, fields: objectFields))
     }
 
     private mutating func classDescription(at uid: Int, location: String) throws -> ClassDescription {
@@ -148,23 +203,28 @@ struct ArchiveGraphBuilder {
 
     /// Converts a property-list value of `$objects` to an `ArchivedObjectGraph.Value`, checking
     /// references. Depth is bounded by the property-list reader's nesting limit.
-    private func convert(_ value: PropertyList, at location: String) throws -> ArchivedObjectGraph.Value {
+    private mutating func convert(_ value: PropertyList, at location: String) throws
+        -> ArchivedObjectGraph.Value
+    {
         var path: [String] = []
         return try convert(value, at: location, path: &path)
     }
 
     /// `value` as an archived value; `path` holds the components below `location`, which
     /// are rendered only for an error (rendering one per element cost more than converting).
-    private func convert(_ value: PropertyList, at location: String, path: inout [String]) throws
+    private mutating func convert(_ value: PropertyList, at location: String, path: inout [String]) throws
         -> ArchivedObjectGraph.Value
     {
         switch value {
         case .uid(let raw):
             guard let uid = Int(exactly: raw), uid < source.objectCount else {
-                throw KeyedArchiveError(
-                    .invalidArchive,
-                    "object reference \(raw) is out of range (\(source.objectCount) objects)",
-                    at: .keyPath(location + path.joined()))
+                try recover(
+                    KeyedArchiveError(
+                        .invalidArchive,
+                        "object reference \(raw) is out of range (\(source.objectCount) objects)",
+                        at: .keyPath(location + path.joined())))
+                // Kept as a reference to a missing object, which renderings show as such.
+                return .reference(Int(clamping: raw))
             }
             return uid == 0 ? .null : .reference(uid)
         case .string(let text): return .string(text)

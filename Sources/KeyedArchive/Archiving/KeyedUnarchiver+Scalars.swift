@@ -8,6 +8,11 @@ import Foundation
 /// a string where a Boolean is asked) throws `typeMismatch`, and a number that does not
 /// fit the requested type throws `valueOutOfRange`, instead of being converted silently.
 /// A missing key gives `0` or `false`, as with Foundation.
+///
+/// Each method reads its value inline (what `encode(_:forKey:)` of a number writes) or
+/// through a reference to a number object (what ``KeyedArchiver/encodeObject(_:forKey:)``
+/// and Foundation's `encode(NSNumber(value:), forKey:)` write); Foundation's read only
+/// the inline form.
 extension KeyedUnarchiver {
     /// Decodes a Boolean stored under `key`.
     ///
@@ -171,7 +176,9 @@ extension KeyedUnarchiver {
         guard uid != 0 else { return nil }
         switch try entry(at: uid) {
         case .object(let fields):
-            let found = (try? classDescription(of: fields, uid: uid).name) ?? "an object"
+            let found =
+                (try? classDescription(of: fields, uid: uid).name).map(DisplayText.quotedIfNeeded)
+                ?? "an object"
             throw failure(.typeMismatch, "expected \(expected), found \(found)")
         case .plain(let value):
             return value

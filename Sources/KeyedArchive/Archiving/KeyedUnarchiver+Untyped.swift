@@ -100,7 +100,8 @@ extension KeyedUnarchiver {
         }
         throw failure(
             .classNotFound,
-            "no type is known for class \"\(description.name)\" (\(description.chain.joined(separator: " < "))); "
+            "no type is known for class \(DisplayText.quoted(description.name)) "
+                + "(\(description.chain.map(DisplayText.quotedIfNeeded).joined(separator: " < "))); "
                 + "map one with setClass(_:forClassName:) or set decodesUnknownClassesGenerically")
     }
 
@@ -124,7 +125,9 @@ extension KeyedUnarchiver {
         case .number, .value:
             // Not decoded untyped as standard values (see FoundationClass.untypedKind).
             throw failure(
-                .typeMismatch, "\(className(ofClassUID: classUID)) is not a standard collection or value")
+                .typeMismatch,
+                "\(DisplayText.quotedIfNeeded(className(ofClassUID: classUID))) is not a standard collection or value"
+            )
         }
         if let cached = decodedUntyped[uid] { return cached }
         if let members = collectionCycleMembers, members.indices.contains(uid), members[uid] {
@@ -386,9 +389,8 @@ extension KeyedUnarchiver {
     /// in-range references. `nil` for anything else, which the general path reads (and
     /// reports errors for).
     private func binaryElementIndices() throws -> [Int]? {
-        guard let binary, case .binary(let fields) = containers[containers.count - 1].fields else {
-            return nil
-        }
+        guard case .binary(let fields) = containers[containers.count - 1].fields else { return nil }
+        let binary = source
         let objectCount = binary.objectCount
         do {
             guard let objects = try binary.valueObject(forKey: "NS.objects", in: fields),

@@ -80,10 +80,11 @@ public final class KeyedUnarchiver {
     @exclusivity(unchecked) var currentOptions: KeyedUnarchivingOptions
     @exclusivity(unchecked) var recordedError: KeyedArchiveError?
 
-    let source: any ArchiveObjectSource
-    /// The same source when it reads a binary archive in place, for the paths that read
-    /// fields without building property-list values.
-    let binary: BinaryArchiveSource?
+    /// `$objects`, read in place from a binary property list: every archive is read as
+    /// one (XML is rewritten as binary when opened, OpenStep text and parsed values are
+    /// serialized as binary), so that one set of paths reads fields without building
+    /// property-list values.
+    let source: BinaryArchiveSource
 
     // The state below is read and written for every object and key decoded. An
     // unarchiver is not thread-safe, and no access to these properties spans a call
@@ -140,7 +141,8 @@ public final class KeyedUnarchiver {
     /// only its header, trailer and `$top`, and each decode reads just the objects it
     /// reaches, so decoding one key of a large archive does not parse the whole file. An
     /// XML archive is checked and rewritten as a binary property list when opened (no tree
-    /// of values is built), then read the same way.
+    /// of values is built), then read the same way; OpenStep text is parsed and written as
+    /// a binary property list.
     ///
     /// - Parameters:
     ///   - data: The archive.
@@ -155,8 +157,7 @@ public final class KeyedUnarchiver {
         switch PropertyListFormat.detect(data) {
         case .binary:
             // Binary archives are read lazily and in place, one $objects entry at a time.
-            let binary = try BinaryArchiveSource(data: data, options: options)
-            try self.init(source: binary, options: options)
+            try self.init(source: BinaryArchiveSource(data: data, options: options), options: options)
         case .xml:
             // XML is rewritten as a binary property list in one pass (no tree of values),
             // which is then read as a binary archive is.
@@ -164,32 +165,37 @@ public final class KeyedUnarchiver {
                 data, options: options.propertyListOptions)
             try self.init(source: BinaryArchiveSource(data: binary, options: options), options: options)
         case .openStep:
+            // OpenStep text is parsed, then serialized as binary (rare: Apple never writes
+            // keyed archives as OpenStep).
             let root = try PropertyList(from: data, options: options.propertyListOptions)
-            try self.init(source: PropertyListArchiveSource(root, options: options), options: options)
+            try self.init(source: BinaryArchiveSource(propertyList: root, options: options), options: options)
         }
     }
 
     /// Opens a keyed archive that has already been parsed into a property-list value.
     ///
+    /// The value is written as a binary property list first (time and memory linear in
+    /// its size), then read as a binary archive is: one reader for every archive.
+    ///
     /// - Parameters:
     ///   - propertyList: The archive's root dictionary.
     ///   - options: Limits and choices.
     /// - Throws: ``KeyedArchiveError`` with code `invalidArchive` when the value is not a
-    ///   keyed archive, or `limitExceeded`.
+    ///   keyed archive, `invalidValue` when it cannot be written (a date that is not
+    ///   finite), or `limitExceeded`.
     public convenience init(
         propertyList: PropertyList, options: KeyedUnarchivingOptions = KeyedUnarchivingOptions()
     ) throws {
-        try self.init(source: PropertyListArchiveSource(propertyList, options: options), options: options)
+        try self.init(
+            source: BinaryArchiveSource(propertyList: propertyList, options: options), options: options)
     }
 
-    init(source: any ArchiveObjectSource, options: KeyedUnarchivingOptions) throws {
+    init(source: BinaryArchiveSource, options: KeyedUnarchivingOptions) throws {
         self.source = source
-        self.binary = source as? BinaryArchiveSource
         self.currentOptions = options
         self.containers = [DecodingContainer(fields: .parsed(source.top), uid: 0, classUID: 0)]
         self.inProgressFlags = ObjectIndexSet(objectCount: source.objectCount)
-        self.stringsReadOnce = ObjectIndexSet(
-            objectCount: source is BinaryArchiveSource ? source.objectCount : 0)
+        self.stringsReadOnce = ObjectIndexSet(objectCount: source.objectCount)
         self.decoded = IndexTable(keysBelow: source.objectCount)
         self.strings = IndexTable(keysBelow: source.objectCount)
         self.classes = IndexTable(keysBelow: source.objectCount)
@@ -242,6 +248,8 @@ public final class KeyedUnarchiver {
     /// The archived class must be one `T` decodes from (its ``KeyedCoding/archivedClassName``,
     /// a name mapped to `T`, or for the standard types Apple's names such as
     /// `NSMutableArray`). When secure coding is off, a mapped subclass of `T` is accepted.
+    /// A number type also reads a number stored inline (with `encode(_:forKey:)` of a
+    /// scalar), which Foundation's `decodeObject(of: NSNumber.self, forKey:)` refuses.
     ///
     /// - Parameters:
     ///   - type: The type to decode.
@@ -561,9 +569,8 @@ extension KeyedUnarchiver {
         case .parsed(let dictionary):
             return dictionary[key]
         case .binary(let object):
-            guard let binary else { return nil }
             do {
-                return try binary.value(forKey: key, in: object)
+                return try source.value(forKey: key, in: object)
             } catch let error as KeyedArchiveError {
                 throw inputFailure(error, reading: containers[containers.count - 1].uid)
             }
@@ -574,18 +581,18 @@ extension KeyedUnarchiver {
     /// binary archive's bytes, a reference never becomes a property-list value.
     func fieldLookup(forKey key: String) throws -> FieldLookup {
         let current = containers.count - 1
-        if let object = containers[current].binaryFields, let binary {
+        if let object = containers[current].binaryFields {
             do {
-                guard let reference = try binary.valueReference(forKey: key, in: object) else {
+                guard let reference = try source.valueReference(forKey: key, in: object) else {
                     return .missing
                 }
-                guard let raw = try binary.uidValue(ofReference: reference) else {
-                    return .inline(try binary.value(ofReference: reference))
+                guard let raw = try source.uidValue(ofReference: reference) else {
+                    return .inline(try source.value(ofReference: reference))
                 }
-                guard raw < UInt64(binary.objectCount) else {
+                guard raw < UInt64(source.objectCount) else {
                     throw failure(
                         .invalidArchive,
-                        "object reference \(raw) is out of range (\(binary.objectCount) objects)")
+                        "object reference \(raw) is out of range (\(source.objectCount) objects)")
                 }
                 return .reference(Int(raw))
             } catch let error as KeyedArchiveError {
@@ -608,8 +615,8 @@ extension KeyedUnarchiver {
     func quickValue(forKey key: String) -> QuickValue? {
         guard depth > 0 else { return nil }
         let current = containers.count - 1
-        if let binary, let fields = containers[current].binaryFields {
-            return binary.quickValue(forKey: key, escaping: true, in: fields)
+        if let fields = containers[current].binaryFields {
+            return source.quickValue(forKey: key, escaping: true, in: fields)
         }
         return QuickValue(
             containers[current].parsedFields?[archiveEscapedKey(key)], objectCount: source.objectCount)
@@ -633,8 +640,7 @@ extension KeyedUnarchiver {
     /// ``BinaryArchiveSource/withInput(_:)``); nested operations reuse them.
     @inline(__always)
     func withInput<R>(_ body: () throws -> R) throws -> R {
-        guard let binary else { return try body() }
-        return try binary.withInput(body)
+        try source.withInput(body)
     }
 
     /// Drops the types resolved for class descriptions, after the rules changed.
@@ -686,7 +692,7 @@ extension KeyedUnarchiver {
         let isTopLevel = depth == 0
         if isTopLevel {
             recordedError = nil
-            binary?.beginOperation()
+            source.beginOperation()
         }
         path.append(component)
         return isTopLevel
@@ -767,13 +773,8 @@ extension KeyedUnarchiver {
     /// archive) or a plain value.
     @inline(__always)
     func entry(at uid: Int) throws -> ArchiveEntry {
-        guard let binary else {
-            let value = try object(at: uid)
-            guard case .dictionary(let fields) = value else { return .plain(value) }
-            return .object(.parsed(fields))
-        }
         do {
-            return try binary.entry(at: uid)
+            return try source.entry(at: uid)
         } catch let error as KeyedArchiveError {
             throw inputFailure(error, reading: uid)
         }
@@ -791,8 +792,8 @@ extension KeyedUnarchiver {
     /// The class description an object's `$class` refers to, with the type last resolved
     /// for it.
     func resolvedClass(of fields: ArchiveFields, uid: Int) throws -> ResolvedClass {
-        if case .binary(let object) = fields, let binary,
-            case .reference(let classUID)? = binary.quickValue(forKey: "$class", in: object),
+        if case .binary(let object) = fields,
+            case .reference(let classUID)? = source.quickValue(forKey: "$class", in: object),
             let known = classes[classUID]
         {
             // The common case: a class already seen, read in place.
@@ -865,11 +866,9 @@ extension KeyedUnarchiver {
 
     /// Decodes `$objects[uid]`, which is not index 0 (nil), as a `T`.
     func decodeEntry<T: KeyedCoding>(_ uid: Int, as type: T.Type) throws -> T {
-        // Strings are the most common entries: read them straight from a binary archive (or
-        // the parsed entry), without a protocol lookup or a dynamic cast.
-        if ObjectIdentifier(T.self) == ObjectIdentifier(String.self),
-            let text = binary != nil ? try binaryString(uid) : parsedString(uid)
-        {
+        // Strings are the most common entries: read them straight from the archive's
+        // bytes, without a protocol lookup or a dynamic cast.
+        if ObjectIdentifier(T.self) == ObjectIdentifier(String.self), let text = try binaryString(uid) {
             // `T` is `String`, so this reinterprets a value as its own type.
             return unsafeBitCast(text, to: T.self)
         }
@@ -878,7 +877,7 @@ extension KeyedUnarchiver {
             return try cast(known, as: T.self, "found \(Swift.type(of: known))")
         }
         let fields: ArchiveFields
-        if let object = binary?.quickObject(uid) {
+        if let object = source.quickObject(uid) {
             fields = .binary(object)
         } else {
             switch try entry(at: uid) {
@@ -932,11 +931,10 @@ extension KeyedUnarchiver {
     /// entry (left to the general path). Strings longer than the 15 bytes Swift stores
     /// inline are kept, so an archive that references one many times shares its storage.
     func binaryString(_ uid: Int) throws -> String? {
-        guard let binary else { return nil }
         if let known = strings[uid] { return known }
         do {
-            return try binary.withScanner { scanner -> String? in
-                let object = try binary.entryObject(uid, scanner: scanner)
+            return try source.withScanner { scanner -> String? in
+                let object = try source.entryObject(uid, scanner: scanner)
                 guard object.kind == .asciiString || object.kind == .utf16String else { return nil }
                 let text = try scanner.string(object)
                 if object.count > 15 || object.kind == .utf16String {
@@ -959,15 +957,7 @@ extension KeyedUnarchiver {
     /// path then decodes it, and reports any damage).
     @inline(__always)
     func quickString(_ uid: Int) -> String? {
-        guard binary != nil else { return parsedString(uid) }
         guard let text = try? binaryString(uid) else { return nil }
-        return text
-    }
-
-    /// `$objects[uid]` of a parsed archive when it is a string, or `nil` for any other entry.
-    @inline(__always)
-    func parsedString(_ uid: Int) -> String? {
-        guard case .string(let text)? = try? source.object(at: uid) else { return nil }
         return text
     }
 
@@ -981,7 +971,7 @@ extension KeyedUnarchiver {
         case .data(let bytes): isLarge = bytes.count > 15
         default: isLarge = false
         }
-        guard isLarge, binary != nil else { return try decodePlain(value, as: T.self) }
+        guard isLarge else { return try decodePlain(value, as: T.self) }
         let typeID = ObjectIdentifier(T.self)
         if let known = decoded[uid], known.type == typeID, known.value is T {
             return try cast(known.value, as: T.self, "found \(Swift.type(of: known.value))")
@@ -1025,12 +1015,12 @@ extension KeyedUnarchiver {
     func decodePlain<T: KeyedCoding>(_ entry: PropertyList, as type: T.Type) throws -> T {
         switch entry {
         case .string, .integer, .real, .bool, .data:
-            guard let plainType = T.self as? any ArchivePlainValue.Type else {
+            guard let plainType = T.self as? any ArchivePrimitive.Type, plainType.isArchivedPlain else {
                 throw failure(
                     .typeMismatch, "expected \(T.archivedClassName), found \(entry.archivedKindName)")
             }
             do {
-                let value = try plainType.init(archivePlainValue: entry)
+                let value = try plainType.init(archiveValue: entry)
                 guard let typed = value as? T else {
                     throw failure(
                         .typeMismatch, "expected \(T.archivedClassName), found \(entry.archivedKindName)")
@@ -1062,7 +1052,8 @@ extension KeyedUnarchiver {
     func cycleFailure(className: String, uid: Int) -> KeyedArchiveError {
         failure(
             .unresolvableCycle,
-            "reference to \(className) (object #\(uid)) whose init(coder:) has not returned: the object "
+            "reference to \(DisplayText.quotedIfNeeded(className)) (object #\(uid)) whose init(coder:) has not "
+                + "returned: the object "
                 + "graph has a cycle; decode this reference with decodeBackReference(of:forKey:then:)")
     }
 
@@ -1086,7 +1077,8 @@ extension KeyedUnarchiver {
             if let archiveError = thrown as? KeyedArchiveError { throw located(archiveError) }
             throw failure(
                 .invalidArchive,
-                "\(U.self).init(coder:) failed for \(className(ofClassUID: classUID)): \(thrown)")
+                "\(U.self).init(coder:) failed for \(DisplayText.quotedIfNeeded(className(ofClassUID: classUID))): \(thrown)"
+            )
         }
         let typeID = ObjectIdentifier(U.self)
         if U.self is AnyObject.Type {
@@ -1183,7 +1175,8 @@ extension KeyedUnarchiver {
                     ? notAllowed(name, mappedTo: mapped, allowed: allowed)
                     : failure(
                         .typeMismatch,
-                        "expected \(Self.names(allowed)), found \(name) (decoded as \(mapped))")
+                        "expected \(Self.names(allowed)), found \(DisplayText.quotedIfNeeded(name)) (decoded as \(mapped))"
+                    )
             }
             if let allowed, let listed = allowed.first(where: { accepts($0, className: name) }) {
                 return listed

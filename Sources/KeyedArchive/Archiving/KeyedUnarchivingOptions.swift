@@ -28,6 +28,26 @@ public struct KeyedUnarchivingOptions: Hashable, Sendable {
     /// The limits applied when parsing the property list that holds the archive.
     public var propertyListOptions: PropertyListReadingOptions
 
+    /// Whether a damaged or unusual archive is read as far as it can be, for forensic
+    /// inspection, instead of failing at the first problem. Default `false`.
+    ///
+    /// Applies to opening an archive and to ``KeyedUnarchiver/objectGraph(from:options:)-(Data,_)``:
+    /// - an `$archiver` other than `NSKeyedArchiver` (`NRKeyedArchiver` and other
+    ///   variants), a missing one, a `$version` other than 100000, a missing or malformed
+    ///   `$top`, and an `$objects[0]` other than `$null` are accepted;
+    /// - in the object graph, a reference past the end of `$objects` is kept as a
+    ///   reference to a missing object (``ArchivedObjectGraph/outline()`` shows
+    ///   `→ #n (missing)`); an object with a bad `$class` keeps its fields under the class
+    ///   name `(unknown class)`; an entry that cannot be read becomes an `(unreadable)`
+    ///   object whose `error` field says why;
+    /// - each problem is recorded, with its key path, in
+    ///   ``ArchivedObjectGraph/problems``.
+    ///
+    /// The limits still apply: what cannot be parsed at all (not a property list, no
+    /// `$objects`) still fails. Typed decoding is unaffected: a decode that reaches a
+    /// damaged object still fails.
+    public var recoversFromDamage: Bool
+
     /// Creates options.
     ///
     /// - Parameters:
@@ -36,14 +56,17 @@ public struct KeyedUnarchivingOptions: Hashable, Sendable {
     ///   - decodesUnknownClassesGenerically: Whether unknown classes decode as
     ///     ``ArchivedObjectGraph`` values in untyped decodes.
     ///   - propertyListOptions: Limits for the property-list parser.
+    ///   - recoversFromDamage: Whether damaged archives are read as far as they can be.
     public init(
         maximumDepth: Int = 512, maximumObjectCount: Int = 1 << 24,
         decodesUnknownClassesGenerically: Bool = false,
-        propertyListOptions: PropertyListReadingOptions = PropertyListReadingOptions()
+        propertyListOptions: PropertyListReadingOptions = PropertyListReadingOptions(),
+        recoversFromDamage: Bool = false
     ) {
         self.maximumDepth = maximumDepth
         self.maximumObjectCount = maximumObjectCount
         self.decodesUnknownClassesGenerically = decodesUnknownClassesGenerically
         self.propertyListOptions = propertyListOptions
+        self.recoversFromDamage = recoversFromDamage
     }
 }

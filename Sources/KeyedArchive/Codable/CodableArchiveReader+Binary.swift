@@ -51,10 +51,9 @@ extension CodableArchiveReader {
         _ parent: CodablePath?, _ key: (any CodingKey)?,
         _ body: (BinaryArchiveSource, BinaryPropertyListScanner) throws -> R?
     ) throws -> R? {
-        guard let binary else { return nil }
         do {
-            if let scanner { return try body(binary, scanner) }
-            return try binary.withScanner { try body(binary, $0) }
+            if let scanner { return try body(source, scanner) }
+            return try source.withScanner { try body(source, $0) }
         } catch let error as KeyedArchiveError {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
@@ -286,10 +285,10 @@ extension CodableArchiveReader {
             let reference = try scanner.reference(container, at: position)
             let string: BinaryPropertyListObject
             if throughUIDs {
-                guard let binary, let raw = try uidValue(reference, scanner), raw > 0,
-                    raw < UInt64(binary.objectCount)
+                guard let raw = try uidValue(reference, scanner), raw > 0,
+                    raw < UInt64(source.objectCount)
                 else { return nil }
-                string = try binary.entryObject(Int(raw), scanner: scanner)
+                string = try source.entryObject(Int(raw), scanner: scanner)
             } else {
                 string = try scanner.object(reference)
             }
@@ -318,12 +317,12 @@ extension CodableArchiveReader {
     private func quickObject(_ container: BinaryPropertyListObject, at position: Int)
         -> BinaryPropertyListObject?
     {
-        guard let binary, let scanner, let reference = try? scanner.reference(container, at: position) else {
+        guard let scanner, let reference = try? scanner.reference(container, at: position) else {
             return nil
         }
         guard let raw = try? uidValue(reference, scanner) else { return try? scanner.object(reference) }
-        guard raw > 0, raw < UInt64(binary.objectCount) else { return nil }
-        return try? binary.entryObject(Int(raw), scanner: scanner)
+        guard raw > 0, raw < UInt64(source.objectCount) else { return nil }
+        return try? source.entryObject(Int(raw), scanner: scanner)
     }
 
     /// A primitive at `position` of a keyed container.
@@ -331,7 +330,7 @@ extension CodableArchiveReader {
     /// - Parameter optional: The value is decoded with `decodeIfPresent`, so the string
     ///   `$null` means nil (property-list layout) and is left to the general path.
     @inline(__always)
-    func quickPrimitive<T: CodableArchiveDecodablePrimitive>(
+    func quickPrimitive<T: ArchivePrimitive>(
         _ type: T.Type, in source: KeyedSource, at position: Int, optional: Bool = false
     ) -> T? {
         guard let container = source.binaryValues else { return nil }
@@ -340,14 +339,14 @@ extension CodableArchiveReader {
 
     /// A primitive at element `index` of an unkeyed container.
     @inline(__always)
-    func quickPrimitive<T: CodableArchiveDecodablePrimitive>(
+    func quickPrimitive<T: ArchivePrimitive>(
         _ type: T.Type, in elements: ElementSource, at index: Int
     ) -> T? {
         guard let array = elements.binaryArray, index < array.count else { return nil }
         return quickPrimitive(T.self, array, at: index, optional: false)
     }
 
-    private func quickPrimitive<T: CodableArchiveDecodablePrimitive>(
+    private func quickPrimitive<T: ArchivePrimitive>(
         _ type: T.Type, _ container: BinaryPropertyListObject, at position: Int, optional: Bool
     ) -> T? {
         guard let scanner, let object = quickObject(container, at: position) else { return nil }

@@ -16,14 +16,13 @@ import Foundation
 /// turned into `[CodingKey]` only for errors; the common primitives are found by comparing
 /// metatypes; what a class UID means (dictionary, array, date, …) is worked out once.
 final class CodableArchiveReader {
-    let source: any ArchiveObjectSource
+    /// `$objects`, read in place: objects are read straight from its bytes (see
+    /// CodableArchiveReader+Binary.swift).
+    let source: BinaryArchiveSource
     let layout: CodableArchiveLayout
     let userInfo: [CodingUserInfoKey: Any]
     let maximumDepth: Int
     let pathPrefix: String
-    /// The same source when it reads a binary archive in place: objects are then read
-    /// straight from its bytes (see CodableArchiveReader+Binary.swift).
-    let binary: BinaryArchiveSource?
 
     // Touched for every value read; the reader is used by one thread at a time and no
     // access to these spans a call that could reach them again, so the dynamic
@@ -80,7 +79,7 @@ final class CodableArchiveReader {
     @exclusivity(unchecked) private var lastTypeFacts = (isPrimitive: false, isClass: false)
 
     init(
-        source: any ArchiveObjectSource, layout: CodableArchiveLayout, pathPrefix: String,
+        source: BinaryArchiveSource, layout: CodableArchiveLayout, pathPrefix: String,
         userInfo: [CodingUserInfoKey: Any] = [:], maximumDepth: Int = 512
     ) {
         self.source = source
@@ -88,7 +87,6 @@ final class CodableArchiveReader {
         self.pathPrefix = pathPrefix
         self.userInfo = userInfo
         self.maximumDepth = maximumDepth
-        self.binary = source as? BinaryArchiveSource
         self.inProgress = IndexBits(bound: source.objectCount)
         let (product, overflow) = source.objectCount.multipliedReportingOverflow(by: 64)
         self.budget = overflow ? Int.max : max(product, 1 << 16)
@@ -98,11 +96,11 @@ final class CodableArchiveReader {
 
     /// Decodes a top-level value: the entry point of every decode.
     func decodeRoot<T: Decodable>(_ type: T.Type, from value: PropertyList) throws -> T {
-        guard let binary, scanner == nil else {
+        guard scanner == nil else {
             return try decodeValue(T.self, from: value, parent: nil, key: nil)
         }
-        return try binary.withInput {
-            try binary.withScanner { scanner in
+        return try source.withInput {
+            try source.withScanner { scanner in
                 self.scanner = scanner
                 defer { self.scanner = nil }
                 return try decodeValue(T.self, from: value, parent: nil, key: nil)
@@ -127,7 +125,7 @@ final class CodableArchiveReader {
             return try exactly(primitive(Double.self, value, parent: parent, key: key), parent, key)
         }
         let facts = typeFacts(T.self)
-        if facts.isPrimitive, let primitive = T.self as? any CodableArchiveDecodablePrimitive.Type {
+        if facts.isPrimitive, let primitive = T.self as? any ArchivePrimitive.Type {
             return try exactly(
                 primitive.decodeArchived(reader: self, value, parent: parent, key: key), parent, key)
         }
@@ -222,7 +220,7 @@ final class CodableArchiveReader {
             facts = known
         } else {
             facts = (
-                type is any CodableArchiveDecodablePrimitive.Type,
+                type is any ArchivePrimitive.Type,
                 layout == .objects && type is AnyObject.Type
             )
             typeFacts[identifier] = facts
@@ -630,7 +628,8 @@ final class CodableArchiveReader {
 
     private func className(at index: Int, parent: CodablePath?, key: (any CodingKey)?) throws -> String {
         do {
-            return try ClassDescription(parsing: source.object(at: index), uid: index).name
+            return DisplayText.quotedIfNeeded(
+                try ClassDescription(parsing: source.object(at: index), uid: index).name)
         } catch let error as KeyedArchiveError {
             throw corrupt(parent, key, error.code, error.message)
         }
@@ -655,12 +654,7 @@ final class CodableArchiveReader {
     }
 }
 
-/// Values the bridge reads directly from a plain value instead of calling `init(from:)`.
-protocol CodableArchiveDecodablePrimitive {
-    init(archiveValue value: PropertyList) throws
-}
-
-extension CodableArchiveDecodablePrimitive {
+extension ArchivePrimitive {
     static func decodeArchived(
         reader: CodableArchiveReader, _ value: PropertyList, parent: CodablePath?, key: (any CodingKey)?
     ) throws -> Self {
@@ -668,74 +662,9 @@ extension CodableArchiveDecodablePrimitive {
     }
 }
 
-extension String: CodableArchiveDecodablePrimitive {
-    init(archiveValue value: PropertyList) throws {
-        guard case .string(let text) = value else {
-            throw StandardTypeError.mismatch(expected: "a string", found: value)
-        }
-        self = text
-    }
-}
-extension Bool: CodableArchiveDecodablePrimitive {
-    init(archiveValue value: PropertyList) throws { self = try ArchiveScalar.bool(value) }
-}
-extension Double: CodableArchiveDecodablePrimitive {
-    init(archiveValue value: PropertyList) throws { self = try ArchiveScalar.double(value) }
-}
-extension Float: CodableArchiveDecodablePrimitive {
-    init(archiveValue value: PropertyList) throws { self = try ArchiveScalar.float(value) }
-}
-extension Data: CodableArchiveDecodablePrimitive {
-    init(archiveValue value: PropertyList) throws {
-        guard case .data(let bytes) = value else {
-            throw StandardTypeError.mismatch(expected: "data", found: value)
-        }
-        self = bytes
-    }
-}
-extension Date: CodableArchiveDecodablePrimitive {
-    init(archiveValue value: PropertyList) throws {
-        switch value {
-        case .date(let date): self = date
-        case .real(let seconds): self = Date(timeIntervalSinceReferenceDate: seconds)
-        default: throw StandardTypeError.mismatch(expected: "a date", found: value)
-        }
-    }
-}
-extension Int: CodableArchiveDecodablePrimitive {
-    init(archiveValue value: PropertyList) throws { self = try ArchiveScalar.integer(value, as: Int.self) }
-}
-extension Int8: CodableArchiveDecodablePrimitive {
-    init(archiveValue value: PropertyList) throws { self = try ArchiveScalar.integer(value, as: Int8.self) }
-}
-extension Int16: CodableArchiveDecodablePrimitive {
-    init(archiveValue value: PropertyList) throws { self = try ArchiveScalar.integer(value, as: Int16.self) }
-}
-extension Int32: CodableArchiveDecodablePrimitive {
-    init(archiveValue value: PropertyList) throws { self = try ArchiveScalar.integer(value, as: Int32.self) }
-}
-extension Int64: CodableArchiveDecodablePrimitive {
-    init(archiveValue value: PropertyList) throws { self = try ArchiveScalar.integer(value, as: Int64.self) }
-}
-extension UInt: CodableArchiveDecodablePrimitive {
-    init(archiveValue value: PropertyList) throws { self = try ArchiveScalar.integer(value, as: UInt.self) }
-}
-extension UInt8: CodableArchiveDecodablePrimitive {
-    init(archiveValue value: PropertyList) throws { self = try ArchiveScalar.integer(value, as: UInt8.self) }
-}
-extension UInt16: CodableArchiveDecodablePrimitive {
-    init(archiveValue value: PropertyList) throws { self = try ArchiveScalar.integer(value, as: UInt16.self) }
-}
-extension UInt32: CodableArchiveDecodablePrimitive {
-    init(archiveValue value: PropertyList) throws { self = try ArchiveScalar.integer(value, as: UInt32.self) }
-}
-extension UInt64: CodableArchiveDecodablePrimitive {
-    init(archiveValue value: PropertyList) throws { self = try ArchiveScalar.integer(value, as: UInt64.self) }
-}
-
 extension CodableArchiveReader {
     /// Reads a primitive, turning a conversion failure into a `DecodingError`.
-    func primitive<T: CodableArchiveDecodablePrimitive>(
+    func primitive<T: ArchivePrimitive>(
         _ type: T.Type, _ value: PropertyList, parent: CodablePath?, key: (any CodingKey)?
     ) throws -> T {
         let plain = try scalar(value, parent: parent, key: key, expected: T.self)
@@ -823,10 +752,12 @@ struct CodableKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
 
     private func missing(_ key: Key) -> DecodingError {
         DecodingError.keyNotFound(
-            key, reader.context(path, key, .invalidArchive, "no value for key \"\(key.stringValue)\""))
+            key,
+            reader.context(
+                path, key, .invalidArchive, "no value for key \(DisplayText.quoted(key.stringValue))"))
     }
 
-    private func primitive<T: CodableArchiveDecodablePrimitive>(_ type: T.Type, _ key: Key) throws -> T {
+    private func primitive<T: ArchivePrimitive>(_ type: T.Type, _ key: Key) throws -> T {
         guard let position = source.position(forKey: key.stringValue) else { throw missing(key) }
         if let quick = reader.quickPrimitive(T.self, in: source, at: position) { return quick }
         let value = try reader.value(of: source, at: position, parent: path, key: key)
@@ -834,7 +765,7 @@ struct CodableKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     }
 
     /// `nil` for a missing key or a nil value, else the primitive.
-    private func primitiveIfPresent<T: CodableArchiveDecodablePrimitive>(_ type: T.Type, _ key: Key) throws
+    private func primitiveIfPresent<T: ArchivePrimitive>(_ type: T.Type, _ key: Key) throws
         -> T?
     {
         guard let position = source.position(forKey: key.stringValue) else { return nil }
@@ -982,7 +913,7 @@ struct CodableUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         return value
     }
 
-    private mutating func primitive<T: CodableArchiveDecodablePrimitive>(_ type: T.Type) throws -> T {
+    private mutating func primitive<T: ArchivePrimitive>(_ type: T.Type) throws -> T {
         if let quick = reader.quickPrimitive(T.self, in: elements, at: currentIndex) {
             currentIndex += 1
             return quick
@@ -1059,7 +990,7 @@ struct CodableSingleValueDecodingContainer: SingleValueDecodingContainer {
 
     func decodeNil() -> Bool { (try? reader.isNil(value, parent: path, key: nil)) ?? false }
 
-    private func primitive<T: CodableArchiveDecodablePrimitive>(_ type: T.Type) throws -> T {
+    private func primitive<T: ArchivePrimitive>(_ type: T.Type) throws -> T {
         try reader.primitive(T.self, value, parent: path, key: nil)
     }
 

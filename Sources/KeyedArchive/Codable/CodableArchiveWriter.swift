@@ -30,78 +30,6 @@ enum CodableSlot {
 protocol CodableArchiveDictionary {}
 extension Dictionary: CodableArchiveDictionary {}
 
-/// Values the bridge stores directly instead of calling their `encode(to:)`.
-protocol CodableArchivePrimitive {
-    func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot
-}
-
-extension String: CodableArchivePrimitive {
-    func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot {
-        writer.string(self)
-    }
-}
-extension Bool: CodableArchivePrimitive {
-    func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot { .bool(self) }
-}
-extension Double: CodableArchivePrimitive {
-    func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot { .real(bitPattern) }
-}
-extension Float: CodableArchivePrimitive {
-    func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot { .real(Double(self).bitPattern) }
-}
-extension Data: CodableArchivePrimitive {
-    func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot {
-        writer.data(self)
-    }
-}
-extension Date: CodableArchivePrimitive {
-    func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot {
-        writer.date(self)
-    }
-}
-extension Int: CodableArchivePrimitive {
-    func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot { .integer(PropertyListInteger(self)) }
-}
-extension Int8: CodableArchivePrimitive {
-    func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot {
-        .integer(PropertyListInteger(Int64(self)))
-    }
-}
-extension Int16: CodableArchivePrimitive {
-    func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot {
-        .integer(PropertyListInteger(Int64(self)))
-    }
-}
-extension Int32: CodableArchivePrimitive {
-    func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot {
-        .integer(PropertyListInteger(Int64(self)))
-    }
-}
-extension Int64: CodableArchivePrimitive {
-    func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot { .integer(PropertyListInteger(self)) }
-}
-extension UInt: CodableArchivePrimitive {
-    func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot { .integer(PropertyListInteger(self)) }
-}
-extension UInt8: CodableArchivePrimitive {
-    func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot {
-        .integer(PropertyListInteger(UInt64(self)))
-    }
-}
-extension UInt16: CodableArchivePrimitive {
-    func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot {
-        .integer(PropertyListInteger(UInt64(self)))
-    }
-}
-extension UInt32: CodableArchivePrimitive {
-    func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot {
-        .integer(PropertyListInteger(UInt64(self)))
-    }
-}
-extension UInt64: CodableArchivePrimitive {
-    func archiveSlot(_ writer: CodableArchiveWriter) -> CodableSlot { .integer(PropertyListInteger(self)) }
-}
-
 /// The engine behind `encodeEncodable(_:forKey:)`, ``KeyedArchiveEncoder`` and
 /// ``ArchivedCodable``: runs `encode(to:)` and writes the result into an archiver's
 /// object table.
@@ -219,8 +147,9 @@ final class CodableArchiveWriter {
         if T.self == Date.self { return date(unsafeBitCast(value, to: Date.self)) }
         if T.self == String.self { return string(unsafeBitCast(value, to: String.self)) }
         let info = typeInfo(T.self)
-        if info.isPrimitive, let primitive = value as? any CodableArchivePrimitive {
-            return primitive.archiveSlot(self)
+        if info.isPrimitive, let primitive = value as? any ArchivePrimitive {
+            if let record = primitive.archivePlainRecord { return slot(record) }
+            if let value = primitive as? Date { return date(value) }
         }
         if info.isClass {
             let instance = value as AnyObject
@@ -277,7 +206,7 @@ final class CodableArchiveWriter {
         if let known = typeInfos[identifier] {
             info = known
         } else {
-            let isPrimitive = type is any CodableArchivePrimitive.Type
+            let isPrimitive = type is any ArchivePrimitive.Type
             let isClass = layout == .objects && type is AnyObject.Type
             var classUID: Int?
             if !isPrimitive, layout == .objects, !(type is any CodableArchiveDictionary.Type) {
@@ -367,6 +296,20 @@ final class CodableArchiveWriter {
 
     func string(_ text: String) -> CodableSlot {
         .reference(archiver.table.uniqueString(text))
+    }
+
+    /// The slot of a primitive's plain record: numbers and Booleans inline, strings and
+    /// data stored once each.
+    func slot(_ record: ArchivedObjectRecord) -> CodableSlot {
+        switch record {
+        case .integer(let value): return .integer(value)
+        case .real(let bits): return .real(bits)
+        case .bool(let flag): return .bool(flag)
+        case .string(let text): return string(text)
+        case .data(let bytes): return data(bytes)
+        case .null: return .null
+        case .object, .classDescription: return .reference(unique(record))
+        }
     }
 
     func data(_ bytes: Data) -> CodableSlot {
@@ -710,15 +653,15 @@ struct CodableKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     mutating func encode(_ value: Int, forKey key: Key) throws {
         put(.integer(PropertyListInteger(value)), key)
     }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { put(value.archiveSlot(node.writer), key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { put(value.archiveSlot(node.writer), key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { put(value.archiveSlot(node.writer), key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { put(value.archiveSlot(node.writer), key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { put(value.archiveSlot(node.writer), key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { put(value.archiveSlot(node.writer), key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { put(value.archiveSlot(node.writer), key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { put(value.archiveSlot(node.writer), key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { put(value.archiveSlot(node.writer), key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { put(.integer(value.archiveInteger), key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { put(.integer(value.archiveInteger), key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { put(.integer(value.archiveInteger), key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { put(.integer(value.archiveInteger), key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { put(.integer(value.archiveInteger), key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { put(.integer(value.archiveInteger), key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { put(.integer(value.archiveInteger), key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { put(.integer(value.archiveInteger), key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { put(.integer(value.archiveInteger), key) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         put(try node.writer.encodeValue(value, parent: node, key: key), key)
@@ -772,15 +715,15 @@ struct CodableUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: Double) throws { put(.real(value.bitPattern)) }
     mutating func encode(_ value: Float) throws { put(.real(Double(value).bitPattern)) }
     mutating func encode(_ value: Int) throws { put(.integer(PropertyListInteger(value))) }
-    mutating func encode(_ value: Int8) throws { put(value.archiveSlot(node.writer)) }
-    mutating func encode(_ value: Int16) throws { put(value.archiveSlot(node.writer)) }
-    mutating func encode(_ value: Int32) throws { put(value.archiveSlot(node.writer)) }
-    mutating func encode(_ value: Int64) throws { put(value.archiveSlot(node.writer)) }
-    mutating func encode(_ value: UInt) throws { put(value.archiveSlot(node.writer)) }
-    mutating func encode(_ value: UInt8) throws { put(value.archiveSlot(node.writer)) }
-    mutating func encode(_ value: UInt16) throws { put(value.archiveSlot(node.writer)) }
-    mutating func encode(_ value: UInt32) throws { put(value.archiveSlot(node.writer)) }
-    mutating func encode(_ value: UInt64) throws { put(value.archiveSlot(node.writer)) }
+    mutating func encode(_ value: Int8) throws { put(.integer(value.archiveInteger)) }
+    mutating func encode(_ value: Int16) throws { put(.integer(value.archiveInteger)) }
+    mutating func encode(_ value: Int32) throws { put(.integer(value.archiveInteger)) }
+    mutating func encode(_ value: Int64) throws { put(.integer(value.archiveInteger)) }
+    mutating func encode(_ value: UInt) throws { put(.integer(value.archiveInteger)) }
+    mutating func encode(_ value: UInt8) throws { put(.integer(value.archiveInteger)) }
+    mutating func encode(_ value: UInt16) throws { put(.integer(value.archiveInteger)) }
+    mutating func encode(_ value: UInt32) throws { put(.integer(value.archiveInteger)) }
+    mutating func encode(_ value: UInt64) throws { put(.integer(value.archiveInteger)) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         let key = CodableArchiveKey.index(node.slots.count)
@@ -835,15 +778,15 @@ struct CodableSingleValueEncodingContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: Double) throws { try put(.real(value.bitPattern)) }
     mutating func encode(_ value: Float) throws { try put(.real(Double(value).bitPattern)) }
     mutating func encode(_ value: Int) throws { try put(.integer(PropertyListInteger(value))) }
-    mutating func encode(_ value: Int8) throws { try put(value.archiveSlot(node.writer)) }
-    mutating func encode(_ value: Int16) throws { try put(value.archiveSlot(node.writer)) }
-    mutating func encode(_ value: Int32) throws { try put(value.archiveSlot(node.writer)) }
-    mutating func encode(_ value: Int64) throws { try put(value.archiveSlot(node.writer)) }
-    mutating func encode(_ value: UInt) throws { try put(value.archiveSlot(node.writer)) }
-    mutating func encode(_ value: UInt8) throws { try put(value.archiveSlot(node.writer)) }
-    mutating func encode(_ value: UInt16) throws { try put(value.archiveSlot(node.writer)) }
-    mutating func encode(_ value: UInt32) throws { try put(value.archiveSlot(node.writer)) }
-    mutating func encode(_ value: UInt64) throws { try put(value.archiveSlot(node.writer)) }
+    mutating func encode(_ value: Int8) throws { try put(.integer(value.archiveInteger)) }
+    mutating func encode(_ value: Int16) throws { try put(.integer(value.archiveInteger)) }
+    mutating func encode(_ value: Int32) throws { try put(.integer(value.archiveInteger)) }
+    mutating func encode(_ value: Int64) throws { try put(.integer(value.archiveInteger)) }
+    mutating func encode(_ value: UInt) throws { try put(.integer(value.archiveInteger)) }
+    mutating func encode(_ value: UInt8) throws { try put(.integer(value.archiveInteger)) }
+    mutating func encode(_ value: UInt16) throws { try put(.integer(value.archiveInteger)) }
+    mutating func encode(_ value: UInt32) throws { try put(.integer(value.archiveInteger)) }
+    mutating func encode(_ value: UInt64) throws { try put(.integer(value.archiveInteger)) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         // A forwarded value has this node's path: no key of its own.

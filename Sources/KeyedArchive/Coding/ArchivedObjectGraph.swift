@@ -45,10 +45,17 @@ public struct ArchivedObjectGraph: Hashable, Sendable, CustomStringConvertible {
     /// Whether each node is rendered once and referred to afterwards (see ``isRenderedOnce(_:)``).
     let renderedOnce: [Bool]
 
+    /// What was wrong with the archive, each with its key path (such as
+    /// `$objects[12].items[3]`), when it was read with
+    /// ``KeyedUnarchivingOptions/recoversFromDamage``; empty otherwise (a damaged archive
+    /// then fails to read).
+    public let problems: [KeyedArchiveError]
+
     init(
         nodes: [Node], topLevel: [Field], root: Value?, referenceCounts: [Int],
-        cyclic: [Bool]
+        cyclic: [Bool], problems: [KeyedArchiveError] = []
     ) {
+        self.problems = problems
         self.nodes = nodes
         self.topLevel = topLevel
         self.root = root
@@ -67,6 +74,7 @@ public struct ArchivedObjectGraph: Hashable, Sendable, CustomStringConvertible {
         referenceCounts = graph.referenceCounts
         cyclic = graph.cyclic
         renderedOnce = graph.renderedOnce
+        problems = graph.problems
     }
 
     /// The same graph about another value.
@@ -495,37 +503,18 @@ extension ArchivedObjectGraph {
         /// or hold spaces or control characters are quoted, so that text from a hostile file
         /// cannot drive a terminal.
         public var description: String {
-            // An explicit work stack, not recursion: any nesting depth renders on any thread.
-            enum Work {
-                case value(Value)
-                case text(String)
-            }
-            var text = ""
-            var work: [Work] = [.value(self)]
-            while let item = work.popLast() {
-                switch item {
-                case .text(let literal):
-                    text += literal
-                case .value(.array(let values)):
-                    text += "["
-                    work.append(.text("]"))
-                    for (index, value) in values.enumerated().reversed() {
-                        work.append(.value(value))
-                        if index > 0 { work.append(.text(", ")) }
-                    }
-                case .value(.dictionary(let fields)):
-                    text += "{"
-                    work.append(.text("}"))
-                    for (index, field) in fields.enumerated().reversed() {
-                        work.append(.value(field.value))
-                        work.append(.text("\(DisplayText.quotedIfNeeded(field.key)) = "))
-                        if index > 0 { work.append(.text("; ")) }
-                    }
-                case .value(let scalar):
-                    text += scalar.scalarDescription
+            let style = NestedDescription(
+                entrySeparator: "; ", keyText: { "\(DisplayText.quotedIfNeeded($0)) = " })
+            return style.render(self) { value -> NestedDescription.Node<Value> in
+                switch value {
+                case .array(let values): return .array(values)
+                case .dictionary(let fields):
+                    return .dictionary(fields.map { (key: $0.key, value: $0.value) })
+                default: return .scalar
                 }
+            } appendScalar: { scalar, text in
+                text += scalar.scalarDescription
             }
-            return text
         }
 
         private var scalarDescription: String {

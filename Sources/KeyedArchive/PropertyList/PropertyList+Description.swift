@@ -11,37 +11,16 @@ extension PropertyList: CustomStringConvertible, CustomDebugStringConvertible {
     /// For example `{"Title": "Potato Bug", "Rating": 3.5, "Image": <89504e47>}`.
     /// Data longer than 32 bytes is shortened with its length given.
     public var description: String {
-        // An explicit work stack, not recursion: any nesting depth renders on any thread.
-        enum Work {
-            case value(PropertyList)
-            case text(String)
-        }
-        var text = ""
-        var work: [Work] = [.value(self)]
-        while let item = work.popLast() {
-            switch item {
-            case .text(let literal):
-                text += literal
-            case .value(.array(let elements)):
-                text += "["
-                work.append(.text("]"))
-                for (index, element) in elements.enumerated().reversed() {
-                    work.append(.value(element))
-                    if index > 0 { work.append(.text(", ")) }
-                }
-            case .value(.dictionary(let dictionary)):
-                text += "{"
-                work.append(.text("}"))
-                for (index, (key, value)) in Array(dictionary).enumerated().reversed() {
-                    work.append(.value(value))
-                    work.append(.text(DisplayText.quoted(key) + ": "))
-                    if index > 0 { work.append(.text(", ")) }
-                }
-            case .value(let scalar):
-                scalar.appendScalarDescription(to: &text)
+        let style = NestedDescription(entrySeparator: ", ", keyText: { DisplayText.quoted($0) + ": " })
+        return style.render(self) { value -> NestedDescription.Node<PropertyList> in
+            switch value {
+            case .array(let elements): return .array(elements)
+            case .dictionary(let dictionary): return .dictionary(Array(dictionary))
+            default: return .scalar
             }
+        } appendScalar: { scalar, text in
+            scalar.appendScalarDescription(to: &text)
         }
-        return text
     }
 
     /// The same as ``description``.

@@ -89,6 +89,40 @@ extension PropertyList {
         }
     }
 
+    /// Encodes the property list, handing the bytes to `output` in pieces as they are made.
+    ///
+    /// ```swift
+    /// let list: PropertyList = ["Title": "Potato Bug", "Rating": 3]
+    /// var text = Data()
+    /// try list.write(format: .xml) { piece in text.append(contentsOf: piece) }
+    /// ```
+    ///
+    /// An XML document is handed over in pieces of about 256 KB as it is written, so writing
+    /// it to a file or a socket holds only one piece, however long the text (the bound of
+    /// ``PropertyListWritingOptions/maximumOutputBytes`` counts every piece). A binary
+    /// property list is handed over in one piece once complete, since its offset table
+    /// follows its objects. Each buffer is valid only during the call. If `output` throws,
+    /// writing stops and its error is rethrown; what was handed over before stays handed
+    /// over.
+    ///
+    /// - Parameters:
+    ///   - format: `.binary` or `.xml`.
+    ///   - options: Writing choices such as key sorting and the output bound.
+    ///   - output: Receives the bytes, in order.
+    /// - Throws: As ``data(format:options:)``, or what `output` throws.
+    public func write(
+        format: PropertyListFormat = .binary,
+        options: PropertyListWritingOptions = PropertyListWritingOptions(),
+        to output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        switch format {
+        case .binary: try BinaryPropertyListWriter.write(self, options: options).withUnsafeBytes(output)
+        case .xml: try XMLPropertyListWriter.write(self, options: options, to: output)
+        case .openStep:
+            throw KeyedArchiveError(.unsupportedFormat, "writing OpenStep property lists is not supported")
+        }
+    }
+
     /// Renders the property list as JSON, for inspection.
     ///
     /// Types JSON lacks are rendered as described in ``PropertyListJSONOptions``.
@@ -98,5 +132,28 @@ extension PropertyList {
     /// - Throws: ``KeyedArchiveError`` if nesting exceeds 512 levels.
     public func jsonData(options: PropertyListJSONOptions = PropertyListJSONOptions()) throws -> Data {
         try JSONPropertyListWriter.write(self, options: options)
+    }
+
+    /// Renders the property list as JSON, handing the text to `output` in pieces of about
+    /// 256 KB as it is made, so that only one piece is held at a time.
+    ///
+    /// ```swift
+    /// let list: PropertyList = ["Title": "Potato Bug"]
+    /// var text = Data()
+    /// try list.writeJSON { piece in text.append(contentsOf: piece) }
+    /// ```
+    ///
+    /// The text is the same as ``jsonData(options:)`` returns. Each buffer is valid only
+    /// during the call; if `output` throws, writing stops and its error is rethrown.
+    ///
+    /// - Parameters:
+    ///   - options: Indentation, key order and the output bound (which counts every piece).
+    ///   - output: Receives the UTF-8 text, in order.
+    /// - Throws: As ``jsonData(options:)``, or what `output` throws.
+    public func writeJSON(
+        options: PropertyListJSONOptions = PropertyListJSONOptions(),
+        to output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        try JSONPropertyListWriter.write(self, options: options, to: output)
     }
 }

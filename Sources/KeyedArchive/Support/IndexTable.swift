@@ -46,14 +46,10 @@ struct IndexTable<Value> {
             return stored == 0 ? nil : stored - 1
         }
         guard !entries.isEmpty else { return nil }
-        let mask = slots.count - 1
-        var slot = home(key)
-        while true {
-            let stored = Int(slots[slot])
-            if stored == 0 { return nil }
-            if keys[stored - 1] == key { return stored - 1 }
-            slot = (slot + 1) & mask
-        }
+        let (slot, found) = LinearProbing.probe(
+            hash: home(key), capacity: slots.count, isEmpty: { slots[$0] == 0 },
+            matches: { keys[Int(slots[$0]) - 1] == key })
+        return found ? Int(slots[slot]) - 1 : nil
     }
 
     /// Whether `key` has a value: cheaper than the subscript when the answer is usually
@@ -98,7 +94,7 @@ struct IndexTable<Value> {
             dense[key] = Int32(truncatingIfNeeded: entries.count)
             return
         }
-        if (entries.count + 1) * 2 > slots.count { grow() }
+        if LinearProbing.needsGrowth(count: entries.count, capacity: slots.count) { grow() }
         keys.append(key)
         entries.append(value)
         insertSlot(for: key, position: entries.count - 1)
@@ -114,9 +110,7 @@ struct IndexTable<Value> {
 
     @inline(__always)
     private mutating func insertSlot(for key: Int, position: Int) {
-        let mask = slots.count - 1
-        var slot = home(key)
-        while slots[slot] != 0 { slot = (slot + 1) & mask }
+        let slot = LinearProbing.emptySlot(hash: home(key), capacity: slots.count) { slots[$0] == 0 }
         slots[slot] = Int32(truncatingIfNeeded: position + 1)
     }
 

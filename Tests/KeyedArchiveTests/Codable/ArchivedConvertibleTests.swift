@@ -10,7 +10,7 @@ struct SurveyPoint: Equatable {
     var tags: [String]
 }
 
-extension SurveyPoint: KeyedCodingConvertible {
+extension SurveyPoint: SecureKeyedCoding {
     func encode(with coder: KeyedArchiver) {
         coder.encode(latitude, forKey: "lat")
         coder.encode(longitude, forKey: "lon")
@@ -26,8 +26,8 @@ extension SurveyPoint: KeyedCodingConvertible {
     }
 }
 
-/// A convertible value that opts out of secure coding.
-struct UnvettedPoint: KeyedCodingConvertible, Equatable {
+/// A value that opts out of secure coding.
+struct UnvettedPoint: SecureKeyedCoding, Equatable {
     static var supportsSecureCoding: Bool { false }
     var x: Int
     func encode(with coder: KeyedArchiver) { coder.encode(x, forKey: "x") }
@@ -65,7 +65,25 @@ final class SurveyPointNS: NSObject, NSSecureCoding {
     }
 }
 
-@Suite("ArchivedConvertible and KeyedCodingConvertible")
+/// A value that adopts only KeyedCoding, with a class name of its own.
+struct PlainPoint: KeyedCoding, Equatable {
+    static var archivedClassName: String { "Legacy.PlainPoint" }
+    var x: Int
+    func encode(with coder: KeyedArchiver) { coder.encode(x, forKey: "x") }
+    init(x: Int) { self.x = x }
+    init(coder: KeyedUnarchiver) throws { x = try coder.decodeInteger(forKey: "x") }
+}
+
+/// Conforms through the deprecated name, as code written for the earlier release does.
+@available(*, deprecated)
+struct EarlierPoint: KeyedCodingConvertible, Equatable {
+    var x: Int
+    func encode(with coder: KeyedArchiver) { coder.encode(x, forKey: "x") }
+    init(x: Int) { self.x = x }
+    init(coder: KeyedUnarchiver) throws { x = try coder.decodeInteger(forKey: "x") }
+}
+
+@Suite("ArchivedConvertible")
 struct ArchivedConvertibleTests {
     static let point = SurveyPoint(
         latitude: 48.137, longitude: 11.575, label: "Marienplatz", tags: ["a", "b"])
@@ -114,6 +132,24 @@ struct ArchivedConvertibleTests {
         #expect(ArchivedConvertible<SurveyPoint>.archivedClassName == "KeyedArchiveTests.SurveyPoint")
         #expect(ArchivedConvertible<SurveyPoint>.supportsSecureCoding)
         #expect(!ArchivedConvertible<UnvettedPoint>.supportsSecureCoding)
+        #expect(ArchivedConvertible<PlainPoint>.archivedClassName == "Legacy.PlainPoint")
+        #expect(!ArchivedConvertible<PlainPoint>.supportsSecureCoding, "KeyedCoding alone is not secure")
+    }
+
+    /// A conformance written with the deprecated `KeyedCodingConvertible` is a
+    /// `SecureKeyedCoding` one: the wrapper is secure and writes what the value writes.
+    @available(*, deprecated)
+    @Test func earlierNameStillWorks() throws {
+        #expect(ArchivedConvertible<EarlierPoint>.supportsSecureCoding)
+        #expect(ArchivedConvertible<EarlierPoint>.archivedClassName == "KeyedArchiveTests.EarlierPoint")
+        let wrapped = try KeyedArchiver.archivedData(
+            withRootObject: ArchivedConvertible(EarlierPoint(x: 3)), requiringSecureCoding: true)
+        let direct = try KeyedArchiver.archivedData(
+            withRootObject: EarlierPoint(x: 3), requiringSecureCoding: true)
+        #expect(wrapped == direct)
+        #expect(
+            try KeyedUnarchiver.unarchivedObject(
+                ofClass: ArchivedConvertible<EarlierPoint>.self, from: direct)?.value.x == 3)
     }
 
     @Test func secureDecodeRefusesAnUnlistedName() throws {

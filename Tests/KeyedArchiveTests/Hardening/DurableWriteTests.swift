@@ -91,6 +91,31 @@ struct DurableWriteTests {
             ])
     }
 
+    /// A configured archiver writes its archive with `write(to:)`; an archiver that met
+    /// an error throws it and leaves the file as it was.
+    @Test func anArchiverWritesItsArchiveDurably() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("two.archive")
+        let archiver = KeyedArchiver(requiringSecureCoding: true)
+        archiver.outputFormat = .xml
+        archiver.encode("Potato Bug", forKey: "title")
+        archiver.encode(4, forKey: "rating")
+        try archiver.write(to: url)
+        let written = try Data(contentsOf: url)
+        #expect(written.starts(with: Data("<?xml".utf8)))
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: written)
+        #expect(try unarchiver.decodeObject(of: String.self, forKey: "title") == "Potato Bug")
+        #expect(try unarchiver.decodeInteger(forKey: "rating") == 4)
+
+        let failing = KeyedArchiver(requiringSecureCoding: true)
+        failing.failWithError(KeyedArchiveError(.invalidValue, "refused"))
+        let error = #expect(throws: KeyedArchiveError.self) { try failing.write(to: url) }
+        #expect(error?.message == "refused")
+        #expect(try Data(contentsOf: url) == written, "the file is untouched")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["two.archive"])
+    }
+
     @Test func aWriteThatCannotHappenThrowsAndLeavesTheFile() throws {
         let missing = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)/file.plist")
         let error = #expect(throws: KeyedArchiveError.self) {
@@ -174,7 +199,7 @@ struct DurableWriteTests {
         try Data("old".utf8).write(to: file)
         #expect(chmod(file.path, original) == 0)
         try #require(Self.mode(file.path) == original, "the file system did not keep the set-ID bits")
-        try DurableFile.write(Data("new".utf8), to: file)
+        try DurableFileWriter.write(Data("new".utf8), to: file)
         #expect(Self.mode(file.path) == expected, "was \(String(original, radix: 8))")
         #expect(try Data(contentsOf: file) == Data("new".utf8))
     }
@@ -244,7 +269,7 @@ struct DurableWriteTests {
         ]
         for (url, message) in cases {
             let error = #expect(throws: KeyedArchiveError.self) {
-                try DurableFile.write(Data("x".utf8), to: url)
+                try DurableFileWriter.write(Data("x".utf8), to: url)
             }
             #expect(error?.message == message)
         }
@@ -260,10 +285,10 @@ struct DurableWriteTests {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("kept.plist")
-        try DurableFile.write(Data("old".utf8), to: file)
-        var flushed: [DurableFile.FlushTarget] = []
+        try DurableFileWriter.write(Data("old".utf8), to: file)
+        var flushed: [DurableFileWriter.FlushTarget] = []
         let error = #expect(throws: KeyedArchiveError.self) {
-            try DurableFile.write(Data("new".utf8), to: file) { _, target in
+            try DurableFileWriter.write(Data("new".utf8), to: file) { _, target in
                 flushed.append(target)
                 errno = EIO
                 return -1
@@ -282,10 +307,10 @@ struct DurableWriteTests {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("replaced.plist")
-        try DurableFile.write(Data("old".utf8), to: file)
-        var flushed: [DurableFile.FlushTarget] = []
+        try DurableFileWriter.write(Data("old".utf8), to: file)
+        var flushed: [DurableFileWriter.FlushTarget] = []
         let error = #expect(throws: KeyedArchiveError.self) {
-            try DurableFile.write(Data("new".utf8), to: file) { descriptor, target in
+            try DurableFileWriter.write(Data("new".utf8), to: file) { descriptor, target in
                 flushed.append(target)
                 guard target == .folder else { return fsync(descriptor) }
                 errno = EIO
@@ -306,8 +331,9 @@ struct DurableWriteTests {
     @Test func everyWriteFlushesTheFileAndThenTheFolder() throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        var flushed: [DurableFile.FlushTarget] = []
-        try DurableFile.write(Data("x".utf8), to: folder.appendingPathComponent("a")) { descriptor, target in
+        var flushed: [DurableFileWriter.FlushTarget] = []
+        try DurableFileWriter.write(Data("x".utf8), to: folder.appendingPathComponent("a")) {
+            descriptor, target in
             flushed.append(target)
             return fsync(descriptor)
         }

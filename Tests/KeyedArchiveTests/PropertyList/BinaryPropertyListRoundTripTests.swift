@@ -70,6 +70,29 @@ struct BinaryPropertyListRoundTripTests {
         return try PropertyList(from: data)
     }
 
+    /// The one width rule: the builder and the stream write an integer or UID at each
+    /// width boundary in the same bytes, and counts use the same thresholds.
+    @Test(arguments: [
+        (UInt64(0), 1), (255, 1), (256, 2), (65_535, 2), (65_536, 4), (UInt64(UInt32.max), 4),
+        (UInt64(UInt32.max) + 1, 8), (UInt64(Int64.max), 8),
+    ])
+    func widthRuleIsSharedByBuilderAndStream(value: UInt64, width: Int) throws {
+        #expect(BinaryPropertyListWidth.bytes(toHold: value) == width)
+        #expect(BinaryPropertyListWidth.bytes(forCount: Int(value)) == width)
+        for item in [PropertyList.integer(PropertyListInteger(value)), .uid(value)] {
+            let built = try item.data(format: .binary)
+            let object = [UInt8](built)[8..<(9 + width)]
+            let marker: UInt8 =
+                item.uidValue == nil ? 0x10 | UInt8(width.trailingZeroBitCount) : 0x80 | UInt8(width - 1)
+            #expect(object.first == marker, "\(item)")
+            #expect(object.dropFirst().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } == value, "\(item)")
+            let stream = BinaryPropertyListStream(expectedBytes: 64, expectedObjects: 1, sharedUIDLimit: 16)
+            let top = item.uidValue.map { stream.addUID($0) } ?? stream.addInteger(PropertyListInteger(value))
+            let streamed = try stream.finish(topObject: top)
+            #expect([UInt8](streamed)[8..<(9 + width)] == object, "\(item): stream and builder agree")
+        }
+    }
+
     @Test func everyType() throws {
         let value: PropertyList = [
             "string": "Potato Bug", "unicode": "Mässig, Maß 😀", "empty string": "",
@@ -125,7 +148,7 @@ struct BinaryPropertyListRoundTripTests {
         #expect(Int(bytes[trailer + 7]) == expectedSize, "object reference size")
         let tableOffset = bytes[(trailer + 24)...].reduce(0) { $0 << 8 | Int($1) }
         #expect(
-            Int(bytes[trailer + 6]) == BinaryPropertyListBuilder.byteWidth(forCount: tableOffset),
+            Int(bytes[trailer + 6]) == BinaryPropertyListWidth.bytes(forCount: tableOffset),
             "offset size")
         #expect(try PropertyList(from: data) == value)
     }

@@ -20,7 +20,7 @@ enum BPlist {
             bytes += object
         }
         let table = UInt64(bytes.count)
-        let width = offsetSize ?? UInt8(BinaryPropertyListBuilder.byteWidth(forCount: Int(table)))
+        let width = offsetSize ?? UInt8(BinaryPropertyListWidth.bytes(forCount: Int(table)))
         for offset in offsets ?? computedOffsets { bytes += bigEndian(offset, width: Int(width)) }
         bytes += betweenTableAndTrailer
         bytes += unusedTrailerBytes

@@ -139,4 +139,75 @@ struct ContainerTests {
         table.removeAll()
         #expect(!table.contains(model.keys.first ?? 0))
     }
+
+    /// A toy table on the shared probing rule: every key is found after collisions and
+    /// wrap-around, absent keys end at an empty slot, and the table stays at most half full.
+    @Test func linearProbingFindsEveryKeyAndStopsAtAnEmptySlot() {
+        var slots = [Int](repeating: 0, count: 8)  // key + 1; 0 is empty
+        var count = 0
+        // All keys hash to 6 or 7: they collide and wrap around to slots 0, 1, ...
+        let hash = { (key: Int) in 6 + key % 2 }
+        for key in [10, 11, 12, 13] {
+            #expect(!LinearProbing.needsGrowth(count: count, capacity: slots.count))
+            let (slot, found) = LinearProbing.probe(
+                hash: hash(key), capacity: slots.count, isEmpty: { slots[$0] == 0 },
+                matches: { slots[$0] == key + 1 })
+            #expect(!found)
+            slots[slot] = key + 1
+            count += 1
+        }
+        #expect(slots == [13, 14, 0, 0, 0, 0, 11, 12], "linear probing from 6 and 7, wrapping to 0")
+        #expect(
+            LinearProbing.needsGrowth(count: count, capacity: slots.count), "a fifth entry would pass half")
+        for key in [10, 11, 12, 13] {
+            let (slot, found) = LinearProbing.probe(
+                hash: hash(key), capacity: slots.count, isEmpty: { slots[$0] == 0 },
+                matches: { slots[$0] == key + 1 })
+            #expect(found && slots[slot] == key + 1, "key \(key)")
+        }
+        let absent = LinearProbing.probe(
+            hash: hash(14), capacity: slots.count, isEmpty: { slots[$0] == 0 }, matches: { slots[$0] == 15 })
+        #expect(absent == (2, false))
+        #expect(LinearProbing.emptySlot(hash: 0, capacity: slots.count) { slots[$0] == 0 } == 2)
+        #expect(LinearProbing.emptySlot(hash: 8 + 3, capacity: slots.count) { slots[$0] == 0 } == 3)
+        #expect(LinearProbing.grownCapacity(from: 0, minimum: 64) == 64)
+        #expect(LinearProbing.grownCapacity(from: 64, minimum: 64) == 128)
+    }
+
+    /// Both one-line descriptions walk nested values with NestedDescription: the same
+    /// brackets, each its own key style, through a work stack (deep values too).
+    @Test func nestedDescriptionsShareOneWalk() {
+        let plist: PropertyList = ["a": [1, "x", ["b": true]], "c d": []]
+        #expect(plist.description == #"{"a": [1, "x", {"b": true}], "c d": []}"#)
+        let value = ArchivedObjectGraph.Value.dictionary([
+            ArchivedObjectGraph.Field(key: "a", value: .array([.integer(1), .reference(3)])),
+            ArchivedObjectGraph.Field(key: "c d", value: .dictionary([])),
+        ])
+        #expect(value.description == #"{a = [1, #3]; "c d" = {}}"#)
+        var deep = PropertyList.array([])
+        var deepValue = ArchivedObjectGraph.Value.array([])
+        for _ in 0..<3_000 {
+            deep = .array([deep])
+            deepValue = .array([deepValue])
+        }
+        #expect(deep.description.count == 2 * 3_001)
+        #expect(deepValue.description.count == 2 * 3_001)
+    }
+
+    /// The builder's and the stream's table of written UIDs: found once remembered,
+    /// bounded by the writer's limit, never by a UID's value.
+    @Test func uidTableRemembersBelowItsLimitOnly() {
+        var table = BinaryPropertyListUIDTable()
+        #expect(table.object(of: 0) == nil)
+        table.remember(7, for: 3, below: 100)
+        #expect(table.object(of: 3) == 7 && table.object(of: 2) == nil && table.count == 4)
+        table.remember(9, for: 10, below: 100)
+        #expect(table.object(of: 10) == 9 && table.count == 11)
+        table.remember(1, for: 99, below: 100)
+        #expect(table.object(of: 99) == 1 && table.count == 100, "grown to the limit, no further")
+        table.remember(2, for: 1 << 40, below: 100)
+        #expect(table.object(of: 1 << 40) == nil && table.count == 100, "a UID beyond the limit is not kept")
+        table.remember(5, for: 0, below: 0)
+        #expect(table.object(of: 0) == nil)
+    }
 }

@@ -112,4 +112,64 @@ struct DisplayTextTests {
         }
         #expect(version?.message.contains(#"version "\u{1b}0""#) == true, "\(String(describing: version))")
     }
+
+    /// An archive whose class `name` no type is known for, nor standard.
+    static func unknownClassArchive(_ name: String, superclass: String = "NSObject") throws -> Data {
+        let archive: PropertyList = [
+            "$archiver": "NSKeyedArchiver", "$version": 100_000, "$top": ["root": .uid(1)],
+            "$objects": [
+                "$null", ["$class": .uid(2)],
+                ["$classname": .string(name), "$classes": [.string(name), .string(superclass)]],
+            ],
+        ]
+        return try archive.data(format: .binary)
+    }
+
+    /// The "no type is known" message quotes the class name and its chain through
+    /// DisplayText (it printed them raw, in hand-written quotes).
+    @Test func unknownClassMessageEscapesTheNameAndChain() throws {
+        let data = try Self.unknownClassArchive("Evil\u{202E}\"x\n", superclass: "Base\u{1B}")
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+        unarchiver.requiresSecureCoding = false
+        let error = #expect(throws: KeyedArchiveError.self) { try unarchiver.decodeObject(forKey: "root") }
+        #expect(error?.code == .classNotFound)
+        let message = error?.message ?? ""
+        #expect(message.contains(#"no type is known for class "Evil\u{202e}\"x\n""#), "\(message)")
+        #expect(message.contains(#"("Evil\u{202e}\"x\n" < "Base\u{1b}")"#), "\(message)")
+        #expect(!message.unicodeScalars.contains { DisplayText.isEscaped($0) }, "\(message)")
+
+        let plain = try KeyedUnarchiver(forReadingFrom: try Self.unknownClassArchive("Plain"))
+        plain.requiresSecureCoding = false
+        let plainError = #expect(throws: KeyedArchiveError.self) { try plain.decodeObject(forKey: "root") }
+        #expect(
+            plainError?.message.hasPrefix(#"no type is known for class "Plain" (Plain < NSObject)"#) == true)
+    }
+
+    /// Other messages that name a class found in the input, and XML element and attribute
+    /// names, escape it too.
+    @Test func otherMessagesNamingInputEscapeIt() throws {
+        let data = try Self.unknownClassArchive("Odd\u{202E}")
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+        let scalar = #expect(throws: KeyedArchiveError.self) { try unarchiver.decodeInteger(forKey: "root") }
+        #expect(
+            scalar?.message == #"expected an integer, found "Odd\u{202e}""#, "\(String(describing: scalar))")
+        let codable = #expect(throws: DecodingError.self) {
+            try KeyedArchiveDecoder().decode(String.self, from: data)
+        }
+        #expect(
+            "\(String(describing: codable))".contains(#""Odd\u{202e}""#), "\(String(describing: codable))")
+
+        for (xml, expected) in [
+            ("<plist><do\u{202E}ct/></plist>", #"unknown element <"do\u{202e}ct">"#),
+            ("<plist><dict></di\u{202E}></plist>", #"unexpected </"di\u{202e}">, expected </dict>"#),
+            (
+                "<plist><dict a\u{202E} ></dict></plist>",
+                #"expected '=' after attribute "a\u{202e}" in the <dict> tag"#
+            ),
+            ("<plist><doct/></plist>", "unknown element <doct>"),
+        ] {
+            let error = #expect(throws: KeyedArchiveError.self) { try PropertyList(from: Data(xml.utf8)) }
+            #expect(error?.message == expected, "\(xml): \(String(describing: error))")
+        }
+    }
 }

@@ -9,17 +9,47 @@ protocol ArchiveStandardType: SecureKeyedCoding {
     static var acceptedClassNames: [String] { get }
 }
 
-/// A standard type that Apple stores as a plain property-list object in `$objects`
-/// (a string, number or data) rather than as an object dictionary with a class.
-protocol ArchivePlainValue: ArchiveStandardType {
-    /// The plain `$objects` entry for this value.
-    var archivePlainRecord: ArchivedObjectRecord { get }
+/// A standard type whose value is one property-list scalar: the strings, the numbers,
+/// `Bool`, `Data` and `Date`. The keyed archiver, the unarchiver and the Codable bridge
+/// (both layouts, both directions) read and write these directly through this one
+/// protocol instead of through their coding methods.
+protocol ArchivePrimitive: ArchiveStandardType {
+    /// Whether a keyed archive stores every value of the type as its
+    /// ``archivePlainRecord`` in `$objects`; `false` for `Date`, which Apple archives as
+    /// an `NSDate` object.
+    static var isArchivedPlain: Bool { get }
 
-    /// Creates a value from a plain `$objects` entry.
+    /// The plain `$objects` entry for this value, or `nil` when ``isArchivedPlain`` is
+    /// `false`.
+    var archivePlainRecord: ArchivedObjectRecord? { get }
+
+    /// Creates a value from a plain value (an `$objects` entry, an inline field, a Codable
+    /// slot).
     ///
     /// - Throws: ``KeyedArchiveError`` (without a location; the caller adds it) with
     ///   code `typeMismatch` or `valueOutOfRange`.
-    init(archivePlainValue value: PropertyList) throws
+    init(archiveValue value: PropertyList) throws
+}
+
+extension ArchivePrimitive {
+    static var isArchivedPlain: Bool { true }
+}
+
+/// The number types (all of at most 64 bits) share one conformance.
+extension ArchivePrimitive where Self: FixedWidthInteger {
+    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
+
+    /// The value as a property-list integer.
+    @inline(__always)
+    var archiveInteger: PropertyListInteger {
+        Self.isSigned
+            ? PropertyListInteger(Int64(truncatingIfNeeded: self))
+            : PropertyListInteger(UInt64(truncatingIfNeeded: self))
+    }
+
+    var archivePlainRecord: ArchivedObjectRecord? { .integer(archiveInteger) }
+
+    init(archiveValue value: PropertyList) throws { self = try ArchiveScalar.integer(value, as: Self.self) }
 }
 
 extension ArchiveStandardType {

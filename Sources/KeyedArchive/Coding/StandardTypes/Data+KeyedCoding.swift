@@ -31,11 +31,11 @@ extension Data: SecureKeyedCoding {
     }
 }
 
-extension Data: ArchivePlainValue {
+extension Data: ArchivePrimitive {
     static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .data) }
-    var archivePlainRecord: ArchivedObjectRecord { .data(self) }
+    var archivePlainRecord: ArchivedObjectRecord? { .data(self) }
 
-    init(archivePlainValue value: PropertyList) throws {
+    init(archiveValue value: PropertyList) throws {
         guard case .data(let bytes) = value else {
             throw StandardTypeError.mismatch(expected: "NSData", found: value)
         }

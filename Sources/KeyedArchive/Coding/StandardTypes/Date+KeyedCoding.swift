@@ -31,6 +31,21 @@ extension Date: SecureKeyedCoding {
     }
 }
 
-extension Date: ArchiveStandardType {
+extension Date: ArchivePrimitive {
     static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .date) }
+
+    /// `false`: a date is an `NSDate` object in a keyed archive, a scalar only in the
+    /// Codable bridge's slots.
+    static var isArchivedPlain: Bool { false }
+
+    var archivePlainRecord: ArchivedObjectRecord? { nil }
+
+    /// Reads a date, or a real: the seconds since 2001-01-01.
+    init(archiveValue value: PropertyList) throws {
+        switch value {
+        case .date(let date): self = date
+        case .real(let seconds): self = Date(timeIntervalSinceReferenceDate: seconds)
+        default: throw StandardTypeError.mismatch(expected: "a date", found: value)
+        }
+    }
 }

@@ -17,7 +17,7 @@ extension Int: SecureKeyedCoding {
     ///
     /// - Parameter coder: The archiver.
     public func encode(with coder: KeyedArchiver) {
-        coder.encodeInlinePlain(archivePlainRecord, forKey: "NS.number")
+        coder.encodeInlinePlain(.integer(archiveInteger), forKey: "NS.number")
     }
 
     /// Reads the value written by ``encode(with:)``.
@@ -30,15 +30,7 @@ extension Int: SecureKeyedCoding {
     }
 }
 
-extension Int: ArchivePlainValue {
-    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
-    var archivePlainRecord: ArchivedObjectRecord {
-        .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
-    }
-    init(archivePlainValue value: PropertyList) throws {
-        self = try ArchiveScalar.integer(value, as: Int.self)
-    }
-}
+extension Int: ArchivePrimitive {}
 
 extension Int8: SecureKeyedCoding {
     /// `NSNumber`.
@@ -48,7 +40,7 @@ extension Int8: SecureKeyedCoding {
     ///
     /// - Parameter coder: The archiver.
     public func encode(with coder: KeyedArchiver) {
-        coder.encodeInlinePlain(archivePlainRecord, forKey: "NS.number")
+        coder.encodeInlinePlain(.integer(archiveInteger), forKey: "NS.number")
     }
 
     /// Reads the value written by ``encode(with:)``.
@@ -61,15 +53,7 @@ extension Int8: SecureKeyedCoding {
     }
 }
 
-extension Int8: ArchivePlainValue {
-    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
-    var archivePlainRecord: ArchivedObjectRecord {
-        .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
-    }
-    init(archivePlainValue value: PropertyList) throws {
-        self = try ArchiveScalar.integer(value, as: Int8.self)
-    }
-}
+extension Int8: ArchivePrimitive {}
 
 extension Int16: SecureKeyedCoding {
     /// `NSNumber`.
@@ -79,7 +63,7 @@ extension Int16: SecureKeyedCoding {
     ///
     /// - Parameter coder: The archiver.
     public func encode(with coder: KeyedArchiver) {
-        coder.encodeInlinePlain(archivePlainRecord, forKey: "NS.number")
+        coder.encodeInlinePlain(.integer(archiveInteger), forKey: "NS.number")
     }
 
     /// Reads the value written by ``encode(with:)``.
@@ -92,15 +76,7 @@ extension Int16: SecureKeyedCoding {
     }
 }
 
-extension Int16: ArchivePlainValue {
-    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
-    var archivePlainRecord: ArchivedObjectRecord {
-        .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
-    }
-    init(archivePlainValue value: PropertyList) throws {
-        self = try ArchiveScalar.integer(value, as: Int16.self)
-    }
-}
+extension Int16: ArchivePrimitive {}
 
 extension Int32: SecureKeyedCoding {
     /// `NSNumber`.
@@ -110,7 +86,7 @@ extension Int32: SecureKeyedCoding {
     ///
     /// - Parameter coder: The archiver.
     public func encode(with coder: KeyedArchiver) {
-        coder.encodeInlinePlain(archivePlainRecord, forKey: "NS.number")
+        coder.encodeInlinePlain(.integer(archiveInteger), forKey: "NS.number")
     }
 
     /// Reads the value written by ``encode(with:)``.
@@ -123,15 +99,7 @@ extension Int32: SecureKeyedCoding {
     }
 }
 
-extension Int32: ArchivePlainValue {
-    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
-    var archivePlainRecord: ArchivedObjectRecord {
-        .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
-    }
-    init(archivePlainValue value: PropertyList) throws {
-        self = try ArchiveScalar.integer(value, as: Int32.self)
-    }
-}
+extension Int32: ArchivePrimitive {}
 
 extension Int64: SecureKeyedCoding {
     /// `NSNumber`.
@@ -141,7 +109,7 @@ extension Int64: SecureKeyedCoding {
     ///
     /// - Parameter coder: The archiver.
     public func encode(with coder: KeyedArchiver) {
-        coder.encodeInlinePlain(archivePlainRecord, forKey: "NS.number")
+        coder.encodeInlinePlain(.integer(archiveInteger), forKey: "NS.number")
     }
 
     /// Reads the value written by ``encode(with:)``.
@@ -154,15 +122,7 @@ extension Int64: SecureKeyedCoding {
     }
 }
 
-extension Int64: ArchivePlainValue {
-    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
-    var archivePlainRecord: ArchivedObjectRecord {
-        .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
-    }
-    init(archivePlainValue value: PropertyList) throws {
-        self = try ArchiveScalar.integer(value, as: Int64.self)
-    }
-}
+extension Int64: ArchivePrimitive {}
 
 extension UInt: SecureKeyedCoding {
     /// `NSNumber`.
@@ -172,7 +132,7 @@ extension UInt: SecureKeyedCoding {
     ///
     /// - Parameter coder: The archiver.
     public func encode(with coder: KeyedArchiver) {
-        coder.encodeInlinePlain(archivePlainRecord, forKey: "NS.number")
+        coder.encodeInlinePlain(.integer(archiveInteger), forKey: "NS.number")
     }
 
     /// Reads the value written by ``encode(with:)``.
@@ -185,15 +145,7 @@ extension UInt: SecureKeyedCoding {
     }
 }
 
-extension UInt: ArchivePlainValue {
-    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
-    var archivePlainRecord: ArchivedObjectRecord {
-        .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
-    }
-    init(archivePlainValue value: PropertyList) throws {
-        self = try ArchiveScalar.integer(value, as: UInt.self)
-    }
-}
+extension UInt: ArchivePrimitive {}
 
 extension UInt8: SecureKeyedCoding {
     /// `NSNumber`.
@@ -203,7 +155,7 @@ extension UInt8: SecureKeyedCoding {
     ///
     /// - Parameter coder: The archiver.
     public func encode(with coder: KeyedArchiver) {
-        coder.encodeInlinePlain(archivePlainRecord, forKey: "NS.number")
+        coder.encodeInlinePlain(.integer(archiveInteger), forKey: "NS.number")
     }
 
     /// Reads the value written by ``encode(with:)``.
@@ -216,15 +168,7 @@ extension UInt8: SecureKeyedCoding {
     }
 }
 
-extension UInt8: ArchivePlainValue {
-    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
-    var archivePlainRecord: ArchivedObjectRecord {
-        .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
-    }
-    init(archivePlainValue value: PropertyList) throws {
-        self = try ArchiveScalar.integer(value, as: UInt8.self)
-    }
-}
+extension UInt8: ArchivePrimitive {}
 
 extension UInt16: SecureKeyedCoding {
     /// `NSNumber`.
@@ -234,7 +178,7 @@ extension UInt16: SecureKeyedCoding {
     ///
     /// - Parameter coder: The archiver.
     public func encode(with coder: KeyedArchiver) {
-        coder.encodeInlinePlain(archivePlainRecord, forKey: "NS.number")
+        coder.encodeInlinePlain(.integer(archiveInteger), forKey: "NS.number")
     }
 
     /// Reads the value written by ``encode(with:)``.
@@ -247,15 +191,7 @@ extension UInt16: SecureKeyedCoding {
     }
 }
 
-extension UInt16: ArchivePlainValue {
-    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
-    var archivePlainRecord: ArchivedObjectRecord {
-        .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
-    }
-    init(archivePlainValue value: PropertyList) throws {
-        self = try ArchiveScalar.integer(value, as: UInt16.self)
-    }
-}
+extension UInt16: ArchivePrimitive {}
 
 extension UInt32: SecureKeyedCoding {
     /// `NSNumber`.
@@ -265,7 +201,7 @@ extension UInt32: SecureKeyedCoding {
     ///
     /// - Parameter coder: The archiver.
     public func encode(with coder: KeyedArchiver) {
-        coder.encodeInlinePlain(archivePlainRecord, forKey: "NS.number")
+        coder.encodeInlinePlain(.integer(archiveInteger), forKey: "NS.number")
     }
 
     /// Reads the value written by ``encode(with:)``.
@@ -278,15 +214,7 @@ extension UInt32: SecureKeyedCoding {
     }
 }
 
-extension UInt32: ArchivePlainValue {
-    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
-    var archivePlainRecord: ArchivedObjectRecord {
-        .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
-    }
-    init(archivePlainValue value: PropertyList) throws {
-        self = try ArchiveScalar.integer(value, as: UInt32.self)
-    }
-}
+extension UInt32: ArchivePrimitive {}
 
 extension UInt64: SecureKeyedCoding {
     /// `NSNumber`.
@@ -296,7 +224,7 @@ extension UInt64: SecureKeyedCoding {
     ///
     /// - Parameter coder: The archiver.
     public func encode(with coder: KeyedArchiver) {
-        coder.encodeInlinePlain(archivePlainRecord, forKey: "NS.number")
+        coder.encodeInlinePlain(.integer(archiveInteger), forKey: "NS.number")
     }
 
     /// Reads the value written by ``encode(with:)``.
@@ -309,15 +237,7 @@ extension UInt64: SecureKeyedCoding {
     }
 }
 
-extension UInt64: ArchivePlainValue {
-    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
-    var archivePlainRecord: ArchivedObjectRecord {
-        .integer(PropertyListInteger(exactly: self) ?? PropertyListInteger(0))
-    }
-    init(archivePlainValue value: PropertyList) throws {
-        self = try ArchiveScalar.integer(value, as: UInt64.self)
-    }
-}
+extension UInt64: ArchivePrimitive {}
 
 extension Double: SecureKeyedCoding {
     /// `NSNumber`.
@@ -327,7 +247,7 @@ extension Double: SecureKeyedCoding {
     ///
     /// - Parameter coder: The archiver.
     public func encode(with coder: KeyedArchiver) {
-        coder.encodeInlinePlain(archivePlainRecord, forKey: "NS.number")
+        coder.encodeInlinePlain(.real(bitPattern), forKey: "NS.number")
     }
 
     /// Reads the value written by ``encode(with:)``.
@@ -340,10 +260,10 @@ extension Double: SecureKeyedCoding {
     }
 }
 
-extension Double: ArchivePlainValue {
+extension Double: ArchivePrimitive {
     static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
-    var archivePlainRecord: ArchivedObjectRecord { .real(bitPattern) }
-    init(archivePlainValue value: PropertyList) throws { self = try ArchiveScalar.double(value) }
+    var archivePlainRecord: ArchivedObjectRecord? { .real(bitPattern) }
+    init(archiveValue value: PropertyList) throws { self = try ArchiveScalar.double(value) }
 }
 
 extension Float: SecureKeyedCoding {
@@ -354,7 +274,7 @@ extension Float: SecureKeyedCoding {
     ///
     /// - Parameter coder: The archiver.
     public func encode(with coder: KeyedArchiver) {
-        coder.encodeInlinePlain(archivePlainRecord, forKey: "NS.number")
+        coder.encodeInlinePlain(.real(Double(self).bitPattern), forKey: "NS.number")
     }
 
     /// Reads the value written by ``encode(with:)``.
@@ -367,10 +287,10 @@ extension Float: SecureKeyedCoding {
     }
 }
 
-extension Float: ArchivePlainValue {
+extension Float: ArchivePrimitive {
     static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
-    var archivePlainRecord: ArchivedObjectRecord { .real(Double(self).bitPattern) }
-    init(archivePlainValue value: PropertyList) throws { self = try ArchiveScalar.float(value) }
+    var archivePlainRecord: ArchivedObjectRecord? { .real(Double(self).bitPattern) }
+    init(archiveValue value: PropertyList) throws { self = try ArchiveScalar.float(value) }
 }
 
 extension Bool: SecureKeyedCoding {
@@ -381,7 +301,7 @@ extension Bool: SecureKeyedCoding {
     ///
     /// - Parameter coder: The archiver.
     public func encode(with coder: KeyedArchiver) {
-        coder.encodeInlinePlain(archivePlainRecord, forKey: "NS.number")
+        coder.encodeInlinePlain(.bool(self), forKey: "NS.number")
     }
 
     /// Reads the value written by ``encode(with:)``.
@@ -394,10 +314,10 @@ extension Bool: SecureKeyedCoding {
     }
 }
 
-extension Bool: ArchivePlainValue {
+extension Bool: ArchivePrimitive {
     static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
-    var archivePlainRecord: ArchivedObjectRecord { .bool(self) }
-    init(archivePlainValue value: PropertyList) throws { self = try ArchiveScalar.bool(value) }
+    var archivePlainRecord: ArchivedObjectRecord? { .bool(self) }
+    init(archiveValue value: PropertyList) throws { self = try ArchiveScalar.bool(value) }
 }
 
 extension KeyedUnarchiver {

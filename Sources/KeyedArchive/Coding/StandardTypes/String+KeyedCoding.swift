@@ -25,11 +25,11 @@ extension String: SecureKeyedCoding {
     }
 }
 
-extension String: ArchivePlainValue {
+extension String: ArchivePrimitive {
     static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .string) }
-    var archivePlainRecord: ArchivedObjectRecord { .string(self) }
+    var archivePlainRecord: ArchivedObjectRecord? { .string(self) }
 
-    init(archivePlainValue value: PropertyList) throws {
+    init(archiveValue value: PropertyList) throws {
         guard case .string(let text) = value else {
             throw StandardTypeError.mismatch(expected: "NSString", found: value)
         }

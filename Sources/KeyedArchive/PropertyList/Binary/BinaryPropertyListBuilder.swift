@@ -95,7 +95,7 @@ struct BinaryPropertyListBuilder {
     private var shareableCount = 0
     /// The objects of UIDs added so far, by UID value (object + 1; 0 is unknown), for
     /// values below ``directUIDLimit`` when they were added.
-    private var uidObjects: [UInt32] = []
+    private var uidObjects = BinaryPropertyListUIDTable()
     /// Whether a UID was added through the scalar table (its value was beyond
     /// ``directUIDLimit`` then): from then on new UIDs are looked up there too, so that a
     /// UID is stored once whichever way it was added first.
@@ -134,18 +134,9 @@ struct BinaryPropertyListBuilder {
     mutating func addInteger(_ value: PropertyListInteger) -> Int {
         var header = ScalarHeader()
         if let unsigned = value.uint64Value, unsigned <= UInt64(Int64.max) {
-            if unsigned < 1 << 8 {
-                header.append(0x10)
-                header.appendBigEndian(unsigned, width: 1)
-            } else if unsigned < 1 << 16 {
-                header.append(0x11)
-                header.appendBigEndian(unsigned, width: 2)
-            } else if unsigned < 1 << 32 {
-                header.append(0x12)
-                header.appendBigEndian(unsigned, width: 4)
-            } else {
-                header.append(0x13)
-                header.appendBigEndian(unsigned, width: 8)
+            BinaryPropertyListWidth.withWidth(toHold: unsigned) { width in
+                header.append(BinaryPropertyListWidth.integerMarker(width: width))
+                header.appendBigEndian(unsigned, width: width)
             }
         } else if let signed = value.int64Value {
             header.append(0x13)
@@ -226,23 +217,11 @@ struct BinaryPropertyListBuilder {
     /// Adds a UID in 1, 2, 4 or 8 bytes.
     mutating func addUID(_ value: UInt64) -> Int {
         // Archives refer to UIDs 0..<n over and over: remember their objects directly.
-        if value < UInt64(uidObjects.count) {
-            let known = uidObjects[Int(value)]
-            if known != 0 { return Int(known) - 1 }
-        }
+        if let known = uidObjects.object(of: value) { return known }
         var header = ScalarHeader()
-        if value < 1 << 8 {
-            header.append(0x80)
-            header.appendBigEndian(value, width: 1)
-        } else if value < 1 << 16 {
-            header.append(0x81)
-            header.appendBigEndian(value, width: 2)
-        } else if value < 1 << 32 {
-            header.append(0x83)
-            header.appendBigEndian(value, width: 4)
-        } else {
-            header.append(0x87)
-            header.appendBigEndian(value, width: 8)
+        BinaryPropertyListWidth.withWidth(toHold: value) { width in
+            header.append(BinaryPropertyListWidth.uidMarker(width: width))
+            header.appendBigEndian(value, width: width)
         }
         let limit = directUIDLimit
         guard value < UInt64(limit) else {
@@ -251,12 +230,7 @@ struct BinaryPropertyListBuilder {
         }
         // Small UIDs are remembered in `uidObjects`, which never grows past the limit.
         let object = hasTableUIDs ? intern(header) : appendScalar(header)
-        let index = Int(value)
-        if index >= uidObjects.count {
-            let grown = min(max(index + 1, uidObjects.count * 2), limit)
-            uidObjects.append(contentsOf: repeatElement(0, count: grown - uidObjects.count))
-        }
-        uidObjects[index] = UInt32(truncatingIfNeeded: object + 1)
+        uidObjects.remember(object, for: value, below: limit)
         return object
     }
 
@@ -339,25 +313,20 @@ struct BinaryPropertyListBuilder {
             return object
         }
         let hash = Self.tableHash(ByteHash.hash(keys, values, seed: hashSeed))
-        if (shareableCount + 1) * 2 > dictionarySlots.count { growDictionarySlots() }
-        let mask = dictionarySlots.count - 1
-        var slot = hash & mask
-        while dictionarySlots[slot] != 0 {
-            let candidate = Int(dictionarySlots[slot]) - 1
-            let entry = entries[candidate]
-            if entry.hash == hash, entry.kind == .dictionary, entry.elementCount == keys.count,
-                references[entry.startIndex..<entry.startIndex + keys.count].elementsEqual(
-                    keys, by: Self.same),
-                references[entry.startIndex + keys.count..<entry.startIndex + 2 * keys.count].elementsEqual(
-                    values, by: Self.same)
-            {
-                guard mayRelease, object == entries.count - 1 else { break }
-                entries.removeLast()
-                return candidate
-            }
-            slot = (slot + 1) & mask
+        growDictionarySlotsIfNeeded()
+        let (slot, found) = sharedSlot(hash: hash) { entry in
+            entry.kind == .dictionary && entry.elementCount == keys.count
+                && references[entry.startIndex..<entry.startIndex + keys.count].elementsEqual(
+                    keys, by: Self.same)
+                && references[entry.startIndex + keys.count..<entry.startIndex + 2 * keys.count]
+                    .elementsEqual(
+                        values, by: Self.same)
         }
-        let isNew = dictionarySlots[slot] == 0
+        if found, mayRelease, object == entries.count - 1 {
+            entries.removeLast()
+            return Int(dictionarySlots[slot]) - 1
+        }
+        let isNew = !found
         entries[object] = Entry(
             kind: .dictionary, start: referenceCount, count: keys.count, hash: isNew ? hash : 0)
         appendReferences(keys)
@@ -404,24 +373,18 @@ struct BinaryPropertyListBuilder {
             ByteHash.hash(
                 references[start..<start + count], references[start + count..<start + 2 * count],
                 seed: hashSeed))
-        if (shareableCount + 1) * 2 > dictionarySlots.count { growDictionarySlots() }
-        let mask = dictionarySlots.count - 1
-        var slot = hash & mask
-        while dictionarySlots[slot] != 0 {
-            let candidate = Int(dictionarySlots[slot]) - 1
-            let entry = entries[candidate]
-            if entry.hash == hash, entry.kind == .dictionary, entry.elementCount == count,
-                references[entry.startIndex..<entry.startIndex + 2 * count].elementsEqual(
+        growDictionarySlotsIfNeeded()
+        let (slot, found) = sharedSlot(hash: hash) { entry in
+            entry.kind == .dictionary && entry.elementCount == count
+                && references[entry.startIndex..<entry.startIndex + 2 * count].elementsEqual(
                     references[start..<start + 2 * count])
-            {
-                guard mayRelease, object == entries.count - 1 else { break }
-                referenceCount = start
-                entries.removeLast()
-                return candidate
-            }
-            slot = (slot + 1) & mask
         }
-        let isNew = dictionarySlots[slot] == 0
+        if found, mayRelease, object == entries.count - 1 {
+            referenceCount = start
+            entries.removeLast()
+            return Int(dictionarySlots[slot]) - 1
+        }
+        let isNew = !found
         entries[object] = Entry(kind: .dictionary, start: start, count: count, hash: isNew ? hash : 0)
         if isNew {
             dictionarySlots[slot] = UInt32(truncatingIfNeeded: object + 1)
@@ -457,20 +420,16 @@ struct BinaryPropertyListBuilder {
         let count = referenceCount - start
         let hash = Self.tableHash(
             ByteHash.hash(references[start..<referenceCount], EmptyCollection<UInt32>(), seed: hashSeed))
-        if (shareableCount + 1) * 2 > dictionarySlots.count { growDictionarySlots() }
-        let mask = dictionarySlots.count - 1
-        var slot = hash & mask
-        while dictionarySlots[slot] != 0 {
-            let candidate = Int(dictionarySlots[slot]) - 1
-            let entry = entries[candidate]
-            if entry.hash == hash, entry.kind == .array, entry.elementCount == count,
-                references[entry.startIndex..<entry.startIndex + count].elementsEqual(
-                    references[start..<referenceCount])
-            {
-                referenceCount = start
-                return candidate
-            }
-            slot = (slot + 1) & mask
+        growDictionarySlotsIfNeeded()
+        let end = referenceCount
+        let (slot, found) = sharedSlot(hash: hash) { entry in
+            entry.kind == .array && entry.elementCount == count
+                && references[entry.startIndex..<entry.startIndex + count].elementsEqual(
+                    references[start..<end])
+        }
+        if found {
+            referenceCount = start
+            return Int(dictionarySlots[slot]) - 1
         }
         let object = appendEntry(Entry(kind: .array, start: start, count: count, hash: hash))
         dictionarySlots[slot] = UInt32(truncatingIfNeeded: object + 1)
@@ -561,19 +520,39 @@ struct BinaryPropertyListBuilder {
     @inline(__always)
     private static func same(_ stored: UInt32, _ reference: Int) -> Bool { Int(stored) == reference }
 
-    private mutating func growDictionarySlots() {
-        dictionarySlots = rehashed(dictionarySlots)
+    /// Grows the table of shareable containers before it is half full.
+    @inline(__always)
+    private mutating func growDictionarySlotsIfNeeded() {
+        if LinearProbing.needsGrowth(count: shareableCount, capacity: dictionarySlots.count) {
+            dictionarySlots = rehashed(dictionarySlots)
+        }
+    }
+
+    /// The slot of the shareable container with `hash` that `matches` (`found`), or the
+    /// empty slot where a new one goes.
+    @inline(__always)
+    private func sharedSlot(hash: Int, matches: (Entry) -> Bool) -> (slot: Int, found: Bool) {
+        LinearProbing.probe(
+            hash: hash, capacity: dictionarySlots.count, isEmpty: { dictionarySlots[$0] == 0 }
+        ) {
+            let entry = entries[Int(dictionarySlots[$0]) - 1]
+            return entry.hash == hash && matches(entry)
+        }
     }
 
     /// A table twice the size holding the same entries (entry index + 1; 0 is empty).
     private func rehashed(_ slots: [UInt32]) -> [UInt32] {
-        let capacity = max(64, slots.count * 2)
+        let capacity = LinearProbing.grownCapacity(from: slots.count, minimum: 64)
         var grown = [UInt32](repeating: 0, count: capacity)
-        let mask = capacity - 1
-        for stored in slots where stored > 0 && stored <= entries.count {
-            var slot = Int(entries[Int(stored) - 1].hash) & mask
-            while grown[slot] != 0 { slot = (slot + 1) & mask }
-            grown[slot] = stored
+        grown.withUnsafeMutableBufferPointer { grown in
+            for stored in slots where stored > 0 && stored <= entries.count {
+                let slot = LinearProbing.emptySlot(
+                    hash: Int(entries[Int(stored) - 1].hash), capacity: capacity
+                ) {
+                    grown[$0] == 0
+                }
+                grown[slot] = stored
+            }
         }
         return grown
     }
@@ -605,7 +584,7 @@ struct BinaryPropertyListBuilder {
             throw KeyedArchiveError(
                 .invalidValue, "top object \(topObject) does not exist (\(objectCount) objects)")
         }
-        let referenceSize = Self.byteWidth(forCount: objectCount)
+        let referenceSize = BinaryPropertyListWidth.bytes(forCount: objectCount)
         let tableOffset = try entries.withUnsafeBufferPointer { entries in
             try references.withUnsafeBufferPointer { references in
                 try Self.checkedObjectsEnd(
@@ -613,7 +592,7 @@ struct BinaryPropertyListBuilder {
                     referenceSize: referenceSize)
             }
         }
-        let offsetSize = Self.byteWidth(forCount: tableOffset)
+        let offsetSize = BinaryPropertyListWidth.bytes(forCount: tableOffset)
         let total = tableOffset + objectCount * offsetSize + BinaryPropertyListTrailer.size
 
         var data = Data(count: total)
@@ -707,16 +686,6 @@ struct BinaryPropertyListBuilder {
         return position
     }
 
-    /// The smallest of 1, 2, 4 and 8 bytes that holds `count` itself (so also every value
-    /// below it). Reference and offset sizes use the object count and the offset table's
-    /// offset, as plistlib does and CoreFoundation's validation requires.
-    static func byteWidth(forCount count: Int) -> Int {
-        if count < 1 << 8 { return 1 }
-        if count < 1 << 16 { return 2 }
-        if count < 1 << 32 { return 4 }
-        return 8
-    }
-
     // MARK: Encoding helpers
 
     /// Returns the existing scalar encoded as `header` followed by `payload`, or stores
@@ -725,19 +694,15 @@ struct BinaryPropertyListBuilder {
         _ header: ScalarHeader, payload: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)
     ) -> Int {
         let hash = Self.tableHash(ByteHash.hash(payload, seed: hashSeed ^ header.hashWord))
-        if (scalarCount + 1) * 2 > slots.count { growSlots() }
-        let mask = slots.count - 1
-        var slot = hash & mask
-        while slots[slot] != 0 {
-            let candidate = Int(slots[slot]) - 1
-            let entry = entries[candidate]
-            if entry.hash == hash, entry.hasHeader(header), entry.elementCount == payload.count,
-                payload.isEmpty || storedPayload(at: entry.startIndex, equals: payload)
-            {
-                return candidate
-            }
-            slot = (slot + 1) & mask
+        if LinearProbing.needsGrowth(count: scalarCount, capacity: slots.count) { growSlots() }
+        let (slot, found) = LinearProbing.probe(
+            hash: hash, capacity: slots.count, isEmpty: { slots[$0] == 0 }
+        ) { slot in
+            let entry = entries[Int(slots[slot]) - 1]
+            return entry.hash == hash && entry.hasHeader(header) && entry.elementCount == payload.count
+                && (payload.isEmpty || storedPayload(at: entry.startIndex, equals: payload))
         }
+        if found { return Int(slots[slot]) - 1 }
         let start = scalarBytes.count
         guard payload.count <= limit - start, header.count <= ScalarHeader.storedLimit else {
             exceedLimit("more than \(limit) bytes of strings and data")
@@ -934,8 +899,22 @@ private struct ScalarHeader: Equatable {
         length &+= 1
     }
 
+    /// Appends the low `width` bytes of `value`, most significant first. A width known
+    /// only at run time (chosen by ``BinaryPropertyListWidth``) still runs an unrolled
+    /// copy: each of the format's widths has its own case.
     @inline(__always)
     mutating func appendBigEndian(_ value: UInt64, width: Int) {
+        switch width {
+        case 1: appendBigEndianBytes(value, width: 1)
+        case 2: appendBigEndianBytes(value, width: 2)
+        case 4: appendBigEndianBytes(value, width: 4)
+        case 8: appendBigEndianBytes(value, width: 8)
+        default: appendBigEndianBytes(value, width: width)
+        }
+    }
+
+    @inline(__always)
+    private mutating func appendBigEndianBytes(_ value: UInt64, width: Int) {
         var shift = (width - 1) * 8
         while shift >= 0 {
             append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))

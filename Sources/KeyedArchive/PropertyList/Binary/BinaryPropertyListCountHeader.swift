@@ -15,7 +15,7 @@ enum BinaryPropertyListCountHeader {
     /// integer's marker and its bytes.
     @inline(__always)
     static func length(count: Int) -> Int {
-        count < 15 ? 1 : 2 + BinaryPropertyListBuilder.byteWidth(forCount: count)
+        count < 15 ? 1 : 2 + BinaryPropertyListWidth.bytes(forCount: count)
     }
 
     /// Writes the header of an object of `count` whose marker's high nibble is `marker`.
@@ -37,7 +37,7 @@ enum BinaryPropertyListCountHeader {
             append(UInt64(marker | UInt8(truncatingIfNeeded: count)), 1)
             return
         }
-        let width = BinaryPropertyListBuilder.byteWidth(forCount: count)
+        let width = BinaryPropertyListWidth.bytes(forCount: count)
         append(UInt64(marker | extended), 1)
         append(UInt64(0x10 | UInt8(truncatingIfNeeded: width.trailingZeroBitCount)), 1)
         append(UInt64(count), width)

@@ -41,7 +41,7 @@ final class BinaryPropertyListStream {
     /// The byte offset of each object.
     @exclusivity(unchecked) private var offsets: [UInt32] = []
     /// The object of each UID value below ``sharedUIDLimit``, + 1 (0: none yet).
-    @exclusivity(unchecked) private var uidObjects: [UInt32] = []
+    @exclusivity(unchecked) private var uidObjects = BinaryPropertyListUIDTable()
     /// Set when the output or the object count passes what 4-byte offsets and references
     /// address; ``finish(topObject:)`` throws it.
     @exclusivity(unchecked) private var tooLarge = false
@@ -208,9 +208,10 @@ final class BinaryPropertyListStream {
     func addInteger(_ value: PropertyListInteger) -> Int {
         let object = beginObject()
         if let unsigned = value.uint64Value, unsigned <= UInt64(Int64.max) {
-            let width = unsigned < 1 << 8 ? 1 : unsigned < 1 << 16 ? 2 : unsigned < 1 << 32 ? 4 : 8
-            writeByte(0x10 | UInt8(width.trailingZeroBitCount))
-            writeBigEndian(unsigned, width: width)
+            BinaryPropertyListWidth.withWidth(toHold: unsigned) { width in
+                writeByte(BinaryPropertyListWidth.integerMarker(width: width))
+                writeBigEndian(unsigned, width: width)
+            }
         } else if let signed = value.int64Value {
             writeByte(0x13)
             writeBigEndian(UInt64(bitPattern: signed), width: 8)
@@ -253,27 +254,17 @@ final class BinaryPropertyListStream {
     /// Adds a UID in 1, 2, 4 or 8 bytes; a small UID added before is that same object.
     @inline(__always)
     func addUID(_ value: UInt64) -> Int {
-        if value < UInt64(uidObjects.count) {
-            let known = uidObjects[Int(value)]
-            if known != 0 { return Int(known) - 1 }
-        }
+        if let known = uidObjects.object(of: value) { return known }
         return addNewUID(value)
     }
 
     private func addNewUID(_ value: UInt64) -> Int {
-        let remembered = value < UInt64(sharedUIDLimit)
         let object = beginObject()
-        let width = value < 1 << 8 ? 1 : value < 1 << 16 ? 2 : value < 1 << 32 ? 4 : 8
-        writeByte(0x80 | UInt8(width - 1))
-        writeBigEndian(value, width: width)
-        if remembered {
-            let index = Int(value)
-            if index >= uidObjects.count {
-                let grown = min(max(index + 1, uidObjects.count * 2), sharedUIDLimit)
-                uidObjects.append(contentsOf: repeatElement(0, count: grown - uidObjects.count))
-            }
-            uidObjects[index] = UInt32(truncatingIfNeeded: object + 1)
+        BinaryPropertyListWidth.withWidth(toHold: value) { width in
+            writeByte(BinaryPropertyListWidth.uidMarker(width: width))
+            writeBigEndian(value, width: width)
         }
+        uidObjects.remember(object, for: value, below: sharedUIDLimit)
         return object
     }
 

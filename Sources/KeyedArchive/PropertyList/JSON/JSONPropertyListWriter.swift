@@ -40,4 +40,19 @@ enum JSONPropertyListWriter {
         try writer.write(value)
         return Data(writer.output)
     }
+
+    /// Writes `value` to `output` in pieces as the text is made, so that only about
+    /// ``JSONTextWriter/chunkSize`` bytes of it are held at a time.
+    static func write(
+        _ value: PropertyList, options: PropertyListJSONOptions,
+        to output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        try withoutActuallyEscaping(output) { output in
+            var writer = JSONTextWriter(
+                prettyPrinted: options.prettyPrinted, sortsKeys: options.sortsKeys,
+                maximumOutputBytes: options.maximumOutputBytes, destination: output)
+            try writer.write(value)
+            try writer.output.withUnsafeBytes(output)
+        }
+    }
 }

@@ -11,14 +11,28 @@ struct JSONTextWriter {
     private let prettyPrinted: Bool
     private let sortsKeys: Bool
     private let maximumOutputBytes: Int
+    /// Where the text goes as it is made, or nil to keep all of it in ``output``.
+    private let destination: ((UnsafeRawBufferPointer) throws -> Void)?
+    /// The bytes already handed to ``destination``.
+    private var drainedCount = 0
+
+    /// The size at which the text made so far is handed to the destination.
+    static let chunkSize = 1 << 18
 
     /// The deepest indentation written; deeper lines keep it.
     static let maximumIndent = 32
 
-    init(prettyPrinted: Bool, sortsKeys: Bool, maximumOutputBytes: Int = .max) {
+    /// - Parameter destination: Receives the text in pieces of about ``chunkSize`` bytes
+    ///   as it is made (the last piece is left in ``output``); nil keeps it all in
+    ///   ``output``.
+    init(
+        prettyPrinted: Bool, sortsKeys: Bool, maximumOutputBytes: Int = .max,
+        destination: ((UnsafeRawBufferPointer) throws -> Void)? = nil
+    ) {
         self.prettyPrinted = prettyPrinted
         self.sortsKeys = sortsKeys
         self.maximumOutputBytes = maximumOutputBytes
+        self.destination = destination
         output.reserveCapacity(1024)
     }
 
@@ -68,7 +82,12 @@ struct JSONTextWriter {
                 }
             }
             guard let top = stack.indices.last else { return }
-            guard output.count <= maximumOutputBytes else {
+            if output.count >= Self.chunkSize, let destination {
+                drainedCount += output.count
+                try output.withUnsafeBytes(destination)
+                output.removeAll(keepingCapacity: true)
+            }
+            guard drainedCount + output.count <= maximumOutputBytes else {
                 throw KeyedArchiveError(
                     .limitExceeded, "the JSON would be longer than \(maximumOutputBytes) bytes")
             }

@@ -119,12 +119,7 @@ struct OpenStepParser {
         case UInt8(ascii: "("):
             try open(.array, on: &stack)
             position += 1
-            try skipWhitespace()
-            if peek() == UInt8(ascii: ")") {
-                position += 1
-                return .completed(.array(stack.removeLast().elements))
-            }
-            return .value(.arrayElement)
+            return try nextElementOrEnd(stack: &stack)
         case UInt8(ascii: "<"):
             return .completed(.data(try parseData()))
         case UInt8(ascii: "\""), UInt8(ascii: "'"):
@@ -199,6 +194,17 @@ struct OpenStepParser {
     }
 
     /// Adds a finished value to the innermost open container and reads what follows it.
+    /// After an array's `(` or a `,` in it: the array's end (it is empty, or the comma
+    /// trails) or its next element.
+    private mutating func nextElementOrEnd(stack: inout [Frame]) throws -> Step {
+        try skipWhitespace()
+        if peek() == UInt8(ascii: ")") {
+            position += 1
+            return .completed(.array(stack.removeLast().elements))
+        }
+        return .value(.arrayElement)
+    }
+
     private mutating func add(_ value: PropertyList, to stack: inout [Frame]) throws -> Step {
         guard let top = stack.indices.last else { return .completed(value) }
         switch stack[top].kind {
@@ -208,12 +214,7 @@ struct OpenStepParser {
             switch peek() {
             case UInt8(ascii: ","):
                 position += 1
-                try skipWhitespace()
-                if peek() == UInt8(ascii: ")") {
-                    position += 1
-                    return .completed(.array(stack.removeLast().elements))
-                }
-                return .value(.arrayElement)
+                return try nextElementOrEnd(stack: &stack)
             case UInt8(ascii: ")"):
                 position += 1
                 return .completed(.array(stack.removeLast().elements))

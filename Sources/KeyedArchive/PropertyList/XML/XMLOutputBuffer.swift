@@ -37,6 +37,14 @@ struct XMLOutputBuffer: ~Copyable {
             deallocator: .custom { pointer, _ in pointer.deallocate() })
     }
 
+    /// Hands the bytes written so far to `output` and empties the buffer, keeping its
+    /// allocation for what follows.
+    mutating func drain(into output: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        guard count > 0 else { return }
+        try output(UnsafeRawBufferPointer(start: base, count: count))
+        count = 0
+    }
+
     /// Makes room for `extra` more bytes.
     @inline(__always)
     mutating func reserve(_ extra: Int) {

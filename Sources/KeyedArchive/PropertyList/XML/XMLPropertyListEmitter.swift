@@ -21,11 +21,25 @@ struct XMLPropertyListEmitter: ~Copyable {
     /// See ``PropertyListWritingOptions/maximumOutputBytes``.
     let maximumOutputBytes: Int
     var output = XMLOutputBuffer(capacity: 4096)
+    /// Where the text goes as it is made, or nil to keep all of it in ``output``.
+    private let destination: ((UnsafeRawBufferPointer) throws -> Void)?
+    /// The bytes already handed to ``destination``.
+    private var drainedCount = 0
     private var frames: [Frame] = []
 
-    init(sortsKeys: Bool, maximumOutputBytes: Int = .max) {
+    /// The size at which the text made so far is handed to the destination.
+    static let chunkSize = 1 << 18
+
+    /// - Parameter destination: Receives the text in pieces of about ``chunkSize`` bytes
+    ///   as it is made (the last piece is left in ``output``); nil keeps it all in
+    ///   ``output``.
+    init(
+        sortsKeys: Bool, maximumOutputBytes: Int = .max,
+        destination: ((UnsafeRawBufferPointer) throws -> Void)? = nil
+    ) {
         self.sortsKeys = sortsKeys
         self.maximumOutputBytes = maximumOutputBytes
+        self.destination = destination
     }
 
     mutating func emitDocument(_ root: PropertyList) throws {
@@ -58,7 +72,11 @@ struct XMLPropertyListEmitter: ~Copyable {
     /// Writes a scalar completely, or the opening line of a collection and pushes its frame.
     private mutating func emit(_ value: PropertyList) throws {
         // Checked once a value: a value adds at most its own text and indentation beyond it.
-        guard output.count <= maximumOutputBytes else {
+        if output.count >= Self.chunkSize, let destination {
+            drainedCount += output.count
+            try output.drain(into: destination)
+        }
+        guard drainedCount + output.count <= maximumOutputBytes else {
             throw KeyedArchiveError(
                 .limitExceeded, "the XML would be longer than \(maximumOutputBytes) bytes",
                 at: .keyPath(keyPath()))

@@ -603,7 +603,7 @@ struct XMLPropertyListParser {
             throw failure("unexpected \(describe(at: offset)), expected an element", at: offset)
         }
         guard let tag = tag(named: nameStart..<position) else {
-            throw failure("unknown element <\(text(nameStart..<position))>", at: offset)
+            throw failure("unknown element <\(displayedName(nameStart..<position))>", at: offset)
         }
         var isEmpty = false
         while true {
@@ -635,7 +635,7 @@ struct XMLPropertyListParser {
             while position < count, XMLScalarText.isWhitespace(bytes[position]) { position += 1 }
             guard position < count, bytes[position] == UInt8(ascii: "=") else {
                 throw failure(
-                    "expected '=' after attribute \(text(attributeName)) in the <\(tag.name)> tag",
+                    "expected '=' after attribute \(displayedName(attributeName)) in the <\(tag.name)> tag",
                     at: position)
             }
             position += 1
@@ -722,7 +722,7 @@ struct XMLPropertyListParser {
         while position < count, isNameByte(bytes[position]) { position += 1 }
         let name = nameStart..<position
         guard tag(named: name) == expected else {
-            throw failure("unexpected </\(text(name))>, expected </\(expected.name)>", at: offset)
+            throw failure("unexpected </\(displayedName(name))>, expected </\(expected.name)>", at: offset)
         }
         while position < count, XMLScalarText.isWhitespace(bytes[position]) { position += 1 }
         guard position < count else {
@@ -960,6 +960,16 @@ struct XMLPropertyListParser {
 
     private func text(_ range: Range<Int>) -> String {
         String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+
+    /// An element or attribute name of the input, for a message: as it is when it is
+    /// ASCII and at most 40 bytes, otherwise in quotes, escaped for display and shortened
+    /// to 40 scalars (a name may hold any byte from 0x80 up, bidirectional controls too).
+    private func displayedName(_ range: Range<Int>) -> String {
+        if range.count <= 40, !bytes[range].contains(where: { $0 >= 0x80 }) { return text(range) }
+        var end = min(range.upperBound, range.lowerBound + 164)
+        while end < range.upperBound, end > range.lowerBound, bytes[end] & 0xC0 == 0x80 { end -= 1 }
+        return DisplayText.quoted(text(range.lowerBound..<end), maximumScalars: 40)
     }
 
     /// The trimmed text of `range` in quotes, escaped for display and shortened to 40

@@ -34,4 +34,19 @@ enum XMLPropertyListWriter {
         try emitter.emitDocument(value)
         return emitter.output.finish()
     }
+
+    /// Writes `value` to `output` in pieces as the text is made, so that only about
+    /// ``XMLPropertyListEmitter/chunkSize`` bytes of it are held at a time.
+    static func write(
+        _ value: PropertyList, options: PropertyListWritingOptions,
+        to output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        try withoutActuallyEscaping(output) { output in
+            var emitter = XMLPropertyListEmitter(
+                sortsKeys: options.sortsKeys, maximumOutputBytes: options.maximumOutputBytes,
+                destination: output)
+            try emitter.emitDocument(value)
+            try emitter.output.drain(into: output)
+        }
+    }
 }

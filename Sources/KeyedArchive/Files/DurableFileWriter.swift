@@ -14,11 +14,9 @@ import Darwin
 /// Writes files so that a crash or power loss leaves either the old contents or the new,
 /// never a torn mixture.
 ///
-/// ```swift
-/// let creature: PropertyList = ["Title": "Potato Bug"]
-/// let data = try creature.data(format: .xml)
-/// try DurableFile.write(data, to: URL(fileURLWithPath: "/tmp/creature.plist"))
-/// ```
+/// The engine behind ``KeyedArchiver/archive(_:to:requiringSecureCoding:format:)``,
+/// ``KeyedArchiver/write(to:)`` and ``PropertyList/write(to:format:options:)``; `package`
+/// so that the tool and the example write their other files the same way.
 ///
 /// The bytes go to a hidden temporary file in the destination's folder, which is flushed
 /// to the disk, renamed over the destination (an atomic step on POSIX file systems), and
@@ -39,7 +37,7 @@ import Darwin
 ///
 /// A destination that exists but is not a regular file (a folder, a device, a FIFO) is
 /// refused. Writing needs permission to create files in the destination's folder.
-public enum DurableFile {
+package enum DurableFileWriter {
     /// Replaces the file at `url` with `data`, atomically and durably.
     ///
     /// - Parameters:
@@ -51,8 +49,29 @@ public enum DurableFile {
     ///   permissions of, flushing or renaming the temporary file (the destination is then
     ///   untouched and the temporary file removed), or flushing the folder after the rename
     ///   (the new contents are then in place but might not survive a crash).
-    public static func write(_ data: Data, to url: URL) throws {
+    package static func write(_ data: Data, to url: URL) throws {
         try write(data, to: url, flushing: flush)
+    }
+
+    /// Replaces the file at `url` with the bytes `produce` hands to its `write` function,
+    /// atomically and durably, without holding the whole contents in memory: the engine of
+    /// ``PropertyList/write(to:format:options:)`` and the tool's `-convert`.
+    ///
+    /// Each piece is written to the temporary file as soon as it is handed over (the
+    /// buffer need only be valid during the call). The file is flushed and renamed over the
+    /// destination only after `produce` returns; if `produce` throws, the temporary file is
+    /// removed, the destination is untouched, and its error is rethrown as it is.
+    ///
+    /// - Parameters:
+    ///   - url: A file URL; its folder must exist. If it names a symbolic link, the link's
+    ///     final target is replaced and the link kept.
+    ///   - produce: Writes the new contents by calling `write` any number of times.
+    /// - Throws: The error `produce` threw, or ``KeyedArchiveError`` with code
+    ///   `fileOperationFailed` as for ``write(_:to:)``.
+    package static func write(
+        to url: URL, _ produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws {
+        try write(to: url, flushing: flush, produce)
     }
 
     /// What a flush applies to, for the test seam of ``write(_:to:flushing:)``.
@@ -70,6 +89,21 @@ public enum DurableFile {
     static func write(
         _ data: Data, to url: URL, flushing flush: (_ descriptor: Int32, _ target: FlushTarget) -> Int32
     ) throws(KeyedArchiveError) {
+        do {
+            try write(to: url, flushing: flush) { write in try data.withUnsafeBytes(write) }
+        } catch let error as KeyedArchiveError {
+            throw error
+        } catch {
+            // Only the system calls throw here, and they throw `KeyedArchiveError`.
+            throw KeyedArchiveError(.fileOperationFailed, "cannot write \(url.relativePath): \(error)")
+        }
+    }
+
+    /// ``write(to:_:)`` with the flush call replaceable, so tests can make it fail.
+    static func write(
+        to url: URL, flushing flush: (_ descriptor: Int32, _ target: FlushTarget) -> Int32,
+        _ produce: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws {
         guard url.isFileURL else {
             throw KeyedArchiveError(.fileOperationFailed, "cannot write \(url): not a file URL")
         }
@@ -131,11 +165,12 @@ public enum DurableFile {
         defer {
             if isOpen { _ = close(descriptor) }
         }
-        do throws(KeyedArchiveError) {
+        do {
             if let keptMode, fchmod(descriptor, keptMode) != 0 {
                 throw failure("cannot set the permissions of \(shown)")
             }
-            try writeAll(data, to: descriptor, shown: shown)
+            try produce { bytes throws(KeyedArchiveError) in try writeAll(bytes, to: descriptor, shown: shown)
+            }
             guard flush(descriptor, .file) == 0 else { throw failure("cannot flush \(shown)") }
             isOpen = false
             guard close(descriptor) == 0 else { throw failure("cannot close \(shown)") }
@@ -153,26 +188,22 @@ public enum DurableFile {
         }
     }
 
-    private static func writeAll(_ data: Data, to descriptor: Int32, shown: String) throws(KeyedArchiveError)
-    {
-        let failed: KeyedArchiveError? = data.withUnsafeBytes { buffer in
-            guard let base = buffer.baseAddress else { return nil }
-            var offset = 0
-            while offset < buffer.count {
-                let written = systemWrite(descriptor, base + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return failure("cannot write \(shown)")
-                }
-                if written == 0 {
-                    return KeyedArchiveError(
-                        .fileOperationFailed, "cannot write \(shown): no bytes were written")
-                }
-                offset += written
+    private static func writeAll(
+        _ buffer: UnsafeRawBufferPointer, to descriptor: Int32, shown: String
+    ) throws(KeyedArchiveError) {
+        guard let base = buffer.baseAddress else { return }
+        var offset = 0
+        while offset < buffer.count {
+            let written = systemWrite(descriptor, base + offset, buffer.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw failure("cannot write \(shown)")
             }
-            return nil
+            if written == 0 {
+                throw KeyedArchiveError(.fileOperationFailed, "cannot write \(shown): no bytes were written")
+            }
+            offset += written
         }
-        if let failed { throw failed }
     }
 
     /// Flushes a descriptor to the disk. On Apple platforms `fsync` stops at the drive's

@@ -1,0 +1,197 @@
+import Foundation
+import KeyedArchive
+
+/// `-extract`, `-type`, `-insert`, `-replace`, `-remove` and `-create`: `plutil`'s key-path
+/// commands.
+extension Tool {
+    /// The value at `keyPath` in `file`, checked against `-expect`.
+    static func value(
+        at keyPath: PropertyListKeyPath, in file: InputFile, expecting expected: PropertyListTypeName?
+    ) throws(ToolFailure) -> PropertyList {
+        guard let value = keyPath.value(in: file.value) else {
+            throw ToolFailure(
+                "Could not extract value, error: No value at that key path or invalid key path: \(keyPath)")
+        }
+        let type = PropertyListTypeName(of: value)
+        if let expected, expected != type {
+            throw ToolFailure(
+                "Value at [\(keyPath)] expected to be \(expected.rawValue) but is \(type.rawValue)")
+        }
+        return value
+    }
+
+    /// `-extract KEYPATH FORMAT`: `raw` prints the value and a newline (to `-o` if given,
+    /// without the newline); the other
+    /// formats write it as a property list of its own to `-o`, or, as `plutil` does, in
+    /// place of the file (standard input's goes to standard output).
+    func extract(
+        _ keyPath: PropertyListKeyPath, as format: ExtractFormat, from file: InputFile,
+        _ invocation: Invocation
+    ) throws(ToolFailure) {
+        let limit = Self.outputLimit(forInputLength: file.byteCount)
+        var source = file
+        if invocation.resolvesArchive {
+            source.value = try Self.resolvedValue(at: keyPath, in: file, limit: limit)
+        }
+        let value =
+            invocation.resolvesArchive
+            ? try Self.value(
+                at: PropertyListKeyPath(components: []), in: source, expecting: invocation.expectedType)
+            : try Self.value(at: keyPath, in: source, expecting: invocation.expectedType)
+        let encoded: Data
+        switch format {
+        case .raw:
+            var text = try Self.rawText(value, limit: limit)
+            let destination = invocation.outputPath ?? "-"
+            // As plutil: a newline ends the value on standard output, not in a file.
+            if !invocation.omitsFinalNewline && destination == "-" { text += "\n" }
+            encoded = Data(text.utf8)
+            try deliver(encoded, to: destination)
+            return
+        case .xml1:
+            encoded = try Self.encode(value, as: .xml1, readable: false, limit: limit)
+        case .binary1:
+            encoded = try Self.encode(value, as: .binary1, readable: false, limit: limit)
+        case .json:
+            encoded = try Self.encode(value, as: .json, readable: invocation.readableJSON, limit: limit)
+        }
+        try deliver(encoded, to: invocation.outputPath ?? file.name)
+    }
+
+    /// `--resolve`: the value at `keyPath` of the keyed archive `file`, as a plain property list.
+    static func resolvedValue(at keyPath: PropertyListKeyPath, in file: InputFile, limit: Int)
+        throws(ToolFailure)
+        -> PropertyList
+    {
+        let graph: ArchivedObjectGraph
+        do {
+            graph = try KeyedUnarchiver.objectGraph(from: file.value)
+        } catch let error as KeyedArchiveError {
+            throw ToolFailure("not a readable keyed archive: \(error.description)")
+        } catch {
+            throw ToolFailure("not a readable keyed archive: \(error)")
+        }
+        guard let value = graph.value(atKeyPath: keyPath.components) else {
+            throw ToolFailure(
+                "Could not extract value, error: No value at that key path or invalid key path: \(keyPath)")
+        }
+        // One value per 16 output bytes: a value is at least that long in any format.
+        var resolver = ArchiveValueResolver(graph: graph, budget: max(1, limit / 16))
+        do {
+            return try resolver.propertyList(for: value)
+        } catch {
+            throw ToolFailure(error.message)
+        }
+    }
+
+    /// What `-extract … raw` prints, without the final newline: strings as they are,
+    /// numbers in decimal (reals as `%f`, as `plutil`), Booleans `true`/`false`, dates in
+    /// ISO 8601 UTC, data in base64, a dictionary's keys one per line (sorted), an array's
+    /// count, a UID's number.
+    static func rawText(_ value: PropertyList, limit: Int) throws(ToolFailure) -> String {
+        let text: String
+        switch value {
+        case .string(let string): text = string
+        case .integer(let integer): text = integer.description
+        case .real(let real): text = String(format: "%f", real)
+        case .bool(let flag): text = flag ? "true" : "false"
+        case .date: text = value.description
+        case .data(let data): text = data.base64EncodedString()
+        case .array(let elements): text = "\(elements.count)"
+        case .dictionary(let dictionary): text = dictionary.sortedByKey.map(\.key).joined(separator: "\n")
+        case .uid(let uid): text = "\(uid)"
+        }
+        guard text.utf8.count <= limit else { throw ToolFailure(outputTooLarge(limit)) }
+        return text
+    }
+
+    /// `value` in a property-list format, bounded by `limit`.
+    static func encode(_ value: PropertyList, as format: ConversionFormat, readable: Bool, limit: Int)
+        throws(ToolFailure) -> Data
+    {
+        do {
+            switch format {
+            case .xml1:
+                return try value.data(
+                    format: .xml, options: PropertyListWritingOptions(maximumOutputBytes: limit))
+            case .binary1:
+                return try value.data(format: .binary)
+            case .json:
+                return try value.jsonData(
+                    options: PropertyListJSONOptions(
+                        prettyPrinted: readable, sortsKeys: false, maximumOutputBytes: limit))
+            case .swift, .objc:
+                do {
+                    return try LiteralSourceWriter.render(
+                        value, language: format == .swift ? .swift : .objc, fileName: "-", limit: limit)
+                } catch {
+                    throw ToolFailure(error.message)
+                }
+            }
+        } catch let error as ToolFailure {
+            throw error
+        } catch let error as KeyedArchiveError {
+            throw ToolFailure("cannot write as \(format.rawValue): \(error.description)")
+        } catch {
+            throw ToolFailure("cannot write as \(format.rawValue): \(error)")
+        }
+    }
+
+    /// `-insert`, `-replace`, `-remove`: edits the file and writes it back in its own format
+    /// (to `-o` if given; standard input's result goes to standard output). The write is
+    /// durable and all-or-nothing: a failed edit or write leaves the file as it was.
+    func edit(
+        _ file: InputFile, _ keyPath: PropertyListKeyPath, _ edit: PropertyListKeyPath.Edit,
+        _ invocation: Invocation
+    ) throws(ToolFailure) {
+        var value = file.value
+        do {
+            try keyPath.apply(edit, to: &value)
+        } catch {
+            throw ToolFailure(error.message)
+        }
+        let format: ConversionFormat
+        switch file.format {
+        case .binary: format = .binary1
+        case .xml: format = .xml1
+        case .openStep:
+            throw ToolFailure(
+                "an OpenStep property list cannot be written back; convert it first (-convert xml1 or binary1)"
+            )
+        }
+        // An edit may add as much as its value holds: the limit grows with the result.
+        let (limit, overflow) = Self.outputLimit(forInputLength: file.byteCount).addingReportingOverflow(
+            1 << 20)
+        let encoded = try Self.encode(value, as: format, readable: false, limit: overflow ? .max : limit)
+        try deliver(encoded, to: invocation.outputPath ?? file.name)
+    }
+
+    /// `-create FORMAT`: each file becomes an empty dictionary in `format` (`-` prints it).
+    func create(_ format: ConversionFormat, _ invocation: Invocation) -> Int32 {
+        var status = ExitStatus.success
+        for name in invocation.files {
+            do throws(ToolFailure) {
+                let encoded = try Self.encode(
+                    .dictionary(PropertyListDictionary()), as: format, readable: false, limit: 1 << 20)
+                try deliver(encoded, to: name)
+            } catch {
+                environment.writeError("\(name): \(error.message)\n")
+                status = ExitStatus.failure
+            }
+        }
+        return status
+    }
+
+    /// Writes `data` to standard output (`-`) or durably to the file `destination`.
+    func deliver(_ data: Data, to destination: String) throws(ToolFailure) {
+        if destination == "-" {
+            environment.writeOutput(data)
+            return
+        }
+        do {
+            try environment.fileSystem.writeAtomically(data, toPath: destination)
+        } catch {
+            throw ToolFailure(error.message)
+        }
+    }
+}
