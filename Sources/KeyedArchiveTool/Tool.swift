@@ -227,7 +227,8 @@ struct Tool {
                 return (.string(""), data.count, .binary, try TypedStreamUnarchiver.objectGraph(from: data))
             }
             return (
-                try PropertyList(from: data, report: &report), data.count, PropertyListFormat.detect(data), nil
+                try PropertyList(from: data, report: &report), data.count, PropertyListFormat.detect(data),
+                nil
             )
         } catch let error as KeyedArchiveError {
             throw ToolFailure(error.description)
