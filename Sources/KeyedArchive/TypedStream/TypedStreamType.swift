@@ -23,15 +23,33 @@ indirect enum TypedStreamType: Hashable, Sendable {
     case structure(name: String?, fields: [TypedStreamType])
     case pointer(TypedStreamType)
 
-    /// The types of the one-letter encodings, by letter, parsed once for every stream.
+    /// The types of the one-letter encodings, by letter, made once for every stream
+    /// (without the parser, whose error messages a static table need not hold).
     static let single: [[TypedStreamType]?] = (0..<256).map { byte in
-        guard byte < 128, byte != Int(UInt8(ascii: "[")), byte != Int(UInt8(ascii: "{")),
-            byte != Int(UInt8(ascii: "^"))
-        else { return nil }
-        let letter = [UInt8(byte)]
-        return letter.withUnsafeBufferPointer { buffer in
-            if case .success(let types) = parse(buffer) { return types }
-            return nil
+        guard byte < 128, let type = scalar(UInt8(byte)) else { return nil }
+        return [type]
+    }
+
+    /// The type a one-letter encoding stands for, or `nil` for a letter that is not one.
+    static func scalar(_ letter: UInt8) -> TypedStreamType? {
+        switch letter {
+        case UInt8(ascii: "c"): return .signedCharacter
+        case UInt8(ascii: "C"): return .unsignedCharacter
+        case UInt8(ascii: "s"), UInt8(ascii: "i"), UInt8(ascii: "l"), UInt8(ascii: "q"):
+            return .signed(letter)
+        case UInt8(ascii: "S"), UInt8(ascii: "I"), UInt8(ascii: "L"), UInt8(ascii: "Q"):
+            return .unsigned(letter)
+        case UInt8(ascii: "B"): return .bool
+        case UInt8(ascii: "f"): return .float
+        case UInt8(ascii: "d"): return .double
+        case UInt8(ascii: "*"): return .cString
+        case UInt8(ascii: "+"): return .bytes
+        case UInt8(ascii: "%"): return .atom
+        case UInt8(ascii: ":"): return .selector
+        case UInt8(ascii: "@"): return .object
+        case UInt8(ascii: "#"): return .class
+        case UInt8(ascii: "!"): return .ignored
+        default: return nil
         }
     }
 
@@ -95,23 +113,8 @@ indirect enum TypedStreamType: Hashable, Sendable {
             }
             let letter = text[position]
             position += 1
+            if let simple = TypedStreamType.scalar(letter) { return .success(simple) }
             switch letter {
-            case UInt8(ascii: "c"): return .success(.signedCharacter)
-            case UInt8(ascii: "C"): return .success(.unsignedCharacter)
-            case UInt8(ascii: "s"), UInt8(ascii: "i"), UInt8(ascii: "l"), UInt8(ascii: "q"):
-                return .success(.signed(letter))
-            case UInt8(ascii: "S"), UInt8(ascii: "I"), UInt8(ascii: "L"), UInt8(ascii: "Q"):
-                return .success(.unsigned(letter))
-            case UInt8(ascii: "B"): return .success(.bool)
-            case UInt8(ascii: "f"): return .success(.float)
-            case UInt8(ascii: "d"): return .success(.double)
-            case UInt8(ascii: "*"): return .success(.cString)
-            case UInt8(ascii: "+"): return .success(.bytes)
-            case UInt8(ascii: "%"): return .success(.atom)
-            case UInt8(ascii: ":"): return .success(.selector)
-            case UInt8(ascii: "@"): return .success(.object)
-            case UInt8(ascii: "#"): return .success(.class)
-            case UInt8(ascii: "!"): return .success(.ignored)
             case UInt8(ascii: "^"):
                 return parseOne(depth: depth + 1).map { .pointer($0) }
             case UInt8(ascii: "["): return parseArray(depth: depth)
