@@ -3,7 +3,7 @@
 /// The letters are the Objective-C `@encode` ones: `c C s S i I l L q Q f d B` numbers,
 /// `*` C string, `+` byte string, `%` atom, `:` selector, `#` class, `@` object, `!`
 /// ignored, `^T` pointer (the pointee is written), `[NT]` array, `{name=T…}` structure.
-indirect enum TypedStreamType: Hashable, Sendable {
+enum TypedStreamType: Hashable, Sendable {
     case signed(UInt8)
     case unsigned(UInt8)
     case signedCharacter
@@ -19,9 +19,9 @@ indirect enum TypedStreamType: Hashable, Sendable {
     case `class`
     case ignored
     case byteArray(count: Int)
-    case array(count: Int, element: TypedStreamType)
+    indirect case array(count: Int, element: TypedStreamType)
     case structure(name: String?, fields: [TypedStreamType])
-    case pointer(TypedStreamType)
+    indirect case pointer(TypedStreamType)
 
     /// The types of the one-letter encodings, by letter, made once for every stream
     /// (without the parser, whose error messages a static table need not hold).
