@@ -23,8 +23,8 @@ let package = Package(
             name: "Benchmarks",
             dependencies: ["KeyedArchive"],
             path: "Benchmarks",
-            // The peers benchmark's scripts and C/Rust/Python harnesses.
-            exclude: ["peers"]
+            // The peers benchmark's scripts and harnesses, and the pytypedstream comparison.
+            exclude: ["peers", "typedstream-vs-pytypedstream.py"]
         ),
         .executableTarget(
             name: "ScaryCreatures",

@@ -73,6 +73,7 @@ enum BenchmarkRegistry {
             KeyedArchiveBenchmarks.self,
             CodableBenchmarks.self,
             AppleClassBenchmarks.self,
+            TypedStreamBenchmarks.self,
         ]
     }
 

@@ -1,5 +1,7 @@
 // `swift run -c release benchmarks [--size small|full] [--filter SUBSTRING] [--json PATH]
 //                                  [--no-memory] [--fail-on-missed]`
+// `benchmarks --write-imessage-bodies PATH` writes the typedstream benchmark's 10,000
+// message bodies for `typedstream-vs-pytypedstream.py`.
 //
 // Runs every registered benchmark group (see `BenchmarkRegistry`), ours and Foundation's
 // side by side in one process on the same inputs, and prints a table. Method: see
@@ -48,6 +50,15 @@ func parseOptions(_ arguments: [String]) -> Options {
             options.jsonPath = value
         case "--no-memory": options.measuresMemory = false
         case "--fail-on-missed": options.failsOnMissedTarget = true
+        case "--write-imessage-bodies":
+            guard let path = remaining.popFirst() else { usage() }
+            do {
+                try IMessageBodies.write(count: 10_000, to: path)
+                exit(0)
+            } catch {
+                print("could not write \(path): \(error)")
+                exit(1)
+            }
         case "--measure-memory": memoryIdentifier = remaining.popFirst()
         case "--side": side = remaining.popFirst()
         default: usage()

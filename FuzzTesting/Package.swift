@@ -17,6 +17,7 @@ let package = Package(
             dependencies: ["FuzzSupport", .product(name: "KeyedArchive", package: "KeyedArchive")]),
         .executableTarget(name: "FuzzOpenStep", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzUnarchiver", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzTypedStream", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzRoundTrip", dependencies: ["FuzzSupport"]),
         .executableTarget(
             name: "FuzzCodable",

@@ -3,7 +3,7 @@
 #
 #   FuzzTesting/fuzz.sh TARGET SECONDS [extra libFuzzer flags]
 #
-# TARGET: FuzzBinary FuzzXML FuzzOpenStep FuzzUnarchiver FuzzRoundTrip FuzzCodable.
+# TARGET: FuzzBinary FuzzXML FuzzOpenStep FuzzUnarchiver FuzzRoundTrip FuzzCodable FuzzTypedStream.
 # Environment: SANITIZE=address adds AddressSanitizer; JOBS=n runs n workers; NICE=19 lowers
 # the priority (default); NO_BUILD=1 skips the build.
 #
@@ -31,6 +31,7 @@ case "$target" in
     FuzzUnarchiver) dicts=(archive binary xml) ;;
     FuzzRoundTrip) dicts=(binary xml) ;;
     FuzzCodable) dicts=(archive binary) ;;
+    FuzzTypedStream) dicts=(typedstream) ;;
     *) echo "unknown target: $target" >&2; exit 2 ;;
 esac
 

@@ -7,7 +7,8 @@ plistlib (property lists of every type, keyed archives shaped like the fuzzer's
 FuzzCreature and FuzzPoint, shared-reference bombs). Fixtures are never copied into the
 repository: they are read at run time.
 
-usage: make-seeds.py TARGET OUTDIR   (TARGET: FuzzBinary FuzzXML FuzzOpenStep FuzzUnarchiver FuzzRoundTrip FuzzCodable)
+usage: make-seeds.py TARGET OUTDIR   (TARGET: FuzzBinary FuzzXML FuzzOpenStep FuzzUnarchiver FuzzRoundTrip FuzzCodable
+       FuzzTypedStream)
 """
 import datetime
 import hashlib
@@ -38,6 +39,40 @@ def fixture_files():
     if os.path.exists(sample):
         with open(sample, "rb") as f:
             yield f.read()
+
+
+def typedstream_fixtures():
+    """The typedstream fixtures, and cuts of each (truncated, one byte flipped) as starting
+    points for the hostile shapes."""
+    root = os.environ.get("FIXTURES") or os.path.join(HERE, "..", "..", "shared", "fixtures")
+    path = os.path.join(root, "typedstream")
+    if not os.path.isdir(path):
+        print(f"note: no typedstream fixtures at {path}", file=sys.stderr)
+        return
+    for name in sorted(os.listdir(path)):
+        if not name.endswith(".typedstream"):
+            continue
+        with open(os.path.join(path, name), "rb") as f:
+            data = f.read()
+        yield data
+        if len(data) > 40:
+            yield data[: len(data) // 2]
+            yield data[:20] + bytes([data[20] ^ 0x40]) + data[21:]
+
+
+def generated_typedstreams():
+    """Small streams of shapes the fixtures lack: big-endian, arrays, structures, classes,
+    selectors, nesting."""
+    header_le = b"\x04\x0bstreamtyped\x81\xe8\x03"
+    header_be = b"\x04\x0btypedstream\x81\x03\xe8"
+    yield header_be + b"\x84\x01@\x84\x84\x84\x08NSString\x01\x84\x84\x08NSObject\x00\x85\x84\x01+\x02hi\x86"
+    yield header_le + b"\x84\x0c[3i]{?=if}^s\x01\x02\x03\x04\x83\x00\x00\x80\x3f\x05"
+    yield header_le + b"\x84\x03#:*\x84\x84\x04Test\x07\x85\x84\x84\x03sel\x84\x93"
+    yield header_le + b"\x84\x01@" + b"\x84\x84\x84\x0aFuzzMarker\x00\x85" + b"\x84\x01i\x05\x84\x01@\x85\x86"
+    deep = b"\x84\x01@" + b"\x84\x84\x84\x07NSArray\x00\x85\x84\x01i\x01\x92"
+    for _ in range(30):
+        deep += b"\x84\x93\x95\x01\x92"
+    yield header_le + deep
 
 
 def committed(kind):
@@ -198,13 +233,16 @@ def main():
     target, out = sys.argv[1], sys.argv[2]
     kinds = {"FuzzBinary": ["binary"], "FuzzXML": ["xml"], "FuzzOpenStep": ["openstep"],
              "FuzzUnarchiver": ["unarchiver"], "FuzzRoundTrip": ["binary", "xml", "roundtrip"],
-             "FuzzCodable": ["codable"]}
+             "FuzzCodable": ["codable"], "FuzzTypedStream": ["typedstream"]}
     if target not in kinds:
         sys.exit(f"unknown target {target}; one of {', '.join(kinds)}")
     wanted = kinds[target]
     os.makedirs(out, exist_ok=True)
     seeds = []
-    for data in fixture_files():
+    if target == "FuzzTypedStream":
+        seeds.extend(typedstream_fixtures())
+        seeds.extend(generated_typedstreams())
+    for data in (fixture_files() if target != "FuzzTypedStream" else []):
         kind = kind_of(data)
         if target in ("FuzzUnarchiver", "FuzzCodable"):
             if b"$archiver" in data or b"$objects" in data:
@@ -216,7 +254,7 @@ def main():
     # Seeds/codable holds archives written by KeyedArchiveEncoder and encodeEncodable for
     # the fuzzer's model types (FuzzSupport/FuzzCodableTypes.swift).
     for kind in (["unarchiver"] if target in ("FuzzUnarchiver", "FuzzCodable") else wanted):
-        if kind != "codable":
+        if kind not in ("codable", "typedstream"):
             seeds.extend(generated(kind))
     written = 0
     for data in seeds:

@@ -51,11 +51,13 @@ struct Tool {
         case .lint:
             return forEachFile(invocation) { file in
                 if !invocation.silent {
-                    environment.writeOutput(Data("\(file.name): \(Self.lintVerdict(file.report))\n".utf8))
+                    let verdict = file.typedStream.map(Self.lintVerdict) ?? Self.lintVerdict(file.report)
+                    environment.writeOutput(Data("\(file.name): \(verdict)\n".utf8))
                 }
             }
         case .print:
             return forEachFile(invocation) { file throws(ToolFailure) in
+                try Self.requirePropertyList(file)
                 let limit = Self.outputLimit(forInputLength: file.byteCount)
                 do {
                     try PropertyListPrinter.render(file.value, limit: limit) {
@@ -67,6 +69,7 @@ struct Tool {
             }
         case .convert(let format):
             return forEachFile(invocation) { file throws(ToolFailure) in
+                try Self.requirePropertyList(file)
                 try convert(file, to: format, invocation)
             }
         case .decode:
@@ -76,10 +79,12 @@ struct Tool {
             }
         case .extract(let keyPath, let format):
             return forEachFile(invocation) { file throws(ToolFailure) in
+                try Self.requirePropertyList(file)
                 try extract(keyPath, as: format, from: file, invocation)
             }
         case .type(let keyPath):
             return forEachFile(invocation) { file throws(ToolFailure) in
+                try Self.requirePropertyList(file)
                 var source = file
                 var path = keyPath
                 if invocation.resolvesArchive {
@@ -92,14 +97,17 @@ struct Tool {
             }
         case .insert(let keyPath, let value):
             return forEachFile(invocation) { file throws(ToolFailure) in
+                try Self.requirePropertyList(file)
                 try edit(file, keyPath, invocation.appends ? .append(value) : .insert(value), invocation)
             }
         case .replace(let keyPath, let value):
             return forEachFile(invocation) { file throws(ToolFailure) in
+                try Self.requirePropertyList(file)
                 try edit(file, keyPath, .replace(value), invocation)
             }
         case .remove(let keyPath):
             return forEachFile(invocation) { file throws(ToolFailure) in
+                try Self.requirePropertyList(file)
                 try edit(file, keyPath, .remove, invocation)
             }
         case .create(let format):
@@ -126,6 +134,25 @@ struct Tool {
         let byteCount: Int
         /// The format the file is in, which edits keep.
         var format: PropertyListFormat = .xml
+        /// The file read as a typedstream (`NSArchiver`), when it has that header; `value`
+        /// is then an empty string.
+        var typedStream: TypedStreamGraph? = nil
+    }
+
+    /// Refuses a typedstream where a property list is needed.
+    static func requirePropertyList(_ file: InputFile) throws(ToolFailure) {
+        if file.typedStream != nil {
+            throw ToolFailure("a typedstream (NSArchiver), not a property list: use decode to print it")
+        }
+    }
+
+    /// What `-lint` says of a typedstream that reads: `OK (typedstream)`, and the bytes
+    /// after its last value if any.
+    static func lintVerdict(_ graph: TypedStreamGraph) -> String {
+        let trailing = graph.trailingData.count
+        guard trailing > 0 else { return "OK (typedstream)" }
+        return
+            "OK (typedstream; ignored \(trailing == 1 ? "1 byte" : "\(trailing) bytes") after the last value)"
     }
 
     /// The most bytes written for one input of `length` bytes: 64 per input byte, and at
@@ -151,9 +178,11 @@ struct Tool {
         for name in invocation.files {
             do throws(ToolFailure) {
                 var report = PropertyListReadingReport()
-                let (value, byteCount, format) = try readPropertyList(name, report: &report)
+                let (value, byteCount, format, typedStream) = try readPropertyList(name, report: &report)
                 try action(
-                    InputFile(name: name, value: value, report: report, byteCount: byteCount, format: format))
+                    InputFile(
+                        name: name, value: value, report: report, byteCount: byteCount, format: format,
+                        typedStream: typedStream))
             } catch {
                 environment.writeError("\(name): \(error.message)\n")
                 status = ExitStatus.failure
@@ -178,7 +207,9 @@ struct Tool {
 
     private func readPropertyList(
         _ name: String, report: inout PropertyListReadingReport
-    ) throws(ToolFailure) -> (value: PropertyList, byteCount: Int, format: PropertyListFormat) {
+    ) throws(ToolFailure) -> (
+        value: PropertyList, byteCount: Int, format: PropertyListFormat, typedStream: TypedStreamGraph?
+    ) {
         let data: Data
         if name == "-" {
             data = environment.readStandardInput()
@@ -192,8 +223,12 @@ struct Tool {
             if data.isEmpty { throw ToolFailure("file is empty") }
         }
         do {
+            if TypedStreamUnarchiver.isTypedStream(data) {
+                return (.string(""), data.count, .binary, try TypedStreamUnarchiver.objectGraph(from: data))
+            }
             return (
-                try PropertyList(from: data, report: &report), data.count, PropertyListFormat.detect(data)
+                try PropertyList(from: data, report: &report), data.count, PropertyListFormat.detect(data),
+                nil
             )
         } catch let error as KeyedArchiveError {
             throw ToolFailure(error.description)
@@ -211,8 +246,10 @@ struct Tool {
         let name = file.name
         let rendered: Data
         do {
-            var graph = try KeyedUnarchiver.objectGraph(
-                from: value, options: KeyedUnarchivingOptions(recoversFromDamage: invocation.recovers))
+            var graph =
+                try file.typedStream?.archivedObjectGraph()
+                ?? KeyedUnarchiver.objectGraph(
+                    from: value, options: KeyedUnarchivingOptions(recoversFromDamage: invocation.recovers))
             var label: String?
             if let path = invocation.graphPath {
                 guard let found = graph.value(atKeyPath: path.components) else {

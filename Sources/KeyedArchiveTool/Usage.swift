@@ -27,7 +27,7 @@ enum Usage {
         means standard input.
 
         Commands (-lint is the default when only files are given):
-          -lint              check that each FILE is a well-formed property list
+          -lint              check that each FILE is a well-formed property list (or typedstream)
           -p                 print each FILE in a human-readable form (not for parsing)
           -convert FORMAT    rewrite each FILE in FORMAT, in place unless -o or -e is given;
                              FORMAT is one of: xml1, binary1, json, swift, objc (literal
@@ -47,7 +47,9 @@ enum Usage {
           -create FORMAT     write an empty dictionary to each FILE (xml1, binary1, json)
           decode             print each keyed archive as an object graph: classes named,
                              references resolved, shared objects shown once and then
-                             as '→ #N (shared, see above)', cycles marked (first word only)
+                             as '→ #N (shared, see above)', cycles marked (first word only);
+                             a typedstream (NSArchiver) prints the same way, each object's
+                             values as $0, $1, ... in order
           -help, -h          show this help
 
         KEYPATH is keys separated by '.' ('\\.' is a dot inside a key); a number picks an

@@ -1,0 +1,74 @@
+import Foundation
+import FuzzSupport
+import KeyedArchive
+
+/// A typedstream user type: an object whose class is `FuzzMarker`, read field by field.
+struct FuzzMarker: TypedStreamDecodable {
+    static var typedStreamClassName: String { "FuzzMarker" }
+    let values: [Any?]
+
+    init(typedStreamCoder coder: TypedStreamUnarchiver) throws {
+        var values: [Any?] = []
+        while let encoding = coder.nextEncoding {
+            switch encoding {
+            case "@": values.append(try coder.decodeObject())
+            case "i", "q", "s", "c": values.append(try coder.decodeInteger())
+            case "d", "f": values.append(try coder.decodeDouble())
+            default: values.append(try coder.decodeNextGroup())
+            }
+        }
+        self.values = values
+    }
+}
+
+/// libFuzzer entry point: the typedstream reader through its generic graph, the untyped
+/// decode, a secure decode with an allowed set, a user type, and the iMessage body view.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzTypedStream(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    let data = FuzzInput.data(start, count)
+    _ = TypedStreamUnarchiver.isTypedStream(data)
+    do {
+        let graph = try TypedStreamUnarchiver.objectGraph(from: data)
+        _ = graph.description.utf8.count
+        for node in graph.nodes {
+            if case .object(let object) = node { _ = graph.classChain(of: object).count }
+        }
+    } catch {
+        FuzzInput.requirePackageError(error, "objectGraph(from:)")
+    }
+    do {
+        _ = try TypedStreamUnarchiver.unarchivedObject(from: data)
+    } catch {
+        FuzzInput.requirePackageError(error, "unarchivedObject(from:)")
+    }
+    do {
+        _ = try TypedStreamUnarchiver.unarchivedObject(ofClasses: [FuzzMarker.self], from: data)
+    } catch {
+        FuzzInput.requirePackageError(error, "unarchivedObject(ofClasses:)")
+    }
+    do {
+        let body = try IMessageBody(attributedBody: data)
+        for run in body.runs {
+            _ = (run.messagePart, run.mention, run.link, run.attachmentGUID, run.styles, run.textEffectName)
+        }
+        _ = body.description.utf8.count
+    } catch {
+        FuzzInput.requirePackageError(error, "IMessageBody(attributedBody:)")
+    }
+    do {
+        let unarchiver = try TypedStreamUnarchiver(forReadingFrom: data)
+        unarchiver.setClass(FuzzMarker.self, forClassName: "NSAttributedString")
+        unarchiver.setClass(FuzzMarker.self, forClassName: "ROI")
+        while !unarchiver.isAtEnd {
+            do {
+                _ = try unarchiver.decodeObject(of: FuzzMarker.self)
+            } catch {
+                FuzzInput.requirePackageError(error, "decodeObject(of: FuzzMarker)")
+                _ = try? unarchiver.decodeNextGroup()
+            }
+        }
+    } catch {
+        FuzzInput.requirePackageError(error, "TypedStreamUnarchiver(forReadingFrom:)")
+    }
+    return 0
+}
