@@ -158,7 +158,7 @@ enum ArchiveGraphJSON {
             let inner = String(repeating: "  ", count: depth + 1)
             text += "{\n\(inner)\"$expanded\": \(kind)"
             switch content {
-            case .keyedArchive(let nested):
+            case .keyedArchive(let nested), .typedstream(let nested):
                 var deeper = expansion
                 deeper.level += 1
                 text += ",\n\(inner)\"$value\": "
@@ -169,8 +169,6 @@ enum ArchiveGraphJSON {
                 text += String(
                     decoding: try value.jsonData(options: PropertyListJSONOptions(prettyPrinted: false)),
                     as: UTF8.self)
-            case .unsupported:
-                break
             }
             text += "\n" + String(repeating: "  ", count: depth) + "}"
         }

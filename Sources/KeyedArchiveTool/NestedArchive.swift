@@ -18,14 +18,14 @@ enum NestedArchive {
         case keyedArchive(ArchivedObjectGraph)
         /// A property list that is not a keyed archive.
         case propertyList(PropertyList)
-        /// A format recognised but not decoded here, with its name (`typedstream`).
-        case unsupported(String)
+        /// A typedstream (`NSArchiver`), as the object graph the typedstream reader gives.
+        case typedstream(ArchivedObjectGraph)
 
         var kindName: String {
             switch self {
             case .keyedArchive: return "keyed archive"
             case .propertyList: return "property list"
-            case .unsupported(let name): return name
+            case .typedstream: return "typedstream"
             }
         }
     }
@@ -44,7 +44,11 @@ enum NestedArchive {
     /// What `data` holds, or `nil` when it is not a recognised archive (or the budget is
     /// spent, or it does not read).
     static func recognize(_ data: Data, recovering: Bool, budget: Budget) -> Content? {
-        if let typedstream = recognizeTypedstream(data) { return typedstream }
+        if TypedStreamUnarchiver.isTypedStream(data) {
+            guard data.count <= budget.remainingBytes else { return nil }
+            budget.remainingBytes -= data.count
+            return typedstream(data)
+        }
         let isBinary = data.starts(with: Data("bplist00".utf8))
         let isXML = !isBinary && PropertyListFormat.detect(data.prefix(64)) == .xml && looksLikeXMLPlist(data)
         guard isBinary || isXML, data.count <= budget.remainingBytes else { return nil }
@@ -60,14 +64,12 @@ enum NestedArchive {
         return .propertyList(value)
     }
 
-    /// The typedstream hook: `NSArchiver`'s older format (`\u{4}\u{b}streamtyped`), which
-    /// the typedstream reader decodes when it is present. Until then the data is named,
-    /// not decoded.
-    static func recognizeTypedstream(_ data: Data) -> Content? {
-        let signature: [UInt8] = [0x04, 0x0B] + Array("streamtyped".utf8)
-        let big: [UInt8] = [0x04, 0x0B] + Array("typedstream".utf8)
-        guard data.starts(with: signature) || data.starts(with: big) else { return nil }
-        return .unsupported("typedstream")
+    /// `NSArchiver`'s older format (`\u{4}\u{b}streamtyped`), decoded by the typedstream
+    /// reader into the same kind of object graph as a keyed archive; `nil` when it does not
+    /// read.
+    static func typedstream(_ data: Data) -> Content? {
+        guard let graph = try? TypedStreamUnarchiver.objectGraph(from: data) else { return nil }
+        return .typedstream(graph.archivedObjectGraph())
     }
 
     private static func looksLikeXMLPlist(_ data: Data) -> Bool {
@@ -145,7 +147,7 @@ enum NestedArchive {
                 else { return value }
                 var result: PropertyListDictionary = ["$expanded": .string(content.kindName)]
                 switch content {
-                case .keyedArchive(let graph):
+                case .keyedArchive(let graph), .typedstream(let graph):
                     var resolver = ArchiveValueResolver(graph: graph, budget: valueBudget)
                     var top = PropertyListDictionary()
                     for field in graph.topLevel {
@@ -155,8 +157,6 @@ enum NestedArchive {
                     result["$value"] = try expanded(.dictionary(top), level: level + 1, depth: depth + 1)
                 case .propertyList(let nested):
                     result["$value"] = try expanded(nested, level: level + 1, depth: depth + 1)
-                case .unsupported:
-                    break
                 }
                 return .dictionary(result)
             case .array(let elements):

@@ -21,7 +21,7 @@ extension Tool {
                 "\(String(repeating: "  ", count: expansion.level))\(path) ⇒ \(content.kindName) (\(data.count) bytes)"
             var body = ""
             switch content {
-            case .keyedArchive(let nested):
+            case .keyedArchive(let nested), .typedstream(let nested):
                 body =
                     nested.topLevel.isEmpty
                     ? "(empty archive: $top has no keys)\n"
@@ -32,9 +32,6 @@ extension Tool {
                 body += expandedOutlines(nested, rootLabel: nil, expansion: deeper)
             case .propertyList(let value):
                 body = PropertyListPrinter.render(value)
-            case .unsupported(let name):
-                text += ": not decoded (\(name))\n"
-                continue
             }
             text += ":\n"
             for line in body.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
@@ -93,11 +90,31 @@ extension Tool {
         do {
             value = try PropertyList(from: data)
         } catch let error as KeyedArchiveError {
-            if let typedstream = NestedArchive.recognizeTypedstream(data) {
-                fields.append(("format", Self.jsonString(typedstream.kindName)))
-                return fail("not decoded (\(typedstream.kindName))")
+            guard TypedStreamUnarchiver.isTypedStream(data) else { return fail(error.description) }
+            // NSArchiver's format: its object graph, as decode --json prints it.
+            fields.append(("format", Self.jsonString("typedstream")))
+            do {
+                let graph = try TypedStreamUnarchiver.objectGraph(from: data).archivedObjectGraph()
+                let expansion =
+                    invocation.expands
+                    ? ArchiveGraphJSON.Expansion(
+                        recovering: invocation.recovers, level: 0,
+                        budget: NestedArchive.Budget(forInputLength: data.count))
+                    : nil
+                let rendered = ArchiveGraphJSON.compacted(
+                    try ArchiveGraphJSON.render(graph, expansion: expansion))
+                guard rendered.count <= Self.outputLimit(forInputLength: data.count) else {
+                    return fail(Self.outputTooLarge(Self.outputLimit(forInputLength: data.count)))
+                }
+                fields.append(("kind", Self.jsonString("typedstream")))
+                fields.append(("result", String(decoding: rendered, as: UTF8.self)))
+                writeFields(fields)
+                return true
+            } catch let error as KeyedArchiveError {
+                return fail("not a readable typedstream: \(error.description)")
+            } catch {
+                return fail("not a readable typedstream: \(error)")
             }
-            return fail(error.description)
         } catch {
             return fail("\(error)")
         }

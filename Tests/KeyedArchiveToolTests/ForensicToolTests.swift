@@ -17,10 +17,10 @@ import Testing
 
     /// An `NRKeyedArchiver` archive, `$version` 99, `$top` without `root`, a dangling
     /// reference, a keyed archive inside `NS.data`, a bplist and a typedstream in data.
-    static func damaged() -> PropertyList {
+    static func damaged() throws -> PropertyList {
         let inner = ArchiveSamples.binary(innerArchive)
         let plain = ArchiveSamples.binary(["a": 1])
-        let typedstream = Data([0x04, 0x0B] + Array("streamtyped".utf8) + [0x81, 0xE8, 0x03])
+        let typedstream = try TypedStreamArchiver.archivedData(withRootObject: "typed away")
         return [
             "$archiver": "NRKeyedArchiver", "$version": 99, "$top": ["object": .uid(1)],
             "$objects": [
@@ -41,7 +41,7 @@ import Testing
     @Test func recoverReportsEachProblemAndPrintsTheRest() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = try directory.write(ArchiveSamples.binary(Self.damaged()), to: "damaged.archive")
+        let path = try directory.write(ArchiveSamples.binary(try Self.damaged()), to: "damaged.archive")
         let strict = ToolRun(["decode", path])
         #expect(strict.status == 1)
         #expect(strict.output.isEmpty)
@@ -65,7 +65,7 @@ import Testing
     @Test func expandDecodesNestedArchivesInPlace() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = try directory.write(ArchiveSamples.binary(Self.damaged()), to: "damaged.archive")
+        let path = try directory.write(ArchiveSamples.binary(try Self.damaged()), to: "damaged.archive")
         let text = ToolRun(["decode", "--recover", "--expand", path])
         #expect(text.status == 0)
         #expect(text.outputText.contains("object.blob.NS\\.data ⇒ keyed archive ("))
@@ -73,14 +73,16 @@ import Testing
         #expect(
             text.outputText.contains("object.plain ⇒ property list (")
                 && text.outputText.contains("    \"a\" => 1\n"))
-        #expect(text.outputText.contains("object.ts ⇒ typedstream (16 bytes): not decoded (typedstream)\n"))
+        #expect(text.outputText.contains("object.ts ⇒ typedstream ("))
+        #expect(text.outputText.contains("\"typed away\""), "\(text.outputText)")
         let json = ToolRun(["decode", "--recover", "--expand", "--json", path])
         let value = try JSONValueReader.read(json.outputText)
         let nested = value["object"]?["blob"]?["NS.data"]
         #expect(nested?["$expanded"] == "keyed archive")
         #expect(nested?["$value"]?["root"]?["NS.string"] == "hidden note")
         #expect(value["object"]?["plain"]?["$value"] == ["a": 1])
-        #expect(value["object"]?["ts"] == ["$expanded": "typedstream"])
+        #expect(value["object"]?["ts"]?["$expanded"] == "typedstream")
+        #expect(json.outputText.contains("\"typed away\""))
         // Without --expand the data stays data.
         let plainJSON = try JSONValueReader.read(ToolRun(["decode", "--recover", "--json", path]).outputText)
         #expect(plainJSON["object"]?["plain"]?["data"] != nil)
@@ -116,7 +118,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         try directory.write(ArchiveSamples.binary(ArchiveSamples.folder()), to: "a.archive")
-        try directory.write(ArchiveSamples.binary(Self.damaged()), to: "b.archive")
+        try directory.write(ArchiveSamples.binary(try Self.damaged()), to: "b.archive")
         try FileManager.default.createDirectory(
             atPath: directory.path("sub"), withIntermediateDirectories: true)
         try directory.write(Samples.xmlText, to: "sub/c.plist")
@@ -149,6 +151,26 @@ import Testing
         let line = try JSONValueReader.read(recovered.outputText)
         #expect(line["result"]?["$problems"]?.arrayValue?.count == 3)
         #expect(recovered.outputText.split(separator: "\n").count == 1)
+    }
+
+    @Test func jsonlReadsTypedstreams() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let good = try directory.write(
+            try TypedStreamArchiver.archivedData(withRootObject: ["typed", "stream"]), to: "a.typedstream")
+        let bad = try directory.write(
+            Data([0x04, 0x0B] + Array("streamtyped".utf8) + [0x81, 0xE8, 0x03, 0x84, 0x01, 0x40]),
+            to: "b.typedstream")
+        let run = ToolRun(["decode", "--jsonl", good, bad])
+        #expect(run.status == 1)
+        let values = try run.outputLines.map { try JSONValueReader.read($0) }
+        #expect(values.count == 2)
+        #expect(values[0]["format"] == "typedstream")
+        #expect(values[0]["kind"] == "typedstream")
+        #expect(run.outputLines[0].contains("\"typed\"") && run.outputLines[0].contains("\"stream\""))
+        #expect(values[1]["format"] == "typedstream")
+        #expect(
+            values[1]["error"]?.stringValue?.hasPrefix("not a readable typedstream") == true, "\(values[1])")
     }
 
     @Test func jsonlReadsStandardInput() throws {
