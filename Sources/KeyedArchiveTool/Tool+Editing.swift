@@ -152,6 +152,7 @@ extension Tool {
         }
         let format: ConversionFormat
         switch file.format {
+        case _ where file.isJSON: format = .json
         case .binary: format = .binary1
         case .xml: format = .xml1
         case .openStep:

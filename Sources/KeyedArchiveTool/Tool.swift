@@ -137,6 +137,17 @@ struct Tool {
         /// The file read as a typedstream (`NSArchiver`), when it has that header; `value`
         /// is then an empty string.
         var typedStream: TypedStreamGraph? = nil
+        /// Whether the file is JSON (read as `plutil` reads it), which edits keep.
+        var isJSON = false
+    }
+
+    /// Whether `data` starts (after white space and a UTF-8 byte-order mark) with `{` or
+    /// `[`, as a JSON object or array does.
+    static func looksLikeJSON(_ data: Data) -> Bool {
+        var bytes = data[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
     }
 
     /// Refuses a typedstream where a property list is needed.
@@ -178,11 +189,12 @@ struct Tool {
         for name in invocation.files {
             do throws(ToolFailure) {
                 var report = PropertyListReadingReport()
-                let (value, byteCount, format, typedStream) = try readPropertyList(name, report: &report)
+                let (value, byteCount, format, typedStream, isJSON) = try readPropertyList(
+                    name, report: &report)
                 try action(
                     InputFile(
                         name: name, value: value, report: report, byteCount: byteCount, format: format,
-                        typedStream: typedStream))
+                        typedStream: typedStream, isJSON: isJSON))
             } catch {
                 environment.writeError("\(name): \(error.message)\n")
                 status = ExitStatus.failure
@@ -208,7 +220,8 @@ struct Tool {
     private func readPropertyList(
         _ name: String, report: inout PropertyListReadingReport
     ) throws(ToolFailure) -> (
-        value: PropertyList, byteCount: Int, format: PropertyListFormat, typedStream: TypedStreamGraph?
+        value: PropertyList, byteCount: Int, format: PropertyListFormat, typedStream: TypedStreamGraph?,
+        isJSON: Bool
     ) {
         let data: Data
         if name == "-" {
@@ -224,13 +237,29 @@ struct Tool {
         }
         do {
             if TypedStreamUnarchiver.isTypedStream(data) {
-                return (.string(""), data.count, .binary, try TypedStreamUnarchiver.objectGraph(from: data))
+                return (
+                    .string(""), data.count, .binary, try TypedStreamUnarchiver.objectGraph(from: data), false
+                )
             }
             return (
                 try PropertyList(from: data, report: &report), data.count, PropertyListFormat.detect(data),
-                nil
+                nil, false
             )
         } catch let error as KeyedArchiveError {
+            // As Apple's plutil does, a file that is no property list may be JSON: an object or
+            // an array (the OpenStep reader, which also starts at `{` or `(`, tried first).
+            if Self.looksLikeJSON(data) {
+                do throws(JSONValueReader.Failure) {
+                    var text = data[...]
+                    if text.starts(with: [0xEF, 0xBB, 0xBF]) { text = text.dropFirst(3) }
+                    let value = try JSONValueReader.read(String(decoding: text, as: UTF8.self))
+                    return (value, data.count, .openStep, nil, true)
+                } catch let jsonError {
+                    // Which reading's complaint helps depends on what the file was meant to be.
+                    guard name.lowercased().hasSuffix(".json") else { throw ToolFailure(error.description) }
+                    throw ToolFailure("\(error.description); as JSON: \(jsonError.message)")
+                }
+            }
             throw ToolFailure(error.description)
         } catch {
             throw ToolFailure(String(describing: error))
