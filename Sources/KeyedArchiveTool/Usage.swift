@@ -23,8 +23,8 @@ enum Usage {
                keyed-archive decode --jsonl [--recover] [--expand] FILE|FOLDER...
 
         Checks, prints and converts property lists (binary, XML, OpenStep), including
-        keyed archives (NSKeyedArchiver files with CF$UID references). A FILE of '-'
-        means standard input.
+        keyed archives (NSKeyedArchiver files with CF$UID references); JSON files are
+        read too. A FILE of '-' means standard input.
 
         Commands (-lint is the default when only files are given):
           -lint              check that each FILE is a well-formed property list (or typedstream)
