@@ -85,73 +85,68 @@ extension Tool {
             }
         }
         if data.isEmpty { return fail("file is empty") }
-        let format = PropertyListFormat.detect(data)
-        let value: PropertyList
-        do {
-            value = try PropertyList(from: data)
-        } catch let error as KeyedArchiveError {
-            guard TypedStreamUnarchiver.isTypedStream(data) else { return fail(error.description) }
-            // NSArchiver's format: its object graph, as decode --json prints it.
+        let limit = Self.outputLimit(forInputLength: data.count)
+        let expansion =
+            invocation.expands
+            ? ArchiveGraphJSON.Expansion(
+                recovering: invocation.recovers, level: 0,
+                budget: NestedArchive.Budget(forInputLength: data.count))
+            : nil
+        /// A graph as `decode --json` prints it, on one line.
+        func graphLine(_ graph: ArchivedObjectGraph) throws -> String {
+            String(
+                decoding: ArchiveGraphJSON.compacted(
+                    try ArchiveGraphJSON.render(graph, expansion: expansion)),
+                as: UTF8.self)
+        }
+        if TypedStreamUnarchiver.isTypedStream(data) {
+            // NSArchiver's format: its object graph, as for a keyed archive.
             fields.append(("format", Self.jsonString("typedstream")))
             do {
                 let graph = try TypedStreamUnarchiver.objectGraph(from: data).archivedObjectGraph()
-                let expansion =
-                    invocation.expands
-                    ? ArchiveGraphJSON.Expansion(
-                        recovering: invocation.recovers, level: 0,
-                        budget: NestedArchive.Budget(forInputLength: data.count))
-                    : nil
-                let rendered = ArchiveGraphJSON.compacted(
-                    try ArchiveGraphJSON.render(graph, expansion: expansion))
-                guard rendered.count <= Self.outputLimit(forInputLength: data.count) else {
-                    return fail(Self.outputTooLarge(Self.outputLimit(forInputLength: data.count)))
-                }
                 fields.append(("kind", Self.jsonString("typedstream")))
-                fields.append(("result", String(decoding: rendered, as: UTF8.self)))
-                writeFields(fields)
-                return true
+                fields.append(("result", try graphLine(graph)))
             } catch let error as KeyedArchiveError {
                 return fail("not a readable typedstream: \(error.description)")
             } catch {
                 return fail("not a readable typedstream: \(error)")
             }
-        } catch {
-            return fail("\(error)")
-        }
-        fields.append(("format", Self.jsonString(format.rawValue)))
-        let limit = Self.outputLimit(forInputLength: data.count)
-        do {
-            if case .dictionary(let dictionary) = value, dictionary["$objects"] != nil {
-                let graph = try KeyedUnarchiver.objectGraph(
-                    from: value, options: KeyedUnarchivingOptions(recoversFromDamage: invocation.recovers))
-                let expansion =
-                    invocation.expands
-                    ? ArchiveGraphJSON.Expansion(
-                        recovering: invocation.recovers, level: 0,
-                        budget: NestedArchive.Budget(forInputLength: data.count))
-                    : nil
-                let rendered = ArchiveGraphJSON.compacted(
-                    try ArchiveGraphJSON.render(graph, expansion: expansion))
-                fields.append(("kind", Self.jsonString("keyed archive")))
-                fields.append(("result", String(decoding: rendered, as: UTF8.self)))
-            } else {
-                var plain = value
-                if invocation.expands {
-                    var resolver = NestedArchive.PlainExpander(
-                        recovering: invocation.recovers,
-                        budget: NestedArchive.Budget(forInputLength: data.count),
-                        valueBudget: max(1, limit / 16))
-                    plain = try resolver.expanded(value, level: 0)
-                }
-                let rendered = try plain.jsonData(
-                    options: PropertyListJSONOptions(prettyPrinted: false, maximumOutputBytes: limit))
-                fields.append(("kind", Self.jsonString("property list")))
-                fields.append(("result", String(decoding: rendered, as: UTF8.self)))
+        } else {
+            let value: PropertyList
+            do {
+                value = try PropertyList(from: data)
+            } catch let error as KeyedArchiveError {
+                return fail(error.description)
+            } catch {
+                return fail("\(error)")
             }
-        } catch let error as KeyedArchiveError {
-            return fail("not a readable keyed archive: \(error.description)")
-        } catch {
-            return fail("\(error)")
+            fields.append(("format", Self.jsonString(PropertyListFormat.detect(data).rawValue)))
+            do {
+                if case .dictionary(let dictionary) = value, dictionary["$objects"] != nil {
+                    let graph = try KeyedUnarchiver.objectGraph(
+                        from: value, options: KeyedUnarchivingOptions(recoversFromDamage: invocation.recovers)
+                    )
+                    fields.append(("kind", Self.jsonString("keyed archive")))
+                    fields.append(("result", try graphLine(graph)))
+                } else {
+                    var plain = value
+                    if invocation.expands {
+                        var resolver = NestedArchive.PlainExpander(
+                            recovering: invocation.recovers,
+                            budget: NestedArchive.Budget(forInputLength: data.count),
+                            valueBudget: max(1, limit / 16))
+                        plain = try resolver.expanded(value, level: 0)
+                    }
+                    let rendered = try plain.jsonData(
+                        options: PropertyListJSONOptions(prettyPrinted: false, maximumOutputBytes: limit))
+                    fields.append(("kind", Self.jsonString("property list")))
+                    fields.append(("result", String(decoding: rendered, as: UTF8.self)))
+                }
+            } catch let error as KeyedArchiveError {
+                return fail("not a readable keyed archive: \(error.description)")
+            } catch {
+                return fail("\(error)")
+            }
         }
         if fields.reduce(0, { $0 + $1.1.utf8.count }) > limit { return fail(Self.outputTooLarge(limit)) }
         writeFields(fields)
