@@ -354,30 +354,25 @@ struct Tool {
             destination = name
         }
 
-        // Errors of the writer (as opposed to the file system) are told apart by this flag.
-        var writerFailed = false
+        // The file system reports its own failures as `FileSystemError` and passes the
+        // writer's through unchanged, so a `KeyedArchiveError` below is always the writer's.
         func produce(_ write: (UnsafeRawBufferPointer) throws -> Void) throws {
-            do {
-                switch format {
-                case .xml1:
-                    try value.write(
-                        format: .xml, options: PropertyListWritingOptions(maximumOutputBytes: limit),
-                        to: write)
-                case .binary1: try value.write(format: .binary, to: write)
-                case .swift, .objc:
-                    let source = try LiteralSourceWriter.render(
-                        value, language: format == .swift ? .swift : .objc, fileName: name, limit: limit)
-                    try source.withUnsafeBytes { try write($0) }
-                case .json:
-                    try value.writeJSON(
-                        options: PropertyListJSONOptions(
-                            prettyPrinted: invocation.readableJSON, sortsKeys: false,
-                            maximumOutputBytes: limit),
-                        to: write)
-                }
-            } catch let error as KeyedArchiveError {
-                writerFailed = true
-                throw error
+            switch format {
+            case .xml1:
+                try value.write(
+                    format: .xml, options: PropertyListWritingOptions(maximumOutputBytes: limit),
+                    to: write)
+            case .binary1: try value.write(format: .binary, to: write)
+            case .swift, .objc:
+                let source = try LiteralSourceWriter.render(
+                    value, language: format == .swift ? .swift : .objc, fileName: name, limit: limit)
+                try source.withUnsafeBytes { try write($0) }
+            case .json:
+                try value.writeJSON(
+                    options: PropertyListJSONOptions(
+                        prettyPrinted: invocation.readableJSON, sortsKeys: false,
+                        maximumOutputBytes: limit),
+                    to: write)
             }
         }
         do {
@@ -386,7 +381,7 @@ struct Tool {
             } else {
                 try environment.fileSystem.writeAtomically(toPath: destination, produce)
             }
-        } catch let error as KeyedArchiveError where writerFailed {
+        } catch let error as KeyedArchiveError {
             throw ToolFailure("cannot write as \(format.rawValue): \(error.description)")
         } catch let error as LiteralSourceWriter.Failure {
             throw ToolFailure(error.message)
