@@ -239,11 +239,9 @@ final class IdiomaticBenchCreature: SecureKeyedCoding {
 
     var plain: BenchCreature { BenchCreature(name: name, weight: weight, seen: seen, tags: tags) }
 
+    /// Written as ``BenchCreature`` writes it; only the reading differs.
     func encode(with coder: KeyedArchiver) {
-        coder.encode(name, forKey: "name")
-        coder.encode(weight, forKey: "weight")
-        coder.encode(seen, forKey: "seen")
-        coder.encode(tags, forKey: "tags")
+        plain.encode(with: coder)
     }
 
     init(coder: KeyedUnarchiver) throws {
