@@ -18,14 +18,14 @@ public struct PropertyListDictionary: Hashable, Sendable, Sequence, ExpressibleB
     public private(set) var values: [PropertyList]
     /// Key → position, for every key once the dictionary has grown past
     /// `linearSearchLimit` entries; empty before that, when keys are searched in order.
-    private var positions: [String: Int]
+    private var positions: KeyPositionTable
     private static let linearSearchLimit = 8
 
     /// Creates an empty dictionary.
     public init() {
         keys = []
         values = []
-        positions = [:]
+        positions = KeyPositionTable()
     }
 
     /// Creates an empty dictionary with room for `capacity` entries.
@@ -35,7 +35,7 @@ public struct PropertyListDictionary: Hashable, Sendable, Sequence, ExpressibleB
         self.init()
         keys.reserveCapacity(capacity)
         values.reserveCapacity(capacity)
-        if capacity > Self.linearSearchLimit { positions.reserveCapacity(capacity) }
+        if capacity > Self.linearSearchLimit { positions.reserve(capacity) }
     }
 
     /// Creates a dictionary from key-value pairs; a repeated key keeps its first position
@@ -78,10 +78,8 @@ public struct PropertyListDictionary: Hashable, Sendable, Sequence, ExpressibleB
     }
 
     private func position(of key: String) -> Int? {
-        positions.isEmpty ? keys.firstIndex(of: key) : positions[key]
+        positions.isEmpty ? keys.firstIndex(of: key) : positions.position(of: key, in: keys)
     }
-
-    private static func slot(_ value: inout Int) -> Int { value }
 
     /// Removes the entry for `key`, if any, keeping the order of the others.
     ///
@@ -94,8 +92,8 @@ public struct PropertyListDictionary: Hashable, Sendable, Sequence, ExpressibleB
         keys.remove(at: position)
         let removed = values.remove(at: position)
         if !positions.isEmpty {
-            positions[key] = nil
-            for index in position..<keys.count { positions[keys[index]] = index }
+            positions.removeAll()
+            for index in keys.indices { positions.insert(index, forKey: keys[index], in: keys) }
         }
         return removed
     }
@@ -167,17 +165,11 @@ extension PropertyListDictionary {
         if keys.count == count, values.count == count {
             if count <= Self.linearSearchLimit {
                 if Self.areDistinct(keys) {
-                    self.init(storage: keys, values: values, positions: [:])
+                    self.init(storage: keys, values: values, positions: KeyPositionTable())
                     return
                 }
             } else {
-                var positions = [String: Int](minimumCapacity: count)
-                var distinct = true
-                for index in 0..<count where positions.updateValue(index, forKey: keys[index]) != nil {
-                    distinct = false
-                    break
-                }
-                if distinct {
+                if let positions = KeyPositionTable.distinct(keys, count: count, capacity: count) {
                     self.init(storage: keys, values: values, positions: positions)
                     return
                 }
@@ -187,7 +179,7 @@ extension PropertyListDictionary {
         for index in 0..<count { setValue(values[index], forKey: keys[index]) }
     }
 
-    private init(storage keys: [String], values: [PropertyList], positions: [String: Int]) {
+    private init(storage keys: [String], values: [PropertyList], positions: KeyPositionTable) {
         self.keys = keys
         self.values = values
         self.positions = positions
@@ -217,19 +209,17 @@ extension PropertyListDictionary {
             keys.append(consume key)
             values.append(consume value)
             if keys.count > Self.linearSearchLimit {
-                positions.reserveCapacity(keys.count * 2)
-                for (index, existing) in keys.enumerated() { positions[existing] = index }
+                positions.reserve(keys.count * 2)
+                for index in keys.indices { positions.insert(index, forKey: keys[index], in: keys) }
             }
             return
         }
-        // One hash lookup: the `default:` accessor inserts the next position when the key
-        // is new, and hands back the existing one otherwise.
-        let position = Self.slot(&positions[copy key, default: end])
-        if position == end {
+        // One probe: a new key takes the next position, an existing one hands back its own.
+        if let position = positions.insert(end, forKey: key, in: keys) {
+            values[position] = consume value
+        } else {
             keys.append(consume key)
             values.append(consume value)
-        } else {
-            values[position] = consume value
         }
     }
 }

@@ -152,3 +152,63 @@ final class ObjectIndexSet {
     @inline(__always)
     func remove(_ index: Int) { bits.remove(index) }
 }
+
+/// What the binary reader's materializer needs of its set of objects already referenced.
+protocol ReferencedObjectSet {
+    /// Inserts `object` and returns whether it was there.
+    mutating func insertReportingPresence(_ object: Int) -> Bool
+}
+
+/// What the binary reader's materializer needs of its path of open containers.
+protocol OpenObjectPath {
+    func contains(_ object: Int) -> Bool
+    mutating func insert(_ object: Int)
+    mutating func remove(_ object: Int)
+}
+
+extension ObjectSet: ReferencedObjectSet {}
+extension ObjectPath: OpenObjectPath {}
+
+/// Bits for the indices `0..<bound` in memory the caller owns and has zeroed (a
+/// temporary allocation on the stack, for a small property list): both the set of
+/// objects referenced and the path of open containers of a small read, with no
+/// allocation and no uniqueness check per access. Valid while that memory is.
+struct BorrowedIndexBits: ReferencedObjectSet, OpenObjectPath {
+    private let words: UnsafeMutablePointer<UInt64>
+    private let bound: Int
+
+    /// Bits over `(bound + 63) / 64` zeroed words at `words`.
+    init(words: UnsafeMutablePointer<UInt64>, bound: Int) {
+        self.words = words
+        self.bound = max(0, bound)
+    }
+
+    /// The number of words the indices `0..<bound` take.
+    static func wordCount(bound: Int) -> Int { (max(0, bound) + 63) >> 6 }
+
+    @inline(__always)
+    func contains(_ object: Int) -> Bool {
+        guard object >= 0, object < bound else { return false }
+        return words[object >> 6] & (1 << UInt64(object & 63)) != 0
+    }
+
+    @inline(__always)
+    mutating func insertReportingPresence(_ object: Int) -> Bool {
+        guard object >= 0, object < bound else { return false }
+        let mask: UInt64 = 1 << UInt64(object & 63)
+        let word = words[object >> 6]
+        words[object >> 6] = word | mask
+        return word & mask != 0
+    }
+
+    @inline(__always)
+    mutating func insert(_ object: Int) {
+        _ = insertReportingPresence(object)
+    }
+
+    @inline(__always)
+    mutating func remove(_ object: Int) {
+        guard object >= 0, object < bound else { return }
+        words[object >> 6] &= ~(1 << UInt64(object & 63))
+    }
+}

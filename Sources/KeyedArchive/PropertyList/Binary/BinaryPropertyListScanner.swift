@@ -662,18 +662,46 @@ extension BinaryPropertyListScanner {
     /// budget for a whole archive, say); `budget` is the whole of it, for the error message.
     func materialize(_ root: Int, maximumDepth: Int, remaining: inout Int, budget: Int) throws -> PropertyList
     {
+        let objectCount = trailer.objectCount
+        if objectCount <= Self.borrowedBitsLimit {
+            // A small file (a document of a few hundred objects): the objects referenced
+            // and the open path as bits on the stack, with no allocation.
+            let words = BorrowedIndexBits.wordCount(bound: objectCount)
+            let value: PropertyList? = try withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * words) {
+                buffer in
+                guard let start = buffer.baseAddress, buffer.count >= 2 * words else { return nil }
+                buffer.initialize(repeating: 0)
+                var seen = BorrowedIndexBits(words: start, bound: objectCount)
+                var path = BorrowedIndexBits(words: start + words, bound: objectCount)
+                return try materialize(
+                    root, maximumDepth: maximumDepth, remaining: &remaining, budget: budget, seen: &seen,
+                    path: &path)
+            }
+            if let value { return value }
+        }
+        var seen = ObjectSet(objectCount: objectCount)
+        var path = ObjectPath(objectCount: objectCount)
+        return try materialize(
+            root, maximumDepth: maximumDepth, remaining: &remaining, budget: budget, seen: &seen, path: &path)
+    }
+
+    /// Files of at most this many objects are materialized with ``BorrowedIndexBits`` on
+    /// the stack (512 bytes).
+    private static var borrowedBitsLimit: Int { 2048 }
+
+    private func materialize<Seen: ReferencedObjectSet, Path: OpenObjectPath>(
+        _ root: Int, maximumDepth: Int, remaining: inout Int, budget: Int, seen: inout Seen, path: inout Path
+    ) throws -> PropertyList {
         let start = remaining
         let rootObject = try object(root)
         try spend(&remaining, budget: budget, at: rootObject)
         if !rootObject.kind.isContainer { return try scalar(rootObject) }
 
-        var path = ObjectPath(objectCount: trailer.objectCount)
         try enter(rootObject, depth: 1, path: &path, maximumDepth: maximumDepth)
         let values = MovingStack<PropertyList>(capacity: 16)
         let keys = MovingStack<String>(capacity: 16)
         // Objects referenced so far, and the values kept for those referenced again.
-        var seen = ObjectSet(objectCount: trailer.objectCount)
-        seen.insert(root)
+        _ = seen.insertReportingPresence(root)
         // Object indices hashed with a multiply, not SipHash: consulted for every key.
         var shared = IndexTable<SharedValue>(keysBelow: trailer.objectCount)
         // The innermost open container, kept out of `parents`.
@@ -799,8 +827,8 @@ extension BinaryPropertyListScanner {
     }
 
     /// Checks that `container` may be opened at nesting level `depth` (the root is 1).
-    private func enter(
-        _ container: BinaryPropertyListObject, depth: Int, path: inout ObjectPath, maximumDepth: Int
+    private func enter<Path: OpenObjectPath>(
+        _ container: BinaryPropertyListObject, depth: Int, path: inout Path, maximumDepth: Int
     ) throws {
         guard depth <= maximumDepth else {
             throw KeyedArchiveError(
