@@ -42,6 +42,8 @@ final class BinaryArchiveSource {
     /// direct-mapped table by a hash of the bytes (see ``hasDistinctKeyTexts(_:scanner:)``).
     @exclusivity(unchecked) private var distinctLayouts = [KeyLayout](
         repeating: KeyLayout(), count: BinaryArchiveSource.layoutCacheSize)
+    /// The key texts of the dictionaries last searched by text.
+    @exclusivity(unchecked) private var keyTexts = DictionaryKeyTexts()
     /// The dictionary whose keys were checked last (by byte offset), and the answer.
     @exclusivity(unchecked) private var lastCheckedDictionary: (offset: Int, distinct: Bool) = (-1, false)
     /// Entries materialized by ``object(at:)`` for the generic paths (object graphs,
@@ -132,6 +134,7 @@ final class BinaryArchiveSource {
     deinit {
         keyCache.deinitialize(count: Self.keyCacheSize)
         keyCache.deallocate()
+        keyTexts.deallocate()
     }
 
     // MARK: Input
@@ -402,6 +405,8 @@ final class BinaryArchiveSource {
                 var found: Int?
                 if remembered < fields.count, try scanner.reference(fields, at: remembered) == keyIndex {
                     found = remembered
+                } else if let indexed = indexedPosition(of: identity, in: fields) {
+                    return indexed
                 } else {
                     var position = fields.count
                     while position > 0 {
@@ -417,6 +422,7 @@ final class BinaryArchiveSource {
                     return found
                 }
             } else {
+                if let indexed = indexedPosition(of: identity, in: fields) { return indexed }
                 slot = -1
             }
         }
@@ -424,7 +430,12 @@ final class BinaryArchiveSource {
         // here, it is absent, or this dictionary may hold a key text twice).
         var text = escaping ? archiveEscapedKey(key) : key
         let found = try text.withUTF8 { keyBytes in
-            try scanner.position(ofKeyText: keyBytes, in: fields)
+            if let words = DictionaryKeyTexts.words(of: UnsafeRawBufferPointer(keyBytes)),
+                let indexed = try keyTexts.position(of: words, in: fields, scanner: scanner)
+            {
+                return indexed
+            }
+            return try scanner.position(ofKeyText: keyBytes, in: fields)
         }
         guard let found else { return nil }
         if let identity {
@@ -437,6 +448,16 @@ final class BinaryArchiveSource {
                 identity: identity, key: key, keyIndex: found.keyIndex, position: found.position)
         }
         return found.position
+    }
+
+    /// The position of the key `identity` in a dictionary whose key texts were read
+    /// already (its object's first key was looked up by text), from their words:
+    /// `.some(nil)` when it has no such key, `nil` when the dictionary is not indexed.
+    @inline(__always)
+    private func indexedPosition(of identity: KeyIdentity, in fields: BinaryPropertyListObject) -> Int?? {
+        guard let words = identity.shortASCIIWords, let indexed = keyTexts.indexedPosition(of: words, in: fields)
+        else { return nil }
+        return .some(indexed?.position)
     }
 
     /// Whether the keys of `fields` are distinct texts (no key string object twice, and no
@@ -520,6 +541,40 @@ struct KeyIdentity: Equatable {
     private let low: UInt64
     private let high: UInt64
     private let escaping: Bool
+
+    /// The key's text as ``DictionaryKeyTexts`` words, when the key is a short ASCII
+    /// string read as itself (not escaped: its first byte is not `$`); `nil` otherwise.
+    @inline(__always)
+    var shortASCIIWords: (UInt64, UInt64)? {
+        // A short string holds its bytes in the two words and its count in the low
+        // nibble of the top byte, above flags; 0x40 marks ASCII, 0x20 a short string.
+        guard Self.shortLayoutHolds, high >> 56 & 0x60 == 0x60, !escaping || low & 0xFF != 0x24 else {
+            return nil
+        }
+        let count = high >> 56 & 0x0F
+        guard count < 15 else { return nil }
+        return (low, high & 0x00FF_FFFF_FFFF_FFFF | count << 56)
+    }
+
+    /// Whether short strings are laid out as ``shortASCIIWords`` expects, checked once on
+    /// a literal and on a string made at run time.
+    private static let shortLayoutHolds: Bool = {
+        func words(_ string: String) -> (UInt64, UInt64) {
+            withUnsafeBytes(of: string) {
+                ($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            }
+        }
+        guard MemoryLayout<String>.size == 16 else { return false }
+        for text in ["NS.objects", String(decoding: [0x24, 0x63, 0x6C, 0x61, 0x73, 0x73], as: UTF8.self)] {
+            let (low, high) = words(text)
+            var copy = text
+            let made = copy.withUTF8 { DictionaryKeyTexts.words(of: UnsafeRawBufferPointer($0)) }
+            guard high >> 56 & 0x60 == 0x60, let made, made.0 == low,
+                made.1 == high & 0x00FF_FFFF_FFFF_FFFF | (high >> 56 & 0x0F) << 56
+            else { return false }
+        }
+        return true
+    }()
 
     /// `nil` where a `String` is not two words (32-bit platforms).
     @inline(__always)
