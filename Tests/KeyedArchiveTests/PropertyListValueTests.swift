@@ -81,4 +81,24 @@ import Testing
         #expect(dictionary["new"] == true)
         #expect(dictionary == PropertyListDictionary(zip(dictionary.keys, dictionary.values).reversed()))
     }
+
+    /// A dictionary of more keys than are searched linearly, read from text and from
+    /// binary: long and non-ASCII keys are found, and a repeated key keeps its first
+    /// position and its last value.
+    @Test func readDictionariesOfManyKeysFindEveryKeyAndKeepTheLastDuplicate() throws {
+        let names = (0..<12).map { "key-\($0)-" + String(repeating: "é", count: $0) }
+        let entries = names.enumerated().map { "\"\($1)\" = v\($0);" }.joined(separator: " ")
+        let value = try PropertyList(from: Data("{ \(entries) \"\(names[3])\" = last; }".utf8))
+        #expect(value.dictionaryValue?.keys == names)
+        #expect(value[names[3]] == "last")
+        for (index, name) in names.enumerated() where index != 3 {
+            #expect(value[name]?.stringValue == "v\(index)")
+        }
+        #expect(value["key-3-"] == nil)
+        let back = try PropertyList(
+            from: value.data(format: .binary, options: PropertyListWritingOptions(sortsKeys: false)))
+        #expect(back.dictionaryValue?.keys == names)
+        #expect(back == value)
+        for name in names { #expect(back[name] == value[name]) }
+    }
 }

@@ -455,7 +455,8 @@ final class BinaryArchiveSource {
     /// `.some(nil)` when it has no such key, `nil` when the dictionary is not indexed.
     @inline(__always)
     private func indexedPosition(of identity: KeyIdentity, in fields: BinaryPropertyListObject) -> Int?? {
-        guard let words = identity.shortASCIIWords, let indexed = keyTexts.indexedPosition(of: words, in: fields)
+        guard let words = identity.shortASCIIWords,
+            let indexed = keyTexts.indexedPosition(of: words, in: fields)
         else { return nil }
         return .some(indexed?.position)
     }

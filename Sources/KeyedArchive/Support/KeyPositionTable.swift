@@ -29,7 +29,9 @@ struct KeyPositionTable: Sendable {
     }
 
     @inline(__always)
-    private static func tag(_ hash: Int) -> UInt64 { UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF_0000_0000 }
+    private static func tag(_ hash: Int) -> UInt64 {
+        UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF_0000_0000
+    }
 
     @inline(__always)
     private static func position(_ slot: UInt64) -> Int { Int(truncatingIfNeeded: slot & 0xFFFF_FFFF) - 1 }
@@ -91,7 +93,8 @@ struct KeyPositionTable: Sendable {
                 // rehash the key.
                 guard let keys, Self.position(stored) < keys.count else { continue }
                 let slot = LinearProbing.emptySlot(
-                    hash: Self.hash(keys[Self.position(stored)]), capacity: capacity, isEmpty: { grown[$0] == 0 })
+                    hash: Self.hash(keys[Self.position(stored)]), capacity: capacity,
+                    isEmpty: { grown[$0] == 0 })
                 grown[slot] = stored
             }
         }

@@ -115,4 +115,35 @@ struct BinaryKeyLookupTests {
         let decoded = try KeyedUnarchiver.unarchivedObject(ofClass: [WideObject].self, from: data)
         #expect(decoded == objects)
     }
+    /// Foundation's archiver on Linux gives every object key strings of its own, in an
+    /// order of its own; an object's keys are found from the key texts read for its first
+    /// key, also when the objects it decodes in between push it out of the few remembered.
+    @Test(arguments: [PropertyListFormat.binary, .xml])
+    func objectsWithKeyStringsOfTheirOwnAreReadInAnyKeyOrder(format: PropertyListFormat) throws {
+        let peers = (0..<30).map { index in
+            let peer = FoundationPeer(
+                name: "peer \(index)", friend: index % 3 == 0 ? FoundationPeer(name: "friend \(index)") : nil)
+            peer.count = index * 7 - 50
+            peer.ratio = Double(index) / 4
+            peer.tags = ["tag \(index)", "shared"]
+            return peer
+        }
+        let archiver = NSKeyedArchiver(requiringSecureCoding: true)
+        archiver.outputFormat = format == .xml ? .xml : .binary
+        archiver.encode(peers as NSArray, forKey: NSKeyedArchiveRootObjectKey)
+        archiver.finishEncoding()
+        let decoded = try #require(
+            try KeyedUnarchiver.unarchivedObject(ofClass: [ArchivePeer].self, from: archiver.encodedData))
+        #expect(decoded.count == peers.count)
+        for (ours, theirs) in zip(decoded, peers) {
+            #expect(ours.name == theirs.name)
+            #expect(ours.count == theirs.count)
+            #expect(ours.ratio == theirs.ratio)
+            #expect(ours.tags == theirs.tags)
+            #expect(ours.when == theirs.when)
+            #expect(ours.scores == [1: "one", 2: "two"])
+            #expect(ours.friend?.name == theirs.friend?.name)
+            #expect(ours.friend === ours.sameFriend)
+        }
+    }
 }

@@ -667,7 +667,8 @@ extension BinaryPropertyListScanner {
             // A small file (a document of a few hundred objects): the objects referenced
             // and the open path as bits on the stack, with no allocation.
             let words = BorrowedIndexBits.wordCount(bound: objectCount)
-            let value: PropertyList? = try withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * words) {
+            let value: PropertyList? = try withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * words)
+            {
                 buffer in
                 guard let start = buffer.baseAddress, buffer.count >= 2 * words else { return nil }
                 buffer.initialize(repeating: 0)
