@@ -7,12 +7,23 @@
 /// sixth of the time of reading a small document. Here building is a fast hash and a
 /// 4-byte store per key. The seed is random per process, so colliding keys cannot be
 /// prepared in advance, and the table is at most half full, so probes stay short.
+///
+/// Keys are `String`s, equal when canonically equivalent (`"é"` and `"e\u{301}"`), which
+/// their bytes do not show: only ASCII keys are hashed by their bytes. Once a key that is
+/// not ASCII is stored, the table rehashes every key with `String`'s own hash, which is
+/// consistent with its equality; until then, a key that is not ASCII is looked for by
+/// comparing it with every key (it may equal an ASCII one, as U+212A KELVIN SIGN equals
+/// `K`).
 struct KeyPositionTable: Sendable {
     /// For each slot, the key's position plus one in the low 32 bits (0 for an empty
     /// slot) and the high 32 bits of its hash above, compared before any key is.
     private var slots: [UInt64] = []
     /// The number of positions stored.
     private(set) var count = 0
+
+    /// Whether keys are hashed with `String`'s own hash (a key that is not ASCII was
+    /// stored), not by their bytes.
+    private var hashesText = false
 
     /// Drawn once per process.
     private static let seed = ByteHash.randomSeed()
@@ -22,10 +33,21 @@ struct KeyPositionTable: Sendable {
     /// Whether the table holds no position.
     var isEmpty: Bool { count == 0 }
 
+    /// The hash of an ASCII key's bytes, or `nil` for a key that is not ASCII.
     @inline(__always)
-    static func hash(_ key: String) -> Int {
+    private static func byteHash(_ key: String) -> Int? {
         var key = key
-        return key.withUTF8 { ByteHash.hash(UnsafeRawBufferPointer($0), seed: seed) }
+        return key.withUTF8 {
+            BinaryPropertyListScanner.isASCII($0)
+                ? ByteHash.hash(UnsafeRawBufferPointer($0), seed: seed) : nil
+        }
+    }
+
+    /// The key's hash in this table's way, or `nil` for a key that is not ASCII while
+    /// keys are hashed by their bytes.
+    @inline(__always)
+    private func hash(_ key: String) -> Int? {
+        hashesText ? key.hashValue : Self.byteHash(key)
     }
 
     @inline(__always)
@@ -40,7 +62,7 @@ struct KeyPositionTable: Sendable {
     @inline(__always)
     func position(of key: String, in keys: [String]) -> Int? {
         guard count > 0 else { return nil }
-        let hash = Self.hash(key)
+        guard let hash = hash(key) else { return keys.firstIndex(of: key) }
         let tag = Self.tag(hash)
         let (slot, found) = LinearProbing.probe(
             hash: hash, capacity: slots.count, isEmpty: { slots[$0] == 0 },
@@ -55,7 +77,14 @@ struct KeyPositionTable: Sendable {
         if LinearProbing.needsGrowth(count: count, capacity: slots.count) {
             grow(to: LinearProbing.grownCapacity(from: slots.count, minimum: 32), keys: keys)
         }
-        let hash = Self.hash(key)
+        var keyHash = hash(key)
+        if keyHash == nil {
+            // The first key that is not ASCII: from now on every key is hashed as a String.
+            hashesText = true
+            grow(to: slots.count, keys: keys)
+            keyHash = key.hashValue
+        }
+        let hash = keyHash ?? 0
         let tag = Self.tag(hash)
         let (slot, found) = LinearProbing.probe(
             hash: hash, capacity: slots.count, isEmpty: { slots[$0] == 0 },
@@ -89,13 +118,14 @@ struct KeyPositionTable: Sendable {
         var grown = [UInt64](repeating: 0, count: capacity)
         if keys != nil {
             for stored in slots where stored != 0 {
-                // The home slot comes from the low bits of the hash, which the tag lacks:
-                // rehash the key.
+                // The home slot comes from the low bits of the hash, which the tag lacks,
+                // and the way of hashing may have changed: rehash the key.
                 guard let keys, Self.position(stored) < keys.count else { continue }
+                let key = keys[Self.position(stored)]
+                let hash = hash(key) ?? key.hashValue
                 let slot = LinearProbing.emptySlot(
-                    hash: Self.hash(keys[Self.position(stored)]), capacity: capacity,
-                    isEmpty: { grown[$0] == 0 })
-                grown[slot] = stored
+                    hash: hash, capacity: capacity, isEmpty: { grown[$0] == 0 })
+                grown[slot] = Self.tag(hash) | stored & 0xFFFF_FFFF
             }
         }
         slots = grown
