@@ -30,7 +30,20 @@ public enum PropertyListFormat: String, Hashable, Sendable, CaseIterable {
                 && head[5] == UInt8(ascii: "t")
         }
         if isBinary ?? bytes.starts(with: "bplist".utf8) { return .binary }
-        let text = asciiPrefix(bytes)
+        // UTF-8 text without a byte-order mark, in place: copying its head into arrays
+        // cost 4% of reading a small OpenStep file.
+        let inPlace = bytes.withContiguousStorageIfAvailable { head -> PropertyListFormat? in
+            guard let first = head.first, first != 0xEF, first != 0xFE, first != 0xFF,
+                head.count < 2 || (head[0] != 0 && head[1] != 0)
+            else { return nil }
+            return textFormat(UnsafeBufferPointer(rebasing: head.prefix(examinedCharacters)))
+        }
+        if let format = inPlace ?? nil { return format }
+        return asciiPrefix(bytes).withUnsafeBufferPointer { textFormat($0) }
+    }
+
+    /// The format of a text whose first characters (as ASCII, see ``asciiPrefix(_:)``) are `text`.
+    private static func textFormat(_ text: UnsafeBufferPointer<UInt8>) -> PropertyListFormat {
         var index = 0
         while index < text.count, isWhitespace(text[index]) { index += 1 }
         guard index < text.count, text[index] == UInt8(ascii: "<") else { return .openStep }

@@ -226,11 +226,11 @@ struct OpenStepParser {
         return .value(.arrayElement)
     }
 
-    private mutating func add(_ value: PropertyList, to stack: inout [Frame]) throws -> Step {
+    private mutating func add(_ value: consuming PropertyList, to stack: inout [Frame]) throws -> Step {
         guard let top = stack.indices.last else { return .completed(value) }
         switch stack[top].kind {
         case .array:
-            values.push(value)
+            values.push(consume value)
             try skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","):
@@ -245,7 +245,7 @@ struct OpenStepParser {
                 throw error("expected ',' or ')' after array element, found \(found)")
             }
         case .dictionary, .stringsFile:
-            values.push(value)
+            values.push(consume value)
             try skipWhitespace()
             guard peek() == UInt8(ascii: ";") else {
                 throw error("expected ';' after dictionary value, found \(found)")
