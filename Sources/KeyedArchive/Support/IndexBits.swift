@@ -56,7 +56,16 @@ struct ObjectSet {
     private var bits: IndexBits
     private var few: [Int] = []
     private var usesBits = false
+    /// Bits in memory the caller owns (a small file's, on the stack), used instead of
+    /// the others when present.
+    private var borrowed: BorrowedIndexBits?
     private static let linearLimit = 32
+
+    /// A set over bits the caller owns, valid while they are.
+    init(borrowing borrowed: BorrowedIndexBits) {
+        bits = IndexBits(bound: 0)
+        self.borrowed = borrowed
+    }
 
     init(objectCount: Int) {
         bits = IndexBits(bound: objectCount)
@@ -68,6 +77,7 @@ struct ObjectSet {
     /// Inserts `object` (an index below the object count) and returns whether it was there.
     @inline(__always)
     mutating func insertReportingPresence(_ object: Int) -> Bool {
+        if let borrowed { return borrowed.insertReportingPresence(object) }
         if !usesBits {
             if few.contains(object) { return true }
             if few.count < Self.linearLimit {
@@ -98,20 +108,34 @@ struct ObjectPath {
     private var objects: [Int] = []
     private var bits: IndexBits
     private var usesBits = false
+    /// Bits in memory the caller owns (a small file's, on the stack), used instead of
+    /// the others when present; ``count`` is then not kept.
+    private var borrowed: BorrowedIndexBits?
     private static let linearLimit = 32
 
     init(objectCount: Int) {
         bits = IndexBits(bound: objectCount)
     }
 
-    /// The number of objects on the path.
+    /// A path over bits the caller owns, valid while they are.
+    init(borrowing borrowed: BorrowedIndexBits) {
+        bits = IndexBits(bound: 0)
+        self.borrowed = borrowed
+    }
+
+    /// The number of objects on the path (0 over borrowed bits).
     var count: Int { objects.count }
 
     func contains(_ object: Int) -> Bool {
-        usesBits ? bits.contains(object) : objects.contains(object)
+        if let borrowed { return borrowed.contains(object) }
+        return usesBits ? bits.contains(object) : objects.contains(object)
     }
 
     mutating func insert(_ object: Int) {
+        if let borrowed {
+            borrowed.insert(object)
+            return
+        }
         if objects.isEmpty { objects.reserveCapacity(8) }
         objects.append(object)
         if usesBits {
@@ -124,6 +148,10 @@ struct ObjectPath {
 
     /// Removes `object`, the last one inserted.
     mutating func remove(_ object: Int) {
+        if let borrowed {
+            borrowed.remove(object)
+            return
+        }
         assert(objects.last == object, "removed \(object), not the last object on the path")
         _ = objects.popLast()
         if usesBits { bits.remove(object) }
@@ -153,27 +181,12 @@ final class ObjectIndexSet {
     func remove(_ index: Int) { bits.remove(index) }
 }
 
-/// What the binary reader's materializer needs of its set of objects already referenced.
-protocol ReferencedObjectSet {
-    /// Inserts `object` and returns whether it was there.
-    mutating func insertReportingPresence(_ object: Int) -> Bool
-}
-
-/// What the binary reader's materializer needs of its path of open containers.
-protocol OpenObjectPath {
-    func contains(_ object: Int) -> Bool
-    mutating func insert(_ object: Int)
-    mutating func remove(_ object: Int)
-}
-
-extension ObjectSet: ReferencedObjectSet {}
-extension ObjectPath: OpenObjectPath {}
-
 /// Bits for the indices `0..<bound` in memory the caller owns and has zeroed (a
-/// temporary allocation on the stack, for a small property list): both the set of
-/// objects referenced and the path of open containers of a small read, with no
-/// allocation and no uniqueness check per access. Valid while that memory is.
-struct BorrowedIndexBits: ReferencedObjectSet, OpenObjectPath {
+/// temporary allocation on the stack, for a small property list), behind an
+/// ``ObjectSet`` or an ``ObjectPath``: a small read's objects referenced and path of open
+/// containers, with no allocation and no uniqueness check per access. Its methods write
+/// through the pointer, so a copy changes the same bits. Valid while that memory is.
+struct BorrowedIndexBits {
     private let words: UnsafeMutablePointer<UInt64>
     private let bound: Int
 
@@ -193,7 +206,7 @@ struct BorrowedIndexBits: ReferencedObjectSet, OpenObjectPath {
     }
 
     @inline(__always)
-    mutating func insertReportingPresence(_ object: Int) -> Bool {
+    func insertReportingPresence(_ object: Int) -> Bool {
         guard object >= 0, object < bound else { return false }
         let mask: UInt64 = 1 << UInt64(object & 63)
         let word = words[object >> 6]
@@ -202,12 +215,12 @@ struct BorrowedIndexBits: ReferencedObjectSet, OpenObjectPath {
     }
 
     @inline(__always)
-    mutating func insert(_ object: Int) {
+    func insert(_ object: Int) {
         _ = insertReportingPresence(object)
     }
 
     @inline(__always)
-    mutating func remove(_ object: Int) {
+    func remove(_ object: Int) {
         guard object >= 0, object < bound else { return }
         words[object >> 6] &= ~(1 << UInt64(object & 63))
     }

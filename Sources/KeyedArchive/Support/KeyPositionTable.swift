@@ -16,14 +16,37 @@
 /// `K`).
 struct KeyPositionTable: Sendable {
     /// For each slot, the key's position plus one in the low 32 bits (0 for an empty
-    /// slot) and the high 32 bits of its hash above, compared before any key is.
+    /// slot) and the high 32 bits of its hash above, compared before any key is; then
+    /// one more word, the header: the number of positions stored, and in its top bit
+    /// whether keys are hashed with `String`'s own hash. One array and nothing else, so
+    /// that a ``PropertyListDictionary`` (and so a ``PropertyList``) stays three words.
     private var slots: [UInt64] = []
+
+    /// The number of slots.
+    private var capacity: Int { Swift.max(0, slots.count - 1) }
+
+    private static let textFlag: UInt64 = 1 << 63
+
     /// The number of positions stored.
-    private(set) var count = 0
+    private(set) var count: Int {
+        get { slots.isEmpty ? 0 : Int(truncatingIfNeeded: slots[slots.count - 1] & ~Self.textFlag) }
+        set {
+            guard !slots.isEmpty else { return }
+            let flag = slots[slots.count - 1] & Self.textFlag
+            slots[slots.count - 1] = flag | UInt64(truncatingIfNeeded: newValue)
+        }
+    }
 
     /// Whether keys are hashed with `String`'s own hash (a key that is not ASCII was
     /// stored), not by their bytes.
-    private var hashesText = false
+    private var hashesText: Bool {
+        get { !slots.isEmpty && slots[slots.count - 1] & Self.textFlag != 0 }
+        set {
+            guard !slots.isEmpty else { return }
+            let stored = slots[slots.count - 1] & ~Self.textFlag
+            slots[slots.count - 1] = stored | (newValue ? Self.textFlag : 0)
+        }
+    }
 
     /// Drawn once per process.
     private static let seed = ByteHash.randomSeed()
@@ -65,7 +88,7 @@ struct KeyPositionTable: Sendable {
         guard let hash = hash(key) else { return keys.firstIndex(of: key) }
         let tag = Self.tag(hash)
         let (slot, found) = LinearProbing.probe(
-            hash: hash, capacity: slots.count, isEmpty: { slots[$0] == 0 },
+            hash: hash, capacity: capacity, isEmpty: { slots[$0] == 0 },
             matches: { slots[$0] & 0xFFFF_FFFF_0000_0000 == tag && keys[Self.position(slots[$0])] == key })
         return found ? Self.position(slots[slot]) : nil
     }
@@ -74,20 +97,20 @@ struct KeyPositionTable: Sendable {
     /// already stored for an equal key, leaving the table as it was.
     @discardableResult
     mutating func insert(_ position: Int, forKey key: String, in keys: [String]) -> Int? {
-        if LinearProbing.needsGrowth(count: count, capacity: slots.count) {
-            grow(to: LinearProbing.grownCapacity(from: slots.count, minimum: 32), keys: keys)
+        if LinearProbing.needsGrowth(count: count, capacity: capacity) {
+            grow(to: LinearProbing.grownCapacity(from: capacity, minimum: 32), keys: keys)
         }
         var keyHash = hash(key)
         if keyHash == nil {
             // The first key that is not ASCII: from now on every key is hashed as a String.
             hashesText = true
-            grow(to: slots.count, keys: keys)
+            grow(to: capacity, keys: keys)
             keyHash = key.hashValue
         }
         let hash = keyHash ?? 0
         let tag = Self.tag(hash)
         let (slot, found) = LinearProbing.probe(
-            hash: hash, capacity: slots.count, isEmpty: { slots[$0] == 0 },
+            hash: hash, capacity: capacity, isEmpty: { slots[$0] == 0 },
             matches: { slots[$0] & 0xFFFF_FFFF_0000_0000 == tag && keys[Self.position(slots[$0])] == key })
         if found { return Self.position(slots[slot]) }
         slots[slot] = tag | UInt64(truncatingIfNeeded: position + 1) & 0xFFFF_FFFF
@@ -110,14 +133,15 @@ struct KeyPositionTable: Sendable {
     mutating func reserve(_ capacity: Int) {
         var slotCount = 32
         while LinearProbing.needsGrowth(count: capacity - 1, capacity: slotCount) { slotCount *= 2 }
-        if slotCount > slots.count, count == 0 { grow(to: slotCount, keys: nil) }
+        if slotCount > capacity, count == 0 { grow(to: slotCount, keys: nil) }
     }
 
     /// Rehashes into `capacity` slots; `keys` is `nil` only when the table is empty.
     private mutating func grow(to capacity: Int, keys: [String]?) {
-        var grown = [UInt64](repeating: 0, count: capacity)
+        var grown = [UInt64](repeating: 0, count: capacity + 1)
+        grown[capacity] = slots.last ?? 0  // the header
         if keys != nil {
-            for stored in slots where stored != 0 {
+            for stored in slots.dropLast() where stored != 0 {
                 // The home slot comes from the low bits of the hash, which the tag lacks,
                 // and the way of hashing may have changed: rehash the key.
                 guard let keys, Self.position(stored) < keys.count else { continue }
@@ -133,7 +157,7 @@ struct KeyPositionTable: Sendable {
 
     /// Empties the table, keeping its slots.
     mutating func removeAll() {
-        for index in slots.indices { slots[index] = 0 }
+        for index in 0..<capacity { slots[index] = 0 }
         count = 0
     }
 }

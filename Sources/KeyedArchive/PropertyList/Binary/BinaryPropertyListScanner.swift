@@ -672,8 +672,8 @@ extension BinaryPropertyListScanner {
                 buffer in
                 guard let start = buffer.baseAddress, buffer.count >= 2 * words else { return nil }
                 buffer.initialize(repeating: 0)
-                var seen = BorrowedIndexBits(words: start, bound: objectCount)
-                var path = BorrowedIndexBits(words: start + words, bound: objectCount)
+                var seen = ObjectSet(borrowing: BorrowedIndexBits(words: start, bound: objectCount))
+                var path = ObjectPath(borrowing: BorrowedIndexBits(words: start + words, bound: objectCount))
                 return try materialize(
                     root, maximumDepth: maximumDepth, remaining: &remaining, budget: budget, seen: &seen,
                     path: &path)
@@ -690,8 +690,9 @@ extension BinaryPropertyListScanner {
     /// the stack (512 bytes).
     private static var borrowedBitsLimit: Int { 2048 }
 
-    private func materialize<Seen: ReferencedObjectSet, Path: OpenObjectPath>(
-        _ root: Int, maximumDepth: Int, remaining: inout Int, budget: Int, seen: inout Seen, path: inout Path
+    private func materialize(
+        _ root: Int, maximumDepth: Int, remaining: inout Int, budget: Int, seen: inout ObjectSet,
+        path: inout ObjectPath
     ) throws -> PropertyList {
         let start = remaining
         let rootObject = try object(root)
@@ -828,8 +829,8 @@ extension BinaryPropertyListScanner {
     }
 
     /// Checks that `container` may be opened at nesting level `depth` (the root is 1).
-    private func enter<Path: OpenObjectPath>(
-        _ container: BinaryPropertyListObject, depth: Int, path: inout Path, maximumDepth: Int
+    private func enter(
+        _ container: BinaryPropertyListObject, depth: Int, path: inout ObjectPath, maximumDepth: Int
     ) throws {
         guard depth <= maximumDepth else {
             throw KeyedArchiveError(
