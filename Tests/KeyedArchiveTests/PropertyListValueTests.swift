@@ -102,4 +102,19 @@ import Testing
         #expect(back == value)
         for name in names { #expect(back[name] == value[name]) }
     }
+
+    /// Past eight keys, ASCII keys are found by their bytes; a key that is not ASCII but
+    /// canonically equivalent to one (U+212A KELVIN SIGN and `K`) is still the same key.
+    @Test func canonicallyEquivalentKeysMatchPastTheLinearSize() {
+        var dictionary = PropertyListDictionary()
+        for index in 0..<12 { dictionary["key\(index)"] = .integer(PropertyListInteger(index)) }
+        dictionary["K"] = "ascii"
+        #expect(dictionary["\u{212A}"] == "ascii")
+        dictionary["\u{212A}"] = "kelvin"
+        #expect(dictionary.count == 13)
+        #expect(dictionary["K"] == "kelvin")
+        dictionary["e\u{301}"] = "decomposed"
+        #expect(dictionary["\u{E9}"] == "decomposed")
+        for index in 0..<12 { #expect(dictionary["key\(index)"]?.intValue == index) }
+    }
 }
