@@ -507,7 +507,7 @@ struct BinaryPropertyListScanner {
         let start = (base + object.payload).assumingMemoryBound(to: UInt8.self)
         if object.kind == .asciiString {
             let buffer = UnsafeBufferPointer(start: start, count: count)
-            if Self.isASCII(buffer) { return String(decoding: buffer, as: UTF8.self) }
+            if Self.isASCII(buffer) { return UTF8Text.string(copying: buffer) }
             return String(unsafeUninitializedCapacity: count * 2) { output in
                 var written = 0
                 for byte in buffer {

@@ -323,7 +323,7 @@ struct OpenStepParser {
     private mutating func parseUnquotedString() -> String {
         let start = position
         while position < bytes.count && Self.isUnquotedCharacter(bytes[position]) { position += 1 }
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+        return UTF8Text.string(copying: UnsafeBufferPointer(rebasing: bytes[start..<position]))
     }
 
     /// Parses a string in `"` or `'`, starting at the quote.
@@ -344,7 +344,7 @@ struct OpenStepParser {
             if byte == quote {
                 let segment = UnsafeBufferPointer(rebasing: bytes[segmentStart..<position])
                 position += 1
-                guard var buffer = unescaped else { return String(decoding: segment, as: UTF8.self) }
+                guard var buffer = unescaped else { return UTF8Text.string(copying: segment) }
                 unescaped = nil
                 buffer.append(contentsOf: segment)
                 return String(decoding: buffer, as: UTF8.self)
