@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeyedArchive
 
 /// The literal source of `-convert swift` and `-convert objc`, laid out as `plutil`

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeyedArchive
 
 /// `decode --expand`: what a data value holds, when it is itself an archive — a keyed
@@ -109,7 +113,7 @@ enum NestedArchive {
                         // An array's elements are addressed as `path.3`, as `--path` does.
                         let fieldPath =
                             isArray && field.key == "NS.objects"
-                            ? path : "\(path).\(field.key.replacingOccurrences(of: ".", with: "\\."))"
+                            ? path : "\(path).\(field.key.replacing(".", with: "\\."))"
                         work.append((fieldPath, field.value))
                     }
                 default: break

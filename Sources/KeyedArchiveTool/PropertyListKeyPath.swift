@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeyedArchive
 
 /// A `plutil` key path: keys separated by `.`, where `\.` is a dot inside a key and `\\` a

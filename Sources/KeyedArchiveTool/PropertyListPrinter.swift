@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeyedArchive
 
 /// The human-readable rendering of `-p`, modelled on `plutil -p`.
@@ -167,6 +171,6 @@ enum PropertyListPrinter {
         // The library's description of a date is ISO 8601 (`2020-01-02T03:04:05Z`):
         // reuse its calendar arithmetic and respell it as plutil does.
         let iso = PropertyList.date(Date(timeIntervalSinceReferenceDate: secondsSince2001)).description
-        return iso.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " +0000")
+        return iso.replacing("T", with: " ").replacing("Z", with: " +0000")
     }
 }

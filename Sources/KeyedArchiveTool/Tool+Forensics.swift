@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeyedArchive
 
 /// `decode --expand` (text) and `decode --jsonl`: reading archives as an examiner finds them.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeyedArchive
 
 /// The `keyed-archive` command-line tool, callable from tests with a fake environment.
