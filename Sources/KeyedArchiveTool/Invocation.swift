@@ -97,6 +97,9 @@ struct Invocation: Equatable {
     var jsonLines = false
     /// `--raw`: `decode` shows every object field by field, known classes included.
     var raw = false
+    /// `-header`: with `-convert objc`, also write a header declaring the constant beside
+    /// the source (`.h` for `.m`), as `plutil` does; not for standard output.
+    var writesHeader = false
 }
 
 /// The type names of `-type` and `-expect`, as `plutil` spells them.
@@ -295,6 +298,8 @@ extension Invocation {
                 invocation.json = true
             case "--raw":
                 invocation.raw = true
+            case "-header":
+                invocation.writesHeader = true
             default:
                 throw UsageError("unknown option '\(argument)'")
             }
@@ -348,6 +353,9 @@ extension Invocation {
             throw UsageError("--jsonl cannot be combined with --json or --path")
         }
         if raw && command != .decode { throw UsageError("--raw is only valid with decode") }
+        if writesHeader && command != .convert(.objc) {
+            throw UsageError("-header is only valid with -convert objc")
+        }
         if files.isEmpty { throw UsageError("no files given") }
         if outputPath != nil && outputExtension != nil { throw UsageError("-o and -e cannot be combined") }
         if outputPath == "" { throw UsageError("-o needs a non-empty path") }

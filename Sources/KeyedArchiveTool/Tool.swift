@@ -358,6 +358,11 @@ struct Tool {
         let name = file.name
         let limit = Self.outputLimit(forInputLength: file.byteCount)
         let destination = try Self.destination(of: name, as: format, invocation)
+        // `-header`: a header beside the source, which the source imports (not for standard output).
+        let headerPath =
+            invocation.writesHeader && destination != "-"
+            ? Self.path(destination, replacingExtensionWith: "h") : nil
+        let headerName = headerPath.map { String($0.split(separator: "/").last ?? Substring($0)) }
 
         // The file system reports its own failures as `FileSystemError` and passes the
         // writer's through unchanged, so a `KeyedArchiveError` below is always the writer's.
@@ -370,7 +375,8 @@ struct Tool {
             case .binary1: try value.write(format: .binary, to: write)
             case .swift, .objc:
                 let source = try LiteralSourceWriter.render(
-                    value, language: format == .swift ? .swift : .objc, fileName: name, limit: limit)
+                    value, language: format == .swift ? .swift : .objc, fileName: name, limit: limit,
+                    headerName: headerName)
                 try source.withUnsafeBytes { try write($0) }
             case .json:
                 try value.writeJSON(
@@ -385,6 +391,10 @@ struct Tool {
                 try produce { environment.writeOutput(Data($0)) }
             } else {
                 try environment.fileSystem.writeAtomically(toPath: destination, produce)
+                if let headerPath {
+                    try environment.fileSystem.writeAtomically(
+                        LiteralSourceWriter.header(value, fileName: name), toPath: headerPath)
+                }
             }
         } catch let error as KeyedArchiveError {
             throw ToolFailure("cannot write as \(format.rawValue): \(error.description)")
