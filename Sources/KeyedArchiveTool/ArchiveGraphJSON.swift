@@ -1,9 +1,10 @@
+import KeyedArchive
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import KeyedArchive
 
 /// The JSON form of `decode --json`: the object graph as nested JSON objects.
 ///

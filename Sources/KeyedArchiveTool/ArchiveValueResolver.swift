@@ -1,9 +1,10 @@
+import KeyedArchive
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import KeyedArchive
 
 /// A value of a keyed archive's object graph as a plain property list, for
 /// `-extract KEYPATH FORMAT --resolve`:

@@ -1,9 +1,10 @@
+import KeyedArchive
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import KeyedArchive
 
 /// The `-TYPE VALUE` of `-insert` and `-replace`, spelled as `plutil` spells it.
 enum EditValueType: String, CaseIterable, Equatable {

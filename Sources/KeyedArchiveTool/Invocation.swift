@@ -8,7 +8,7 @@ struct Invocation: Equatable {
     /// The action to perform on every file.
     ///
     /// Adding a command is one case here (with its ``spelling``), one spelling in
-    /// ``Invocation/parse(_:)`` (an option `case`, or an entry in ``wordCommands``), any
+    /// ``Invocation/parse(_:)`` (an option `case`, or a `case` in ``wordCommand(_:)``), any
     /// options of its own in the same `switch` and in `validate()`, and one `case` in
     /// ``Tool/perform(_:)``.
     enum Command: Equatable {
@@ -168,7 +168,15 @@ struct UsageError: Error, Equatable, CustomStringConvertible {
 extension Invocation {
     /// Commands spelled as a word (`keyed-archive verb FILE`) rather than as a `plutil`
     /// option. A word counts as a command only in first position; elsewhere it is a file.
-    static let wordCommands: [String: Command] = ["decode": .decode]
+    ///
+    /// A `switch`, not a dictionary: a dictionary's first use costs the process more start-up
+    /// time (its generic metadata and conformances looked up) than all the parsing.
+    static func wordCommand(_ word: String) -> Command? {
+        switch word {
+        case "decode": return .decode
+        default: return nil
+        }
+    }
 
     /// Parses the arguments that follow the program name.
     ///
@@ -183,7 +191,7 @@ extension Invocation {
         var command: Command?
         var invocation = Invocation(command: .lint)
         var remaining = arguments[...]
-        if let first = remaining.first, let word = wordCommands[first] {
+        if let first = remaining.first, let word = wordCommand(first) {
             command = word
             remaining.removeFirst()
         }

@@ -1,9 +1,10 @@
+import KeyedArchive
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import KeyedArchive
 
 /// The literal source of `-convert swift` and `-convert objc`, laid out as `plutil`
 /// lays it out:
@@ -79,7 +80,8 @@ enum LiteralSourceWriter {
         let name = identifier(forFileName: fileName)
         var text = ""
         if let headerName, language == .objc { text += "#import \"\(try importable(headerName))\"\n\n" }
-        text += "/// Generated from \(commentText(fileName.split(separator: "/").last.map(String.init) ?? fileName))\n"
+        text +=
+            "/// Generated from \(commentText(fileName.split(separator: "/").last.map(String.init) ?? fileName))\n"
         switch language {
         case .swift:
             let annotation: String

@@ -1,9 +1,10 @@
+import KeyedArchive
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import KeyedArchive
 
 /// `decode --expand`: what a data value holds, when it is itself an archive — a keyed
 /// archive or a property list (binary or XML) stored inside `NS.data` or a plain `data`

@@ -1,9 +1,10 @@
+import KeyedArchive
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import KeyedArchive
 
 /// A `plutil` key path: keys separated by `.`, where `\.` is a dot inside a key and `\\` a
 /// backslash; a component that is a decimal number addresses an element when applied to

@@ -1,9 +1,10 @@
+import KeyedArchive
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import KeyedArchive
 
 /// The human-readable rendering of `-p`, modelled on `plutil -p`.
 ///

@@ -1,3 +1,5 @@
+import KeyedArchive
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -10,7 +12,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import KeyedArchive
 
 /// `-extract`, `-type`, `-insert`, `-replace`, `-remove` and `-create`: `plutil`'s key-path
 /// commands.

@@ -1,9 +1,10 @@
+import KeyedArchive
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import KeyedArchive
 
 /// `decode --expand` (text) and `decode --jsonl`: reading archives as an examiner finds them.
 extension Tool {

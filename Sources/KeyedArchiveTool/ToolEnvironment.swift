@@ -1,9 +1,10 @@
+import KeyedArchive
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import KeyedArchive
 
 #if canImport(Glibc)
 import Glibc
@@ -50,7 +51,9 @@ enum StandardStream {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { return bytes }
-            chunk.withUnsafeBytes { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            chunk.withUnsafeBytes {
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[0..<count]))
+            }
         }
     }
 
@@ -153,22 +156,35 @@ struct LocalFileSystem: ToolFileSystem {
         // Read straight into the `Data` returned, so the file is held once, not twice.
         var bytes = Data()
         // The size is a hint only: the file may change, and pipes report 0.
-        if info.st_size > 0 && info.st_size < Int64(Int32.max) { bytes.reserveCapacity(Int(info.st_size)) }
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        if info.st_size > 0 && info.st_size < Int64(Int32.max) {
+            // A regular file of the size reported is read in one call, without a chunk buffer.
+            let size = Int(info.st_size)
+            bytes = Data(count: size)
+            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, size) }
+            bytes.count = max(0, count)
+        }
+        // The rest: all of a pipe, what a file gained since `fstat`, or after an interruption.
+        try Self.readRest(descriptor, into: &bytes)
+        return bytes
+    }
+
+    /// Appends what is left to read from `descriptor` to `bytes`.
+    private static func readRest(_ descriptor: Int32, into bytes: inout Data) throws(FileSystemError) {
+        // A file already read whole needs only the small read that finds its end.
+        var chunkSize = 512
         while true {
-            let count = chunk.withUnsafeMutableBytes { buffer in
-                read(descriptor, buffer.baseAddress, buffer.count)
+            let count = withUnsafeTemporaryAllocation(byteCount: chunkSize, alignment: 1) { buffer in
+                let count = read(descriptor, buffer.baseAddress, buffer.count)
+                if count > 0 { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count])) }
+                return count
             }
-            if count == 0 { break }
+            if count == 0 { return }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw Self.lastError()
             }
-            chunk.withUnsafeBytes { buffer in
-                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-            }
+            chunkSize = 1 << 16
         }
-        return bytes
     }
 
     func filesForSweep(_ path: String) throws(FileSystemError) -> [String] {

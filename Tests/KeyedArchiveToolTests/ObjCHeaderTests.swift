@@ -138,7 +138,8 @@ import Testing
         #expect(source.contains("@\"Big\" : @18446744073709551615ULL,\n"))
         #expect(source.contains("@\"Small\" : @(-9223372036854775807LL - 1),\n"))
         try directory.write(
-            source.replacingOccurrences(of: "NSDictionary * const", with: "NSArray * const"), to: "mismatch.m")
+            source.replacingOccurrences(of: "NSDictionary * const", with: "NSArray * const"), to: "mismatch.m"
+        )
         #expect(try Self.compile(clang, directory, "mismatch.m") != 0, "a mismatch must fail to compile")
     }
 

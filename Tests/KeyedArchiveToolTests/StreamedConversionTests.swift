@@ -38,7 +38,9 @@ import Testing
                 guard let data = try? Data(contentsOf: url.appendingPathComponent(name)) else { continue }
                 if data.starts(with: Data("bplist00".utf8)) {
                     found.append(("\(folder)/\(name)", data))
-                } else if let value = try? PropertyList(from: data), let binary = try? value.data(format: .binary) {
+                } else if let value = try? PropertyList(from: data),
+                    let binary = try? value.data(format: .binary)
+                {
                     found.append(("\(folder)/\(name) as binary", binary))
                 }
             }
@@ -71,7 +73,9 @@ import Testing
 
     @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
     func toFileIsTheTreesBytes() throws {
-        guard let (name, data) = Self.binaryFixtures.max(by: { $0.data.count < $1.data.count }) else { return }
+        guard let (name, data) = Self.binaryFixtures.max(by: { $0.data.count < $1.data.count }) else {
+            return
+        }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let input = try directory.write(data, to: "in.plist")
@@ -89,7 +93,8 @@ import Testing
     /// document's length, both write or both refuse.
     @Test func outputBoundFallsWhereTheTreesFalls() throws {
         let value: PropertyList = [
-            "items": .array((0..<300).map { .string("item \($0) " + String(repeating: "x", count: $0 % 40)) }),
+            "items": .array(
+                (0..<300).map { .string("item \($0) " + String(repeating: "x", count: $0 % 40)) }),
             "data": .data(Data((0..<3000).map { UInt8(truncatingIfNeeded: $0) })),
             "nested": ["a": [1, 2.5, true], "b": .uid(7)],
         ]
@@ -98,7 +103,9 @@ import Testing
         for limit in stride(from: 0, through: length + 64, by: 7) {
             let tree = try? Self.treeXML(binary, limit: limit)
             let streamed = try? Self.streamedXML(binary, limit: limit)
-            #expect(tree == streamed, "limit \(limit): tree \(tree?.count ?? -1), stream \(streamed?.count ?? -1)")
+            #expect(
+                tree == streamed, "limit \(limit): tree \(tree?.count ?? -1), stream \(streamed?.count ?? -1)"
+            )
         }
     }
 
@@ -118,7 +125,9 @@ import Testing
             let read = (try? PropertyList(from: data, options: options)) != nil
             var text = Data()
             let streamed =
-                (try? XMLPropertyListTranscoder.transcode(data, readingOptions: options, maximumOutputBytes: .max) {
+                (try? XMLPropertyListTranscoder.transcode(
+                    data, readingOptions: options, maximumOutputBytes: .max
+                ) {
                     text.append(contentsOf: $0)
                 }) != nil
             #expect(read == streamed, "allowance \(allowance)")
@@ -142,7 +151,8 @@ import Testing
         }
         let table = bytes.count
         for offset in offsets { bytes += bigEndian(offset, 2) }
-        bytes += [0, 0, 0, 0, 0, 0, 2, 2] + bigEndian(objects.count, 8) + bigEndian(top, 8) + bigEndian(table, 8)
+        bytes +=
+            [0, 0, 0, 0, 0, 0, 2, 2] + bigEndian(objects.count, 8) + bigEndian(top, 8) + bigEndian(table, 8)
         return Data(bytes)
     }
 
@@ -199,7 +209,8 @@ import Testing
         let levels = 40
         let data = Self.bplist(
             (0..<levels).map { level in
-                level == levels - 1 ? [0x10, 1] : [0xA2] + Self.reference(level + 1) + Self.reference(level + 1)
+                level == levels - 1
+                    ? [0x10, 1] : [0xA2] + Self.reference(level + 1) + Self.reference(level + 1)
             })
         #expect(throws: KeyedArchiveError.self) { try Self.streamedXML(data) }
         Self.expectTreesResult(data, "bomb")
