@@ -61,7 +61,8 @@ struct Tool {
                 }
             }
         case .print:
-            return forEachFile(invocation) { file throws(ToolFailure) in
+            return forEachFile(invocation, streamed: { _, data in streamedPrint(data) }) {
+                file throws(ToolFailure) in
                 try Self.requirePropertyList(file)
                 let limit = Self.outputLimit(forInputLength: file.byteCount)
                 do {
@@ -452,6 +453,29 @@ struct Tool {
         } catch {
             return false
         }
+    }
+
+    /// `-p` of a binary property list without the tree: the printer formats the events of
+    /// the library's walk over the file's objects. As for ``streamedConversion(_:_:_:)``, any
+    /// failure returns `false` and the file goes the tree's way, which says what is wrong as
+    /// it always has; so the text is written only once complete.
+    ///
+    /// - Returns: Whether the file was printed.
+    private func streamedPrint(_ data: Data) -> Bool {
+        guard data.starts(with: Self.binaryMagic) else { return false }
+        var pieces: [String] = []
+        var formatter = PropertyListPrinter.Formatter(
+            limit: Self.outputLimit(forInputLength: data.count), output: { pieces.append($0) })
+        do {
+            try BinaryPropertyListWalk.walk(data, options: PropertyListReadingOptions()) { event in
+                try formatter.consume(event)
+            }
+            try formatter.finish()
+        } catch {
+            return false
+        }
+        for piece in pieces { environment.writeOutput(Data(piece.utf8)) }
+        return true
     }
 
     private static let binaryMagic = Array("bplist00".utf8)

@@ -139,7 +139,7 @@ import Testing
     // MARK: - Hostile input: the stream refuses, the tool answers as the tree's way does
 
     /// A binary property list from its objects (references 2 bytes, offsets 2 bytes).
-    static func bplist(_ objects: [[UInt8]], top: Int = 0) -> Data {
+    static func bplist(_ objects: [[UInt8]], _ top: Int = 0) -> Data {
         func bigEndian(_ value: Int, _ width: Int) -> [UInt8] {
             (0..<width).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
         }
@@ -249,5 +249,126 @@ import Testing
             Self.expectTreesResult(data, entry.file)
         }
         #expect(binary > 10, "binary malformed fixtures: \(binary)")
+    }
+}
+
+/// `-p` of a binary property list formats the events of the library's walk over its
+/// objects, not a tree: the same text, and the tree's answer whenever the walk gives up.
+@Suite struct StreamedPrintTests {
+    static func walkedText(_ data: Data, options: PropertyListReadingOptions = PropertyListReadingOptions())
+        throws -> String
+    {
+        var text = ""
+        var formatter = PropertyListPrinter.Formatter(limit: .max, output: { text += $0 })
+        try BinaryPropertyListWalk.walk(data, options: options) { try formatter.consume($0) }
+        try formatter.finish()
+        return text
+    }
+
+    /// Runs `-p` on `data` and checks the result is the tree's: its text, or its message.
+    static func expectTreesResult(_ data: Data, _ label: String) {
+        let run = ToolRun(["-p", "--", "-"], standardInput: data)
+        do {
+            let value = try PropertyList(from: data)
+            #expect(run.status == 0, "\(label): \(run.error)")
+            #expect(run.outputText == PropertyListPrinter.render(value), "\(label)")
+        } catch let error as KeyedArchiveError {
+            #expect(run.status == 1, "\(label)")
+            #expect(run.output.isEmpty, "\(label)")
+            #expect(run.errorLines == ["-: \(error.description)"], "\(label)")
+        } catch {
+            Issue.record("\(label): \(error)")
+        }
+    }
+
+    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    func everyFixtureWalksToTheTreesText() throws {
+        var compared = 0
+        for (name, data) in StreamedConversionTests.binaryFixtures {
+            guard let value = try? PropertyList(from: data) else {
+                #expect(throws: (any Error).self, "\(name)") { try Self.walkedText(data) }
+                continue
+            }
+            if let walked = try? Self.walkedText(data) {
+                #expect(walked == PropertyListPrinter.render(value), "\(name)")
+                compared += 1
+            }
+            Self.expectTreesResult(data, name)
+        }
+        #expect(compared > 150, "fixtures walked: \(compared)")
+    }
+
+    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    func malformedFixtures() throws {
+        for entry in ToolFixtures.malformed {
+            guard let data = try? Data(contentsOf: URL(fileURLWithPath: entry.path)),
+                data.starts(with: Data("bplist00".utf8))
+            else { continue }
+            if (try? PropertyList(from: data)) == nil {
+                #expect(throws: (any Error).self, "\(entry)") { try Self.walkedText(data) }
+            }
+            Self.expectTreesResult(data, entry.file)
+        }
+    }
+
+    @Test func hostileShapes() throws {
+        let reference = StreamedConversionTests.reference
+        let bplist = StreamedConversionTests.bplist
+        for depth in [512, 513] {
+            let data = bplist((0..<depth).map { $0 == depth - 1 ? [0xA0] : [0xA1] + reference($0 + 1) }, 0)
+            if depth > 512 {
+                #expect(throws: KeyedArchiveError.self, "depth \(depth)") { try Self.walkedText(data) }
+            }
+            Self.expectTreesResult(data, "depth \(depth)")
+        }
+        let cycle = bplist([[0xA2] + reference(1) + reference(0), [0x10, 1]], 0)
+        #expect(throws: KeyedArchiveError.self) { try Self.walkedText(cycle) }
+        Self.expectTreesResult(cycle, "cycle")
+        let bomb = bplist(
+            (0..<40).map { $0 == 39 ? [0x10, 1] : [0xA2] + reference($0 + 1) + reference($0 + 1) }, 0)
+        #expect(throws: KeyedArchiveError.self) { try Self.walkedText(bomb) }
+        Self.expectTreesResult(bomb, "bomb")
+        let duplicate = bplist(
+            [
+                [0xD2] + reference(1) + reference(1) + reference(2) + reference(3),
+                [0x51, UInt8(ascii: "k")], [0x10, 1], [0x10, 2],
+            ], 0)
+        #expect(throws: KeyedArchiveError.self) { try Self.walkedText(duplicate) }
+        Self.expectTreesResult(duplicate, "key given twice")
+    }
+
+    @Test func valueBudgetFallsWhereTheReadersFalls() throws {
+        let reference = StreamedConversionTests.reference
+        let data = StreamedConversionTests.bplist(
+            [
+                [0xA3] + reference(1) + reference(1) + reference(2),
+                [0xD2] + reference(4) + reference(5) + reference(3) + reference(3),
+                [0x51, UInt8(ascii: "s")], [0xA2] + reference(2) + reference(2),
+                [0x51, UInt8(ascii: "a")], [0x51, UInt8(ascii: "b")],
+            ], 0)
+        var outcomes: Set<Bool> = []
+        for allowance in 0...40 {
+            let options = PropertyListReadingOptions(maximumExpansionFactor: 0, baseValueAllowance: allowance)
+            let read = (try? PropertyList(from: data, options: options)) != nil
+            #expect(read == ((try? Self.walkedText(data, options: options)) != nil), "allowance \(allowance)")
+            outcomes.insert(read)
+        }
+        #expect(outcomes == [true, false])
+    }
+
+    /// Past the output bound, the tool answers as before: the tree's way prints up to the
+    /// bound and says why it stopped.
+    @Test func outputBound() throws {
+        let value: PropertyList = .array((0..<2000).map { .string("value \($0)") })
+        var text = ""
+        var formatter = PropertyListPrinter.Formatter(limit: 1000, output: { text += $0 })
+        var threw = false
+        do {
+            try PropertyListPrinter.events(of: value) { try formatter.consume($0) }
+            try formatter.finish()
+        } catch {
+            threw = true
+        }
+        #expect(threw && text.utf8.count <= 1000)
     }
 }
