@@ -66,6 +66,12 @@ package enum BinaryPropertyListWalk {
         var remaining: Int
         var path: ObjectPath
         var frames: [Frame] = []
+        /// The text of each key object read so far: archives use the same few keys in
+        /// thousands of dictionaries. At most one entry per object of the file.
+        var keyTexts: [Int: String] = [:]
+        /// The entry order of each list of key objects seen, by the list: every object of one
+        /// archived class has the same keys. Bounded by the file's length (each list is in it).
+        var orders: [[Int]: [Int]] = [:]
 
         init(scanner: BinaryPropertyListScanner, maximumDepth: Int, maximumValues: Int) {
             self.scanner = scanner
@@ -93,8 +99,7 @@ package enum BinaryPropertyListWalk {
                     try spend(at: frame.container)
                     try visit(
                         .key(
-                            try scanner.key(
-                                keyIndex, position: frame.order[2 * frame.next], of: frame.container)))
+                            try key(keyIndex, position: frame.order[2 * frame.next], of: frame.container)))
                     try open(
                         try scanner.reference(
                             frame.container, at: frame.container.count + frame.order[2 * frame.next + 1]),
@@ -137,13 +142,18 @@ package enum BinaryPropertyListWalk {
         }
 
         /// For each key in order, the position of the key and of its value.
-        private func sortedEntries(of dictionary: BinaryPropertyListObject) throws -> [Int] {
+        private mutating func sortedEntries(of dictionary: BinaryPropertyListObject) throws -> [Int] {
+            var keyIndices: [Int] = []
+            keyIndices.reserveCapacity(dictionary.count)
+            for position in 0..<dictionary.count {
+                keyIndices.append(try scanner.reference(dictionary, at: position))
+            }
+            if let order = orders[keyIndices] { return order }
             var texts: [String] = []
             texts.reserveCapacity(dictionary.count)
             var known: Set<String> = []
             for position in 0..<dictionary.count {
-                let keyIndex = try scanner.reference(dictionary, at: position)
-                let text = try scanner.key(keyIndex, position: position, of: dictionary)
+                let text = try key(keyIndices[position], position: position, of: dictionary)
                 guard known.insert(text).inserted else {
                     throw KeyedArchiveError(
                         .unsupportedFormat,
@@ -161,7 +171,18 @@ package enum BinaryPropertyListWalk {
                 order.append(position)
                 order.append(position)
             }
+            orders[keyIndices] = order
             return order
+        }
+
+        /// The text of key object `index`, read once.
+        private mutating func key(_ index: Int, position: Int, of dictionary: BinaryPropertyListObject) throws
+            -> String
+        {
+            if let text = keyTexts[index] { return text }
+            let text = try scanner.key(index, position: position, of: dictionary)
+            keyTexts[index] = text
+            return text
         }
 
         private mutating func spend(at object: BinaryPropertyListObject) throws {
