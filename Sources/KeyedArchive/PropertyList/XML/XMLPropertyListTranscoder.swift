@@ -74,6 +74,7 @@ package enum XMLPropertyListTranscoder {
                 writer.maximumOutputBytes = maximumOutputBytes
                 writer.destination = output
                 writer.refusesDuplicateKeys = true
+                writer.updateCheckpoint()
                 try writer.writeDocument(root: trailer.topObject)
                 try writer.output.drain(into: output)
             }
@@ -122,6 +123,9 @@ package enum XMLPropertyListTranscoder {
         var destination: ((UnsafeRawBufferPointer) throws -> Void)?
         /// The bytes already handed to ``destination``.
         private var drainedCount = 0
+        /// The length of ``output`` at which the next value drains it or checks the bound:
+        /// one comparison a value, and `Int.max` (never) without a destination or a bound.
+        private var checkpoint = Int.max
         /// Whether a dictionary that gives a key twice is refused rather than written.
         var refusesDuplicateKeys = false
 
@@ -172,15 +176,7 @@ package enum XMLPropertyListTranscoder {
         private mutating func writeValue(_ index: Int) throws {
             let object = try object(index)
             try spend(at: object)
-            if output.count >= XMLPropertyListEmitter.chunkSize, let destination {
-                drainedCount += output.count
-                try output.drain(into: destination)
-            }
-            guard drainedCount + output.count <= maximumOutputBytes else {
-                throw KeyedArchiveError(
-                    .limitExceeded, "the XML would be longer than \(maximumOutputBytes) bytes",
-                    at: .byteOffset(object.offset))
-            }
+            if output.count >= checkpoint { try reachCheckpoint(at: object) }
             let depth = frames.count
             output.indent(depth)
             switch object.kind {
@@ -244,6 +240,30 @@ package enum XMLPropertyListTranscoder {
                 try enter(object)
                 frames.append(try dictionaryFrame(object))
             }
+        }
+
+        /// Sets ``checkpoint`` from the destination, the bound and what was drained.
+        mutating func updateCheckpoint() {
+            // The bound is passed once the output reaches one byte more than the room left.
+            let (room, overflow) = (maximumOutputBytes - drainedCount).addingReportingOverflow(1)
+            checkpoint = min(
+                destination == nil ? .max : XMLPropertyListEmitter.chunkSize, overflow ? .max : room)
+        }
+
+        /// Drains the output into the destination once a piece is complete, and refuses a
+        /// value that would start past the bound, where the tree's writer checks it.
+        @inline(never)
+        private mutating func reachCheckpoint(at object: BinaryPropertyListObject) throws {
+            if output.count >= XMLPropertyListEmitter.chunkSize, let destination {
+                drainedCount += output.count
+                try output.drain(into: destination)
+            }
+            guard drainedCount + output.count <= maximumOutputBytes else {
+                throw KeyedArchiveError(
+                    .limitExceeded, "the XML would be longer than \(maximumOutputBytes) bytes",
+                    at: .byteOffset(object.offset))
+            }
+            updateCheckpoint()
         }
 
         /// Object `index`: the common small objects (short ASCII strings, UIDs, 8-byte reals,
@@ -365,12 +385,15 @@ package enum XMLPropertyListTranscoder {
         /// Refuses a container (empty ones too, as reading does) nested past ``maximumDepth``.
         @inline(__always)
         private func checkDepth(_ container: BinaryPropertyListObject) throws {
-            guard frames.count < maximumDepth else {
-                throw KeyedArchiveError(
-                    .limitExceeded,
-                    "object \(container.index): \(container.kind) nested deeper than the limit of \(maximumDepth) levels",
-                    at: .byteOffset(container.offset))
-            }
+            guard frames.count < maximumDepth else { throw tooDeep(container) }
+        }
+
+        @inline(never)
+        private func tooDeep(_ container: BinaryPropertyListObject) -> KeyedArchiveError {
+            KeyedArchiveError(
+                .limitExceeded,
+                "object \(container.index): \(container.kind) nested deeper than the limit of \(maximumDepth) levels",
+                at: .byteOffset(container.offset))
         }
 
         private mutating func enter(_ container: BinaryPropertyListObject) throws {
