@@ -1,5 +1,10 @@
-import Foundation
 import KeyedArchive
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A value of a keyed archive's object graph as a plain property list, for
 /// `-extract KEYPATH FORMAT --resolve`:

@@ -1,5 +1,10 @@
-import Foundation
 import KeyedArchive
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The `-TYPE VALUE` of `-insert` and `-replace`, spelled as `plutil` spells it.
 enum EditValueType: String, CaseIterable, Equatable {
@@ -35,7 +40,14 @@ enum EditValueType: String, CaseIterable, Equatable {
             }
             return .integer(integer)
         case .float:
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            // Foundation's `.whitespaces`: tab and the space separators, at either end.
+            let isBlank = { (scalar: Unicode.Scalar) in
+                scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator
+            }
+            var scalars = text.unicodeScalars[...]
+            while let first = scalars.first, isBlank(first) { scalars.removeFirst() }
+            while let last = scalars.last, isBlank(last) { scalars.removeLast() }
+            let trimmed = String(scalars)
             guard !trimmed.isEmpty, let real = Double(trimmed) else {
                 throw UsageError("-float needs a number, not '\(text)'")
             }

@@ -8,7 +8,7 @@ struct Invocation: Equatable {
     /// The action to perform on every file.
     ///
     /// Adding a command is one case here (with its ``spelling``), one spelling in
-    /// ``Invocation/parse(_:)`` (an option `case`, or an entry in ``wordCommands``), any
+    /// ``Invocation/parse(_:)`` (an option `case`, or a `case` in ``wordCommand(_:)``), any
     /// options of its own in the same `switch` and in `validate()`, and one `case` in
     /// ``Tool/perform(_:)``.
     enum Command: Equatable {
@@ -97,6 +97,9 @@ struct Invocation: Equatable {
     var jsonLines = false
     /// `--raw`: `decode` shows every object field by field, known classes included.
     var raw = false
+    /// `-header`: with `-convert objc`, also write a header declaring the constant beside
+    /// the source (`.h` for `.m`), as `plutil` does; not for standard output.
+    var writesHeader = false
 }
 
 /// The type names of `-type` and `-expect`, as `plutil` spells them.
@@ -165,7 +168,15 @@ struct UsageError: Error, Equatable, CustomStringConvertible {
 extension Invocation {
     /// Commands spelled as a word (`keyed-archive verb FILE`) rather than as a `plutil`
     /// option. A word counts as a command only in first position; elsewhere it is a file.
-    static let wordCommands: [String: Command] = ["decode": .decode]
+    ///
+    /// A `switch`, not a dictionary: a dictionary's first use costs the process more start-up
+    /// time (its generic metadata and conformances looked up) than all the parsing.
+    static func wordCommand(_ word: String) -> Command? {
+        switch word {
+        case "decode": return .decode
+        default: return nil
+        }
+    }
 
     /// Parses the arguments that follow the program name.
     ///
@@ -180,7 +191,7 @@ extension Invocation {
         var command: Command?
         var invocation = Invocation(command: .lint)
         var remaining = arguments[...]
-        if let first = remaining.first, let word = wordCommands[first] {
+        if let first = remaining.first, let word = wordCommand(first) {
             command = word
             remaining.removeFirst()
         }
@@ -295,6 +306,8 @@ extension Invocation {
                 invocation.json = true
             case "--raw":
                 invocation.raw = true
+            case "-header":
+                invocation.writesHeader = true
             default:
                 throw UsageError("unknown option '\(argument)'")
             }
@@ -348,6 +361,9 @@ extension Invocation {
             throw UsageError("--jsonl cannot be combined with --json or --path")
         }
         if raw && command != .decode { throw UsageError("--raw is only valid with decode") }
+        if writesHeader && command != .convert(.objc) {
+            throw UsageError("-header is only valid with -convert objc")
+        }
         if files.isEmpty { throw UsageError("no files given") }
         if outputPath != nil && outputExtension != nil { throw UsageError("-o and -e cannot be combined") }
         if outputPath == "" { throw UsageError("-o needs a non-empty path") }

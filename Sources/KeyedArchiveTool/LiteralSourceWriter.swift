@@ -1,5 +1,10 @@
-import Foundation
 import KeyedArchive
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The literal source of `-convert swift` and `-convert objc`, laid out as `plutil`
 /// lays it out:
@@ -64,12 +69,18 @@ enum LiteralSourceWriter {
     ///   - fileName: The input's name, for the comment and the variable name.
     ///   - limit: The most bytes of source to produce.
     /// - Throws: ``Failure`` for a value the language has no literal for, or output past `limit`.
-    static func render(_ value: PropertyList, language: Language, fileName: String, limit: Int)
+    ///   - headerName: With `-header`, the header's file name, which the Objective-C source
+    ///     imports first (`#import "creature.h"`), as `plutil`'s does.
+    static func render(
+        _ value: PropertyList, language: Language, fileName: String, limit: Int, headerName: String? = nil
+    )
         throws(Failure)
         -> Data
     {
         let name = identifier(forFileName: fileName)
-        var text =
+        var text = ""
+        if let headerName, language == .objc { text += "#import \"\(try importable(headerName))\"\n\n" }
+        text +=
             "/// Generated from \(commentText(fileName.split(separator: "/").last.map(String.init) ?? fileName))\n"
         switch language {
         case .swift:
@@ -81,20 +92,68 @@ enum LiteralSourceWriter {
             }
             text += "let \(name)\(annotation) = "
         case .objc:
-            let type: String
-            switch value {
-            case .dictionary, .uid: type = "NSDictionary"
-            case .array: type = "NSArray"
-            case .string: type = "NSString"
-            case .integer, .real, .bool: type = "NSNumber"
-            case .date, .data: throw unrepresentable
-            }
-            text += "__attribute__((visibility(\"hidden\")))\n\(type) * const \(name) = "
+            text += "__attribute__((visibility(\"hidden\")))\n\(try objcType(of: value)) * const \(name) = "
         }
         try append(value, language: language, to: &text, limit: limit)
         text += language == .objc ? ";\n" : "\n"
         guard text.utf8.count <= limit else { throw tooLarge(limit) }
         return Data(text.utf8)
+    }
+
+    /// The header `-convert objc -header` writes beside the source, laid out as `plutil`'s:
+    ///
+    /// ```
+    /// #import <Foundation/Foundation.h>
+    ///
+    /// /// Generated from creature.plist
+    /// __attribute__((visibility("hidden")))
+    /// extern NSDictionary * const creature;
+    /// ```
+    ///
+    /// - Throws: ``Failure`` for a value Objective-C has no literal for (as the source).
+    static func header(_ value: PropertyList, fileName: String) throws(Failure) -> Data {
+        let type = try objcType(of: value)
+        try checkRepresentable(value)
+        let comment = commentText(fileName.split(separator: "/").last.map(String.init) ?? fileName)
+        let text =
+            "#import <Foundation/Foundation.h>\n\n/// Generated from \(comment)\n"
+            + "__attribute__((visibility(\"hidden\")))\n"
+            + "extern \(type) * const \(identifier(forFileName: fileName));\n"
+        return Data(text.utf8)
+    }
+
+    /// The class of the Objective-C constant holding `value`.
+    private static func objcType(of value: PropertyList) throws(Failure) -> String {
+        switch value {
+        case .dictionary, .uid: return "NSDictionary"
+        case .array: return "NSArray"
+        case .string: return "NSString"
+        case .integer, .real, .bool: return "NSNumber"
+        case .date, .data: throw unrepresentable
+        }
+    }
+
+    /// Refuses a value holding a date or data anywhere, without writing it.
+    private static func checkRepresentable(_ value: PropertyList) throws(Failure) {
+        var work = [value]
+        while let item = work.popLast() {
+            switch item {
+            case .date, .data: throw unrepresentable
+            case .array(let elements): work.append(contentsOf: elements)
+            case .dictionary(let dictionary): work.append(contentsOf: dictionary.values)
+            default: break
+            }
+        }
+    }
+
+    /// A file name `#import "…"` can hold: no quote, backslash or control character, which
+    /// the directive has no escape for.
+    private static func importable(_ name: String) throws(Failure) -> String {
+        for scalar in name.unicodeScalars
+        where scalar == "\"" || scalar == "\\" || scalar.value < 0x20 || scalar.value == 0x7F {
+            throw Failure(message: "cannot name the header \(commentText(name)) in an #import directive")
+        }
+        return name
     }
 
     private static let unrepresentable = Failure(
@@ -169,7 +228,12 @@ enum LiteralSourceWriter {
         case .string(let string):
             return quoted(string, language: language)
         case .integer(let integer):
-            if !objc, !integer.isNegative, integer.int64Value == nil { return "\(integer) as UInt64" }
+            if !integer.isNegative, integer.int64Value == nil {
+                return objc ? "@\(integer)ULL" : "\(integer) as UInt64"
+            }
+            // Objective-C reads `-9223372036854775808` as the negation of a literal too large
+            // for `long long`: C's own spelling of the smallest value instead.
+            if objc, integer.int64Value == Int64.min { return "@(-9223372036854775807LL - 1)" }
             return objc ? "@\(integer)" : "\(integer)"
         case .real(let real):
             let literal: String

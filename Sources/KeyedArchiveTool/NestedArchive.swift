@@ -1,5 +1,10 @@
-import Foundation
 import KeyedArchive
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// `decode --expand`: what a data value holds, when it is itself an archive — a keyed
 /// archive or a property list (binary or XML) stored inside `NS.data` or a plain `data`
@@ -109,7 +114,7 @@ enum NestedArchive {
                         // An array's elements are addressed as `path.3`, as `--path` does.
                         let fieldPath =
                             isArray && field.key == "NS.objects"
-                            ? path : "\(path).\(field.key.replacingOccurrences(of: ".", with: "\\."))"
+                            ? path : "\(path).\(field.key.replacing(".", with: "\\."))"
                         work.append((fieldPath, field.value))
                     }
                 default: break

@@ -1,5 +1,10 @@
-import Foundation
 import KeyedArchive
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A `plutil` key path: keys separated by `.`, where `\.` is a dot inside a key and `\\` a
 /// backslash; a component that is a decimal number addresses an element when applied to

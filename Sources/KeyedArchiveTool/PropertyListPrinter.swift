@@ -1,5 +1,10 @@
-import Foundation
 import KeyedArchive
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The human-readable rendering of `-p`, modelled on `plutil -p`.
 ///
@@ -58,14 +63,107 @@ enum PropertyListPrinter {
     static func render(_ value: PropertyList, limit: Int, output: (String) -> Void)
         throws(OutputLimitExceeded)
     {
-        enum Work {
-            case value(PropertyList, indent: Int)
-            case text(String)
-            case line(String, indent: Int)
+        try withoutActuallyEscaping(output) { output throws(OutputLimitExceeded) in
+            var formatter = Formatter(limit: limit, output: output)
+            try events(of: value) { event throws(OutputLimitExceeded) in try formatter.consume(event) }
+            try formatter.finish()
         }
-        var text = ""
-        var written = 0
-        func flush(force: Bool) throws(OutputLimitExceeded) {
+    }
+
+    /// The walk of `value` as the events a binary property list's walk gives (dictionary
+    /// entries sorted by key), with an explicit work stack (any depth).
+    static func events<Failure: Error>(
+        of value: PropertyList, _ visit: (BinaryPropertyListWalk.Event) throws(Failure) -> Void
+    ) throws(Failure) {
+        var work: [EventWork] = [.value(value)]
+        while let item = work.popLast() {
+            switch item {
+            case .key(let key):
+                try visit(.key(key))
+            case .end:
+                try visit(.end)
+            case .value(.array(let elements)):
+                try visit(.arrayStart(count: elements.count))
+                work.append(.end)
+                for element in elements.reversed() { work.append(.value(element)) }
+            case .value(.dictionary(let dictionary)):
+                try visit(.dictionaryStart(count: dictionary.count))
+                work.append(.end)
+                for (key, element) in dictionary.sortedByKey.reversed() {
+                    work.append(.value(element))
+                    work.append(.key(key))
+                }
+            case .value(let scalar):
+                try visit(.scalar(scalar))
+            }
+        }
+    }
+
+    /// What ``events(of:_:)`` has left to walk.
+    private enum EventWork {
+        case value(PropertyList)
+        case key(String)
+        case end
+    }
+
+    /// Turns the events of one value into the text, ending with a newline, handed to
+    /// `output` in pieces of about ``chunkSize`` bytes as it goes (so it is never held whole).
+    /// The same for a tree (``events(of:_:)``) and for a binary property list's walk.
+    struct Formatter {
+        let limit: Int
+        let output: (String) -> Void
+        private var text = ""
+        private var written = 0
+        /// The open containers: whether each is an array, and its next element's index.
+        private var open: [(isArray: Bool, next: Int)] = []
+
+        init(limit: Int, output: @escaping (String) -> Void) {
+            self.limit = limit
+            self.output = output
+        }
+
+        /// - Throws: ``OutputLimitExceeded`` once the text would pass `limit` bytes; what
+        ///   was handed to `output` before stays written.
+        mutating func consume(_ event: BinaryPropertyListWalk.Event) throws(OutputLimitExceeded) {
+            switch event {
+            case .key(let key):
+                appendIndent(open.count, to: &text)
+                text += DisplayText.quoted(key, style: .plutil)
+                text += " => "
+            case .scalar(let value):
+                startValue()
+                appendScalar(value, to: &text)
+                text += "\n"
+            case .arrayStart:
+                startValue()
+                text += "[\n"
+                open.append((isArray: true, next: 0))
+            case .dictionaryStart:
+                startValue()
+                text += "{\n"
+                open.append((isArray: false, next: 0))
+            case .end:
+                let isArray = open.popLast()?.isArray ?? true
+                appendIndent(open.count, to: &text)
+                text += isArray ? "]\n" : "}\n"
+            }
+            try flush(force: false)
+        }
+
+        /// Hands over what is left.
+        mutating func finish() throws(OutputLimitExceeded) {
+            try flush(force: true)
+        }
+
+        /// An array element's line starts with its index.
+        private mutating func startValue() {
+            guard let last = open.indices.last, open[last].isArray else { return }
+            appendIndent(open.count, to: &text)
+            text += "\(open[last].next) => "
+            open[last].next += 1
+        }
+
+        private mutating func flush(force: Bool) throws(OutputLimitExceeded) {
             let size = text.utf8.count
             guard force || size >= chunkSize else { return }
             guard written + size <= limit else { throw OutputLimitExceeded(limit: limit) }
@@ -73,40 +171,6 @@ enum PropertyListPrinter {
             if size > 0 { output(text) }
             text = ""
         }
-        var work: [Work] = [.value(value, indent: 0), .text("\n")].reversed()
-        while let item = work.popLast() {
-            switch item {
-            case .text(let literal):
-                text += literal
-            case .line(let literal, let indent):
-                appendIndent(indent, to: &text)
-                text += literal
-            case .value(let value, let indent):
-                switch value {
-                case .array(let elements):
-                    text += "[\n"
-                    work.append(.line("]", indent: indent))
-                    for (index, element) in elements.enumerated().reversed() {
-                        work.append(.text("\n"))
-                        work.append(.value(element, indent: indent + 1))
-                        work.append(.line("\(index) => ", indent: indent + 1))
-                    }
-                case .dictionary(let dictionary):
-                    text += "{\n"
-                    work.append(.line("}", indent: indent))
-                    for (key, element) in dictionary.sortedByKey.reversed() {
-                        let quoted = DisplayText.quoted(key, style: .plutil)
-                        work.append(.text("\n"))
-                        work.append(.value(element, indent: indent + 1))
-                        work.append(.line(quoted + " => ", indent: indent + 1))
-                    }
-                default:
-                    appendScalar(value, to: &text)
-                }
-            }
-            try flush(force: false)
-        }
-        try flush(force: true)
     }
 
     private static func appendScalar(_ value: PropertyList, to text: inout String) {
@@ -167,6 +231,6 @@ enum PropertyListPrinter {
         // The library's description of a date is ISO 8601 (`2020-01-02T03:04:05Z`):
         // reuse its calendar arithmetic and respell it as plutil does.
         let iso = PropertyList.date(Date(timeIntervalSinceReferenceDate: secondsSince2001)).description
-        return iso.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " +0000")
+        return iso.replacing("T", with: " ").replacing("Z", with: " +0000")
     }
 }

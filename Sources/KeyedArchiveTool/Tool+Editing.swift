@@ -1,5 +1,17 @@
-import Foundation
 import KeyedArchive
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `-extract`, `-type`, `-insert`, `-replace`, `-remove` and `-create`: `plutil`'s key-path
 /// commands.
@@ -93,7 +105,7 @@ extension Tool {
         switch value {
         case .string(let string): text = string
         case .integer(let integer): text = integer.description
-        case .real(let real): text = String(format: "%f", real)
+        case .real(let real): text = fixedPointText(real)
         case .bool(let flag): text = flag ? "true" : "false"
         case .date: text = value.description
         case .data(let data): text = data.base64EncodedString()
@@ -103,6 +115,19 @@ extension Tool {
         }
         guard text.utf8.count <= limit else { throw ToolFailure(outputTooLarge(limit)) }
         return text
+    }
+
+    /// `real` as C's `%f` writes it (six decimals, `nan`, `inf`), as `String(format:)` did.
+    static func fixedPointText(_ real: Double) -> String {
+        withVaList([real]) { arguments in
+            // The longest `%f` of a double is 317 bytes (a sign, 309 digits, a point and six).
+            withUnsafeTemporaryAllocation(of: CChar.self, capacity: 400) { buffer in
+                guard let base = buffer.baseAddress, vsnprintf(base, buffer.count, "%f", arguments) > 0 else {
+                    return "\(real)"
+                }
+                return String(cString: base)
+            }
+        }
     }
 
     /// `value` in a property-list format, bounded by `limit`.

@@ -1,5 +1,10 @@
-import Foundation
 import KeyedArchive
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// `decode --expand` (text) and `decode --jsonl`: reading archives as an examiner finds them.
 extension Tool {

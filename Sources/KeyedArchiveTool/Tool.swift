@@ -1,5 +1,10 @@
-import Foundation
 import KeyedArchive
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The `keyed-archive` command-line tool, callable from tests with a fake environment.
 ///
@@ -56,7 +61,8 @@ struct Tool {
                 }
             }
         case .print:
-            return forEachFile(invocation) { file throws(ToolFailure) in
+            return forEachFile(invocation, streamed: { _, data in streamedPrint(data) }) {
+                file throws(ToolFailure) in
                 try Self.requirePropertyList(file)
                 let limit = Self.outputLimit(forInputLength: file.byteCount)
                 do {
@@ -68,7 +74,9 @@ struct Tool {
                 }
             }
         case .convert(let format):
-            return forEachFile(invocation) { file throws(ToolFailure) in
+            let streamed: ((String, Data) -> Bool)? =
+                format == .xml1 ? { name, data in streamedConversion(name, data, invocation) } : nil
+            return forEachFile(invocation, streamed: streamed) { file throws(ToolFailure) in
                 try Self.requirePropertyList(file)
                 try convert(file, to: format, invocation)
             }
@@ -182,15 +190,23 @@ struct Tool {
 
     /// Reads and parses every file, hands each to `action`, and reports each failure on
     /// one line naming the file. Later files are processed after a failure.
-    private func forEachFile(_ invocation: Invocation, _ action: (InputFile) throws(ToolFailure) -> Void)
+    ///
+    /// `streamed`, when given, is offered each file's bytes first; when it returns `true` the
+    /// file is done and neither parsed nor handed to `action`.
+    private func forEachFile(
+        _ invocation: Invocation, streamed: ((String, Data) -> Bool)? = nil,
+        _ action: (InputFile) throws(ToolFailure) -> Void
+    )
         -> Int32
     {
         var status = ExitStatus.success
         for name in invocation.files {
             do throws(ToolFailure) {
+                let data = try readBytes(name)
+                if let streamed, streamed(name, data) { continue }
                 var report = PropertyListReadingReport()
                 let (value, byteCount, format, typedStream, isJSON) = try readPropertyList(
-                    name, report: &report)
+                    name, data, report: &report)
                 try action(
                     InputFile(
                         name: name, value: value, report: report, byteCount: byteCount, format: format,
@@ -217,12 +233,8 @@ struct Tool {
         return "OK (ignored \(bytes) after \(ignored.after) at \(place))"
     }
 
-    private func readPropertyList(
-        _ name: String, report: inout PropertyListReadingReport
-    ) throws(ToolFailure) -> (
-        value: PropertyList, byteCount: Int, format: PropertyListFormat, typedStream: TypedStreamGraph?,
-        isJSON: Bool
-    ) {
+    /// The bytes of `name` (`-`: standard input), which must not be empty.
+    private func readBytes(_ name: String) throws(ToolFailure) -> Data {
         let data: Data
         if name == "-" {
             data = environment.readStandardInput()
@@ -235,6 +247,15 @@ struct Tool {
             }
             if data.isEmpty { throw ToolFailure("file is empty") }
         }
+        return data
+    }
+
+    private func readPropertyList(
+        _ name: String, _ data: Data, report: inout PropertyListReadingReport
+    ) throws(ToolFailure) -> (
+        value: PropertyList, byteCount: Int, format: PropertyListFormat, typedStream: TypedStreamGraph?,
+        isJSON: Bool
+    ) {
         do {
             if TypedStreamUnarchiver.isTypedStream(data) {
                 return (
@@ -338,21 +359,12 @@ struct Tool {
         let value = file.value
         let name = file.name
         let limit = Self.outputLimit(forInputLength: file.byteCount)
-        let destination: String
-        if let outputPath = invocation.outputPath {
-            destination = outputPath
-        } else if let outputExtension = invocation.outputExtension ?? format.sourceExtension {
-            if name == "-" && invocation.outputExtension == nil {
-                destination = "-"
-            } else {
-                guard name != "-" else {
-                    throw ToolFailure("-e cannot name a file for standard input; use -o")
-                }
-                destination = Self.path(name, replacingExtensionWith: outputExtension)
-            }
-        } else {
-            destination = name
-        }
+        let destination = try Self.destination(of: name, as: format, invocation)
+        // `-header`: a header beside the source, which the source imports (not for standard output).
+        let headerPath =
+            invocation.writesHeader && destination != "-"
+            ? Self.path(destination, replacingExtensionWith: "h") : nil
+        let headerName = headerPath.map { String($0.split(separator: "/").last ?? Substring($0)) }
 
         // The file system reports its own failures as `FileSystemError` and passes the
         // writer's through unchanged, so a `KeyedArchiveError` below is always the writer's.
@@ -365,7 +377,8 @@ struct Tool {
             case .binary1: try value.write(format: .binary, to: write)
             case .swift, .objc:
                 let source = try LiteralSourceWriter.render(
-                    value, language: format == .swift ? .swift : .objc, fileName: name, limit: limit)
+                    value, language: format == .swift ? .swift : .objc, fileName: name, limit: limit,
+                    headerName: headerName)
                 try source.withUnsafeBytes { try write($0) }
             case .json:
                 try value.writeJSON(
@@ -380,6 +393,10 @@ struct Tool {
                 try produce { environment.writeOutput(Data($0)) }
             } else {
                 try environment.fileSystem.writeAtomically(toPath: destination, produce)
+                if let headerPath {
+                    try environment.fileSystem.writeAtomically(
+                        LiteralSourceWriter.header(value, fileName: name), toPath: headerPath)
+                }
             }
         } catch let error as KeyedArchiveError {
             throw ToolFailure("cannot write as \(format.rawValue): \(error.description)")
@@ -392,6 +409,76 @@ struct Tool {
             throw ToolFailure("cannot write as \(format.rawValue): \(error)")
         }
     }
+
+    /// Where `-convert` writes the conversion of `name`: `-o`, the name with `-e`'s
+    /// extension (or a literal source's), or the file itself; `-` is standard output.
+    static func destination(of name: String, as format: ConversionFormat, _ invocation: Invocation)
+        throws(ToolFailure) -> String
+    {
+        if let outputPath = invocation.outputPath { return outputPath }
+        guard let outputExtension = invocation.outputExtension ?? format.sourceExtension else { return name }
+        if name == "-" && invocation.outputExtension == nil { return "-" }
+        guard name != "-" else { throw ToolFailure("-e cannot name a file for standard input; use -o") }
+        return path(name, replacingExtensionWith: outputExtension)
+    }
+
+    /// `-convert xml1` of a binary property list without the tree: its objects are written
+    /// as XML straight from the bytes (the library's transcoder), which takes a fraction of
+    /// the time and memory of reading the value and writing it. The text is the same; so
+    /// that everything else is too, any failure (a malformed file, a limit, a key given
+    /// twice, a write that fails) returns `false`, and the file then goes the tree's way,
+    /// which says what is wrong as it always has. Standard output receives the text only
+    /// once it is complete, since the tree's way may follow; a file is replaced through the
+    /// durable writer, which leaves it untouched when the transcoder throws.
+    ///
+    /// - Returns: Whether the file was converted.
+    private func streamedConversion(_ name: String, _ data: Data, _ invocation: Invocation) -> Bool {
+        guard data.starts(with: Self.binaryMagic),
+            let destination = try? Self.destination(of: name, as: .xml1, invocation)
+        else { return false }
+        let limit = Self.outputLimit(forInputLength: data.count)
+        func produce(_ write: (UnsafeRawBufferPointer) throws -> Void) throws {
+            try XMLPropertyListTranscoder.transcode(
+                data, readingOptions: PropertyListReadingOptions(), maximumOutputBytes: limit, to: write)
+        }
+        do {
+            if destination == "-" {
+                var text = Data()
+                try produce { text.append(contentsOf: $0) }
+                environment.writeOutput(text)
+            } else {
+                try environment.fileSystem.writeAtomically(toPath: destination, produce)
+            }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// `-p` of a binary property list without the tree: the printer formats the events of
+    /// the library's walk over the file's objects. As for ``streamedConversion(_:_:_:)``, any
+    /// failure returns `false` and the file goes the tree's way, which says what is wrong as
+    /// it always has; so the text is written only once complete.
+    ///
+    /// - Returns: Whether the file was printed.
+    private func streamedPrint(_ data: Data) -> Bool {
+        guard data.starts(with: Self.binaryMagic) else { return false }
+        var pieces: [String] = []
+        var formatter = PropertyListPrinter.Formatter(
+            limit: Self.outputLimit(forInputLength: data.count), output: { pieces.append($0) })
+        do {
+            try BinaryPropertyListWalk.walk(data, options: PropertyListReadingOptions()) { event in
+                try formatter.consume(event)
+            }
+            try formatter.finish()
+        } catch {
+            return false
+        }
+        for piece in pieces { environment.writeOutput(Data(piece.utf8)) }
+        return true
+    }
+
+    private static let binaryMagic = Array("bplist00".utf8)
 
     /// `a/b.plist` with `xml` gives `a/b.xml`; a name without an extension gets one.
     static func path(_ path: String, replacingExtensionWith newExtension: String) -> String {

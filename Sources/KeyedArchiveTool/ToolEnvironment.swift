@@ -1,5 +1,10 @@
-import Foundation
 import KeyedArchive
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 #if canImport(Glibc)
 import Glibc
@@ -25,10 +30,45 @@ struct ToolEnvironment {
     /// The real process: its standard streams and the local file system.
     static var process: ToolEnvironment {
         ToolEnvironment(
-            readStandardInput: { FileHandle.standardInput.readDataToEndOfFile() },
-            writeOutput: { FileHandle.standardOutput.write($0) },
-            writeError: { FileHandle.standardError.write(Data($0.utf8)) },
+            readStandardInput: { StandardStream.readAll(STDIN_FILENO) },
+            writeOutput: { data in data.withUnsafeBytes { StandardStream.writeAll($0, to: STDOUT_FILENO) } },
+            writeError: { text in
+                var text = text
+                text.withUTF8 { StandardStream.writeAll(UnsafeRawBufferPointer($0), to: STDERR_FILENO) }
+            },
             fileSystem: LocalFileSystem())
+    }
+}
+
+/// The standard streams through POSIX calls: FoundationEssentials has no `FileHandle`, and
+/// importing all of Foundation for it triples the tool's start-up time.
+enum StandardStream {
+    /// Reads `descriptor` to its end; what was read before an error is returned.
+    static func readAll(_ descriptor: Int32) -> Data {
+        var bytes = Data()
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return bytes }
+            chunk.withUnsafeBytes {
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[0..<count]))
+            }
+        }
+    }
+
+    /// Writes all of `bytes` to `descriptor`, resuming after partial writes and interruptions;
+    /// stops at the first other error (a closed pipe, a full disk), as there is no one to tell.
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) {
+        guard var next = bytes.baseAddress else { return }
+        var left = bytes.count
+        while left > 0 {
+            let written = write(descriptor, next, left)
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            next += written
+            left -= written
+        }
     }
 }
 
@@ -116,39 +156,46 @@ struct LocalFileSystem: ToolFileSystem {
         // Read straight into the `Data` returned, so the file is held once, not twice.
         var bytes = Data()
         // The size is a hint only: the file may change, and pipes report 0.
-        if info.st_size > 0 && info.st_size < Int64(Int32.max) { bytes.reserveCapacity(Int(info.st_size)) }
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        if info.st_size > 0 && info.st_size < Int64(Int32.max) {
+            // A regular file of the size reported is read in one call, without a chunk buffer.
+            let size = Int(info.st_size)
+            bytes = Data(count: size)
+            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, size) }
+            bytes.count = max(0, count)
+        }
+        // The rest: all of a pipe, what a file gained since `fstat`, or after an interruption.
+        try Self.readRest(descriptor, into: &bytes)
+        return bytes
+    }
+
+    /// Appends what is left to read from `descriptor` to `bytes`.
+    private static func readRest(_ descriptor: Int32, into bytes: inout Data) throws(FileSystemError) {
+        // A file already read whole needs only the small read that finds its end.
+        var chunkSize = 512
         while true {
-            let count = chunk.withUnsafeMutableBytes { buffer in
-                read(descriptor, buffer.baseAddress, buffer.count)
+            let count = withUnsafeTemporaryAllocation(byteCount: chunkSize, alignment: 1) { buffer in
+                let count = read(descriptor, buffer.baseAddress, buffer.count)
+                if count > 0 { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count])) }
+                return count
             }
-            if count == 0 { break }
+            if count == 0 { return }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw Self.lastError()
             }
-            chunk.withUnsafeBytes { buffer in
-                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-            }
+            chunkSize = 1 << 16
         }
-        return bytes
     }
 
     func filesForSweep(_ path: String) throws(FileSystemError) -> [String] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue
-        else {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & Self.fileTypeMask == Self.directoryType else {
             return [path]
         }
         var files: [String] = []
         var folders = [path]
         while let folder = folders.popLast() {
-            let names: [String]
-            do {
-                names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
-            } catch {
-                throw FileSystemError(message: "cannot list \(folder): \(error.localizedDescription)")
-            }
+            let names = try Self.names(inFolder: folder)
             var subfolders: [String] = []
             for name in names {
                 let child = folder.hasSuffix("/") ? folder + name : folder + "/" + name
@@ -163,6 +210,22 @@ struct LocalFileSystem: ToolFileSystem {
             folders.append(contentsOf: subfolders.reversed())
         }
         return files
+    }
+
+    /// The names in `folder` (without `.` and `..`), sorted.
+    private static func names(inFolder folder: String) throws(FileSystemError) -> [String] {
+        guard let directory = opendir(folder) else {
+            throw FileSystemError(message: "cannot list \(folder): \(String(cString: strerror(errno)))")
+        }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
     }
 
     func contentsOfFile(atPath path: String, largest: Int) throws(FileSystemError) -> Data {

@@ -60,6 +60,7 @@ enum Usage {
           -s                 with -lint, print nothing for files that are OK
           -o PATH            with one FILE, write to PATH instead ('-' = standard output)
           -e EXTENSION       with -convert, write beside each FILE with this extension
+          -header            with -convert objc, also write a header (.h) beside the source
           -r                 with json, indent the JSON for people
           -expect TYPE       with -extract and -type, fail unless the value is a TYPE
           -n                 with -extract KEYPATH raw, print no newline after the value

@@ -19,7 +19,7 @@ import Foundation
 /// is computed once.
 ///
 /// - Complexity: O(output size), plus a sort for each distinct list of keys.
-enum XMLPropertyListTranscoder {
+package enum XMLPropertyListTranscoder {
     /// Writes `data`, a binary property list, as XML.
     ///
     /// - Parameters:
@@ -40,6 +40,44 @@ enum XMLPropertyListTranscoder {
                 capacity: bytes.count * 6 + 4096, maximumValues: maximumValues)
             try writer.writeDocument(root: trailer.topObject)
             return writer.output.finish()
+        }
+    }
+
+    /// Writes `data`, a binary property list, as XML to `output` in pieces of about
+    /// ``XMLPropertyListEmitter/chunkSize`` bytes, refusing what reading it refuses: the
+    /// tool's `-convert xml1` without the tree.
+    ///
+    /// The text is the one `PropertyList(from: data, options: readingOptions)` written with
+    /// `write(format: .xml, options: PropertyListWritingOptions(maximumOutputBytes:))` gives,
+    /// byte for byte. Every input that reading or that writing refuses is refused here too
+    /// (the message may differ): the reader's nesting limit and value budget, counted as the
+    /// reader counts them, and the writer's output bound, checked where the writer checks
+    /// it. Sometimes more is refused: a dictionary that gives a key twice (its overwritten
+    /// values would have to be read and checked without being written), so a caller that
+    /// needs every input written falls back to the tree when this throws.
+    ///
+    /// - Throws: ``KeyedArchiveError`` as reading and writing do, and `unsupportedFormat`
+    ///   for a key given twice; what `output` throws. What was handed to `output` before
+    ///   stays handed over.
+    package static func transcode(
+        _ data: Data, readingOptions: PropertyListReadingOptions, maximumOutputBytes: Int,
+        to output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        try withoutActuallyEscaping(output) { output in
+            try data.withUnsafeBytes { bytes in
+                let trailer = try BinaryPropertyListTrailer(validating: bytes)
+                var writer = Writer(
+                    scanner: try BinaryPropertyListScanner(bytes: bytes, trailer: trailer),
+                    capacity: XMLPropertyListEmitter.chunkSize + 4096,
+                    maximumValues: readingOptions.valueLimit(forInputLength: bytes.count))
+                writer.maximumDepth = readingOptions.maximumDepth
+                writer.maximumOutputBytes = maximumOutputBytes
+                writer.destination = output
+                writer.refusesDuplicateKeys = true
+                writer.updateCheckpoint()
+                try writer.writeDocument(root: trailer.topObject)
+                try writer.output.drain(into: output)
+            }
         }
     }
 
@@ -77,6 +115,19 @@ enum XMLPropertyListTranscoder {
         private var path: ObjectPath
         private let maximumValues: Int
         private var remaining: Int
+        /// The reader's nesting limit (the root is level 1).
+        var maximumDepth = Int.max
+        /// The writer's output bound, checked before each value as the tree's writer checks it.
+        var maximumOutputBytes = Int.max
+        /// Where the text goes in pieces as it is made, or nil to keep all of it in ``output``.
+        var destination: ((UnsafeRawBufferPointer) throws -> Void)?
+        /// The bytes already handed to ``destination``.
+        private var drainedCount = 0
+        /// The length of ``output`` at which the next value drains it or checks the bound:
+        /// one comparison a value, and `Int.max` (never) without a destination or a bound.
+        private var checkpoint = Int.max
+        /// Whether a dictionary that gives a key twice is refused rather than written.
+        var refusesDuplicateKeys = false
 
         init(scanner: BinaryPropertyListScanner, capacity: Int, maximumValues: Int) {
             self.scanner = scanner
@@ -125,6 +176,7 @@ enum XMLPropertyListTranscoder {
         private mutating func writeValue(_ index: Int) throws {
             let object = try object(index)
             try spend(at: object)
+            if output.count >= checkpoint { try reachCheckpoint(at: object) }
             let depth = frames.count
             output.indent(depth)
             switch object.kind {
@@ -169,6 +221,7 @@ enum XMLPropertyListTranscoder {
                 output.indent(depth)
                 output.append("</data>\n")
             case .array, .set:
+                try checkDepth(object)
                 guard object.count > 0 else {
                     output.append("<array/>\n")
                     return
@@ -178,6 +231,7 @@ enum XMLPropertyListTranscoder {
                 frames.append(
                     Frame(container: object, orderBase: 0, ordersOnStack: false, count: object.count))
             case .dictionary:
+                try checkDepth(object)
                 guard object.count > 0 else {
                     output.append("<dict/>\n")
                     return
@@ -186,6 +240,30 @@ enum XMLPropertyListTranscoder {
                 try enter(object)
                 frames.append(try dictionaryFrame(object))
             }
+        }
+
+        /// Sets ``checkpoint`` from the destination, the bound and what was drained.
+        mutating func updateCheckpoint() {
+            // The bound is passed once the output reaches one byte more than the room left.
+            let (room, overflow) = (maximumOutputBytes - drainedCount).addingReportingOverflow(1)
+            checkpoint = min(
+                destination == nil ? .max : XMLPropertyListEmitter.chunkSize, overflow ? .max : room)
+        }
+
+        /// Drains the output into the destination once a piece is complete, and refuses a
+        /// value that would start past the bound, where the tree's writer checks it.
+        @inline(never)
+        private mutating func reachCheckpoint(at object: BinaryPropertyListObject) throws {
+            if output.count >= XMLPropertyListEmitter.chunkSize, let destination {
+                drainedCount += output.count
+                try output.drain(into: destination)
+            }
+            guard drainedCount + output.count <= maximumOutputBytes else {
+                throw KeyedArchiveError(
+                    .limitExceeded, "the XML would be longer than \(maximumOutputBytes) bytes",
+                    at: .byteOffset(object.offset))
+            }
+            updateCheckpoint()
         }
 
         /// Object `index`: the common small objects (short ASCII strings, UIDs, 8-byte reals,
@@ -304,6 +382,20 @@ enum XMLPropertyListTranscoder {
             }
         }
 
+        /// Refuses a container (empty ones too, as reading does) nested past ``maximumDepth``.
+        @inline(__always)
+        private func checkDepth(_ container: BinaryPropertyListObject) throws {
+            guard frames.count < maximumDepth else { throw tooDeep(container) }
+        }
+
+        @inline(never)
+        private func tooDeep(_ container: BinaryPropertyListObject) -> KeyedArchiveError {
+            KeyedArchiveError(
+                .limitExceeded,
+                "object \(container.index): \(container.kind) nested deeper than the limit of \(maximumDepth) levels",
+                at: .byteOffset(container.offset))
+        }
+
         private mutating func enter(_ container: BinaryPropertyListObject) throws {
             if path.contains(container.index) {
                 throw KeyedArchiveError(
@@ -346,6 +438,13 @@ enum XMLPropertyListTranscoder {
                 let text = try scanner.key(keyIndex, position: position, of: dictionary)
                 let existing = dictionary.count <= 16 ? texts.firstIndex(of: text) : known[text]
                 if let existing {
+                    if refusesDuplicateKeys {
+                        throw KeyedArchiveError(
+                            .unsupportedFormat,
+                            "object \(dictionary.index): the key \"\(text)\" is given twice; "
+                                + "its overwritten value is not checked without reading the whole value",
+                            at: .byteOffset(dictionary.offset))
+                    }
                     valuePositions[existing] = position
                     continue
                 }
