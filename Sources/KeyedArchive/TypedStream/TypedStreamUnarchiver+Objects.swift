@@ -170,7 +170,9 @@ extension TypedStreamUnarchiver {
         case .attributedString, .mutableAttributedString:
             return try attributedString(mutable: object.className == "NSMutableAttributedString")
         case .color:
-            return try color() ?? objectGraph.rooted(at: .object(index))
+            return try knownLayout(index: index) { try color() }
+        case .font:
+            return try knownLayout(index: index) { try font() }
         }
     }
 
@@ -334,6 +336,7 @@ enum TypedStreamStandardClass: String {
     case attributedString = "NSAttributedString"
     case mutableAttributedString = "NSMutableAttributedString"
     case color = "NSColor"
+    case font = "NSFont"
 }
 
 /// A number read from a stream, with its C type, and its conversions between Swift types.

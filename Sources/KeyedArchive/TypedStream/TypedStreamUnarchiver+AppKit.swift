@@ -1,0 +1,218 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension TypedStreamUnarchiver {
+    /// `NSFont` as AppKit writes it to typedstreams (class versions 21 and 30 seen): the
+    /// PostScript name as a property list in the old NeXT binary format inside a data
+    /// object (`-encodePropertyList:`, groups `i` and `[Nc]`), the point size (`f`), then
+    /// four groups `c` of flags. `nil` for another layout (the object then decodes as a
+    /// graph).
+    func font() throws -> ArchivedFont? {
+        guard nextEncoding == "i" else { return nil }
+        let plist = try decodeDataObject()
+        guard case .string(let name)? = try? OldBinaryPropertyList.read(plist) else { return nil }
+        guard nextEncoding == "f" else { return nil }
+        let size = try decodeDouble()
+        var flags: [Int8] = []
+        while flags.count < 4, nextEncoding == "c", let flag = try decodeValue(ofObjCType: "c").integerValue {
+            flags.append(Int8(truncatingIfNeeded: flag))
+        }
+        guard isAtEnd else { return nil }
+        var font = ArchivedFont(name: name, size: size)
+        font.typedStreamFlags = flags
+        return font
+    }
+
+    /// Runs `body`, which reads an AppKit object of a known layout; when the object turns
+    /// out to have another layout (a group of other types, a value of another kind), the
+    /// object decodes as its generic graph instead of failing.
+    func knownLayout<T>(index: Int, _ body: () throws -> T?) throws -> Any {
+        do {
+            if let value = try body() { return value }
+        } catch let error as KeyedArchiveError
+            where error.code == .typeMismatch || error.code == .invalidArchive
+        {
+            // Another layout: shown generically below.
+        }
+        return objectGraph.rooted(at: .object(index))
+    }
+}
+
+/// The property-list format of NeXTSTEP's `NSSerializer`, which `-[NSArchiver
+/// encodePropertyList:]` writes into a typedstream as a data object (`NSFont` stores its
+/// name this way). Every value starts with a 32-bit type number:
+///
+/// | type | value |
+/// |---|---|
+/// | 2 | array: a count, a byte length per element, the elements |
+/// | 4 | data: a length, the bytes, zeros to a multiple of 4 |
+/// | 5 | string in the NeXTSTEP 8-bit encoding: as data |
+/// | 6 | string in UTF-16 with a byte-order mark: as data |
+/// | 7 | dictionary: a count, the keys (strings), a byte length per value, the values |
+/// | 8 | nil |
+///
+/// Numbers are little-endian as Intel Macs write them; a stream whose first number is
+/// not a type in little-endian order is read big-endian (as PowerPC Macs wrote it).
+enum OldBinaryPropertyList {
+    enum Value: Hashable {
+        case string(String)
+        case data(Data)
+        case array([Value])
+        case dictionary([String: Value])
+        case null
+    }
+
+    /// The value `bytes` holds, which must be all of it.
+    static func read(_ bytes: Data) throws -> Value {
+        let buffer = Array(bytes)
+        guard buffer.count >= 4 else { throw failure("no type number", at: 0) }
+        let littleEndian = [2, 4, 5, 6, 7, 8].contains(UInt32(buffer[0]) | UInt32(buffer[1]) << 8)
+        var reader = Reader(bytes: buffer, littleEndian: littleEndian)
+        let value = try reader.value(depth: 0)
+        guard reader.offset == buffer.count else {
+            throw failure("\(buffer.count - reader.offset) bytes after the value", at: reader.offset)
+        }
+        return value
+    }
+
+    /// `value` in the format, little-endian.
+    static func write(_ value: Value) -> [UInt8] {
+        var bytes: [UInt8] = []
+        append(value, to: &bytes)
+        return bytes
+    }
+
+    private static func append(_ value: Value, to bytes: inout [UInt8]) {
+        func word(_ number: Int) {
+            let value = UInt32(truncatingIfNeeded: number)
+            for shift in stride(from: 0, to: 32, by: 8) {
+                bytes.append(UInt8(truncatingIfNeeded: value >> shift))
+            }
+        }
+        func padded(_ payload: [UInt8]) {
+            word(payload.count)
+            bytes += payload
+            bytes += [UInt8](repeating: 0, count: (4 - payload.count % 4) % 4)
+        }
+        switch value {
+        case .null: word(8)
+        case .data(let data):
+            word(4)
+            padded(Array(data))
+        case .string(let text):
+            word(6)
+            var utf16: [UInt8] = [0xFF, 0xFE]
+            for unit in text.utf16 {
+                utf16 += [UInt8(truncatingIfNeeded: unit), UInt8(truncatingIfNeeded: unit >> 8)]
+            }
+            padded(utf16)
+        case .array(let elements):
+            word(2)
+            word(elements.count)
+            let encoded = elements.map(write)
+            for element in encoded { word(element.count) }
+            for element in encoded { bytes += element }
+        case .dictionary(let entries):
+            word(7)
+            let keys = entries.keys.sorted()
+            word(keys.count)
+            for key in keys { append(.string(key), to: &bytes) }
+            let encoded = keys.map { write(entries[$0] ?? .null) }
+            for element in encoded { word(element.count) }
+            for element in encoded { bytes += element }
+        }
+    }
+
+    private static func failure(_ message: String, at offset: Int) -> KeyedArchiveError {
+        KeyedArchiveError(.corruptData, "old binary property list: \(message)", at: .byteOffset(offset))
+    }
+
+    private struct Reader {
+        let bytes: [UInt8]
+        let littleEndian: Bool
+        var offset = 0
+
+        mutating func word() throws -> Int {
+            guard bytes.count - offset >= 4 else { throw failure("ends inside a number", at: offset) }
+            var value: UInt32 = 0
+            for index in 0..<4 {
+                let byte = UInt32(bytes[offset + index])
+                value |= littleEndian ? byte << (8 * index) : byte << (8 * (3 - index))
+            }
+            offset += 4
+            return Int(value)
+        }
+
+        mutating func payload() throws -> ArraySlice<UInt8> {
+            let length = try word()
+            let padding = (4 - length % 4) % 4
+            guard length <= bytes.count - offset, padding <= bytes.count - offset - length else {
+                throw failure("\(length) bytes run past the end", at: offset)
+            }
+            let slice = bytes[offset..<offset + length]
+            offset += length + padding
+            return slice
+        }
+
+        mutating func value(depth: Int) throws -> Value {
+            guard depth < 64 else { throw failure("values nested deeper than 64", at: offset) }
+            let start = offset
+            let type = try word()
+            switch type {
+            case 8: return .null
+            case 4: return .data(Data(try payload()))
+            case 5:
+                // NeXTSTEP's 8-bit encoding is ASCII below 0x80; other bytes are shown as U+FFFD.
+                let text = try payload().map { $0 < 0x80 ? Character(Unicode.Scalar($0)) : "\u{FFFD}" }
+                return .string(String(text))
+            case 6:
+                let raw = Array(try payload())
+                guard raw.count % 2 == 0 else { throw failure("UTF-16 text of odd length", at: start) }
+                var big = !littleEndian
+                var units = stride(from: 0, to: raw.count, by: 2).map { (raw[$0], raw[$0 + 1]) }
+                if let first = units.first, first == (0xFF, 0xFE) || first == (0xFE, 0xFF) {
+                    big = first == (0xFE, 0xFF)
+                    units.removeFirst()
+                }
+                let decoded = units.map {
+                    big ? UInt16($0.0) << 8 | UInt16($0.1) : UInt16($0.1) << 8 | UInt16($0.0)
+                }
+                return .string(String(decoding: decoded, as: UTF16.self))
+            case 2, 7:
+                let count = try word()
+                // Each element takes at least 4 bytes (its length) plus 4 (its type).
+                guard count <= (bytes.count - offset) / 8 else {
+                    throw failure("\(count) elements cannot fit", at: start)
+                }
+                var keys: [String] = []
+                if type == 7 {
+                    for _ in 0..<count {
+                        guard case .string(let key) = try value(depth: depth + 1) else {
+                            throw failure("a dictionary key is not a string", at: offset)
+                        }
+                        keys.append(key)
+                    }
+                }
+                var lengths: [Int] = []
+                for _ in 0..<count { lengths.append(try word()) }
+                var values: [Value] = []
+                for length in lengths {
+                    let before = offset
+                    values.append(try value(depth: depth + 1))
+                    guard offset - before == length else {
+                        throw failure("an element is \(offset - before) bytes, not \(length)", at: before)
+                    }
+                }
+                if type == 2 { return .array(values) }
+                var dictionary: [String: Value] = [:]
+                for (key, value) in zip(keys, values) { dictionary[key] = value }
+                return .dictionary(dictionary)
+            default:
+                throw failure("unknown type \(type)", at: start)
+            }
+        }
+    }
+}
