@@ -8,16 +8,18 @@ import Testing
 struct TypedStreamAppKitTests {
     /// An `NSFont` (Menlo-Regular 11 pt) that macOS's `NSArchiver` wrote, as found in an
     /// application's preferences (a public project's test data).
-    static let menloFont = Data(
-        base64Encoded:
-            "BAtzdHJlYW10eXBlZIHoA4QBQISEhAZOU0ZvbnQehIQITlNPYmplY3QAhYQBaSSEBVszNmNdBgAAABwAAAD//k0AZQBuAGwAbwAtAFIAZQBnAHUAbABhAHIAhAFmC4QBYwCYAZgAmACG"
-    )!
+    static let menloFont =
+        Data(
+            base64Encoded:
+                "BAtzdHJlYW10eXBlZIHoA4QBQISEhAZOU0ZvbnQehIQITlNPYmplY3QAhYQBaSSEBVszNmNdBgAAABwAAAD//k0AZQBuAGwAbwAtAFIAZQBnAHUAbABhAHIAhAFmC4QBYwCYAZgAmACG"
+        ) ?? Data()
 
     /// An `NSColor` (calibrated RGB) that macOS's `NSArchiver` wrote into a Terminal theme.
-    static let terminalColor = Data(
-        base64Encoded:
-            "BAtzdHJlYW10eXBlZIHoA4QBQISEhAdOU0NvbG9yAISECE5TT2JqZWN0AIWEAWMBhARmZmZmg7JNIT2DkvUjPoO+F0s+AYY="
-    )!
+    static let terminalColor =
+        Data(
+            base64Encoded:
+                "BAtzdHJlYW10eXBlZIHoA4QBQISEhAdOU0NvbG9yAISECE5TT2JqZWN0AIWEAWMBhARmZmZmg7JNIT2DkvUjPoO+F0s+AYY="
+        ) ?? Data()
 
     @Test("an NSFont written by macOS reads as ArchivedFont and is written back byte for byte")
     func appleFont() throws {
