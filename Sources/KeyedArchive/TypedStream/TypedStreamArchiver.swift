@@ -60,6 +60,21 @@ public final class TypedStreamArchiver {
         try writer.writeObject(value)
     }
 
+    /// Writes several objects as one group (`@@…`), as `encodeValuesOfObjCTypes:` with one
+    /// `@` per object does.
+    ///
+    /// - Parameter values: Values of the table in the type's overview, or `nil`.
+    /// - Throws: ``KeyedArchiveError`` with code `invalidValue` for a value of another type.
+    public func encodeObjects(_ values: [Any?]) throws {
+        try encodeGroup(String(repeating: "@", count: values.count), objects: values, values: [])
+    }
+
+    /// Writes one group mixing objects and other values: each `@` of `types` takes the next
+    /// of `objects`, every other type the next of `values`.
+    func encodeGroup(_ types: String, objects: [Any?], values: [TypedStreamGraph.Value]) throws {
+        try writer.writeMixedGroup(encoding: types, objects: objects, values: values)
+    }
+
     /// Writes one group of values of the type encoding `types`, such as `"iI"`.
     ///
     /// - Parameters:
@@ -240,6 +255,29 @@ struct TypedStreamWriter {
         }
         writeSharedString(text)
         for (type, value) in zip(types, values) { try writeValue(value, as: type, graph: graph) }
+    }
+
+    mutating func writeMixedGroup(encoding: String, objects: [Any?], values: [TypedStreamGraph.Value]) throws
+    {
+        let text = Array(encoding.utf8)
+        let parsed = text.withUnsafeBufferPointer { TypedStreamType.parse($0) }
+        guard case .success(let types) = parsed else {
+            throw invalid("\"\(encoding)\" is not a type encoding")
+        }
+        let objectCount = types.filter { if case .object = $0 { return true } else { return false } }.count
+        guard objectCount == objects.count, types.count - objectCount == values.count else {
+            throw invalid("\(objects.count) objects and \(values.count) values do not fit \"\(encoding)\"")
+        }
+        writeSharedString(text)
+        var nextObject = objects.makeIterator()
+        var nextValue = values.makeIterator()
+        for type in types {
+            if case .object = type {
+                try writeObject(nextObject.next() ?? nil)
+            } else if let value = nextValue.next() {
+                try writeValue(value, as: type, graph: nil)
+            }
+        }
     }
 
     private mutating func writeValue(

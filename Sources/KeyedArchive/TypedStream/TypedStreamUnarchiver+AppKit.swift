@@ -5,6 +5,49 @@ import Foundation
 #endif
 
 extension TypedStreamUnarchiver {
+    /// Reads a property list written with `-encodePropertyList:` (as `NSFont` stores its
+    /// name): a data object holding NeXTSTEP's old binary property-list format
+    /// (`-decodePropertyList`).
+    ///
+    /// - Returns: A `String`, `Data`, `[Any]`, `[String: Any]`, or `nil`.
+    /// - Throws: ``KeyedArchiveError`` with code `typeMismatch` when the next groups are not a
+    ///   data object, `corruptData` when its bytes are not a property list.
+    public func decodePropertyList() throws -> Any? {
+        OldBinaryPropertyList.swiftValue(try OldBinaryPropertyList.read(try decodeDataObject()))
+    }
+
+    /// A value of ``objectGraph`` — such as an object reference among the values of an
+    /// object that decoded generically — decoded as ``decodeObject()`` decodes objects:
+    /// strings as `String`, fonts as ``ArchivedFont``, unknown classes as graphs.
+    ///
+    /// ```swift
+    /// // A nib's root (NSIBObjectData) has no Swift type: walk its graph, decode the parts.
+    /// let unarchiver = try TypedStreamUnarchiver(forReadingFrom: data)
+    /// let graph = unarchiver.objectGraph
+    /// for case .object(let object) in graph.nodes where object.className == "NSTextFieldCell" {
+    ///     let title = try unarchiver.value(of: object.groups[1].values[0])
+    ///     print(title ?? "")
+    /// }
+    /// ```
+    ///
+    /// - Parameter value: A value of ``objectGraph``.
+    /// - Returns: The decoded object, the value itself when it is not an object, or `nil` for nil.
+    /// - Throws: ``KeyedArchiveError`` as ``decodeObject()``.
+    public func value(of value: TypedStreamGraph.Value) throws -> Any? {
+        try untypedValue(value)
+    }
+
+    /// A value of ``objectGraph`` decoded as `T` (see ``decodeObject(of:)``).
+    ///
+    /// - Parameters:
+    ///   - value: A value of ``objectGraph``.
+    ///   - type: The type expected.
+    /// - Returns: The value, or `nil` for nil.
+    /// - Throws: ``KeyedArchiveError`` with code `typeMismatch` when the value is of another type.
+    public func value<T>(of value: TypedStreamGraph.Value, as type: T.Type) throws -> T? {
+        try typedValue(value, as: type)
+    }
+
     /// `NSFont` as AppKit writes it to typedstreams (class versions 21 and 30 seen): the
     /// PostScript name as a property list in the old NeXT binary format inside a data
     /// object (`-encodePropertyList:`, groups `i` and `[Nc]`), the point size (`f`), then
@@ -63,6 +106,17 @@ enum OldBinaryPropertyList {
         case array([Value])
         case dictionary([String: Value])
         case null
+    }
+
+    /// A value as the Swift value ``TypedStreamUnarchiver/decodePropertyList()`` returns.
+    static func swiftValue(_ value: Value) -> Any? {
+        switch value {
+        case .string(let text): return text
+        case .data(let data): return data
+        case .null: return nil
+        case .array(let elements): return elements.map { swiftValue($0) as Any }
+        case .dictionary(let entries): return entries.mapValues { swiftValue($0) as Any }
+        }
     }
 
     /// The value `bytes` holds, which must be all of it.

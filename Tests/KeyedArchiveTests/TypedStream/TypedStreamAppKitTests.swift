@@ -126,12 +126,10 @@ struct TypedStreamAppKitTests {
     @Test("an NSFont or NSColor of another layout decodes as a generic graph, not an error")
     func otherLayouts() throws {
         for name in ["NSFont", "NSColor"] {
-            let archiver = TypedStreamArchiver()
             let graph = TypedStreamGraph.single(
                 className: name, version: 99,
                 groups: [.init(encoding: "@", values: [.null]), .init(encoding: "i", values: [.integer(7)])])
             let data = try TypedStreamArchiver.archivedData(of: graph)
-            _ = archiver
             let value = try TypedStreamUnarchiver.unarchivedObject(from: data)
             let generic = try #require(value as? TypedStreamGraph, "\(name): \(String(describing: value))")
             guard case .object(let index)? = generic.root else {
@@ -199,6 +197,72 @@ struct TypedStreamAppKitTests {
         #expect(
             values[3].contains("3") && values[3].contains("7") && values[3].hasPrefix(#"["{_NSRange=QQ}""#),
             "\(values[3])")
+    }
+
+    /// A stream of one data object (`-encodeDataObject:`) holding `bytes`.
+    static func dataObjectStream(_ bytes: [UInt8]) throws -> Data {
+        let archiver = TypedStreamArchiver()
+        try archiver.encodeValues(ofObjCTypes: "i", [.integer(Int64(bytes.count))])
+        try archiver.encodeValues(ofObjCTypes: "[\(bytes.count)c]", [.byteArray(Data(bytes))])
+        return archiver.encodedData
+    }
+
+    static func propertyList(_ bytes: [UInt8]) throws -> Any? {
+        try TypedStreamUnarchiver(forReadingFrom: try dataObjectStream(bytes)).decodePropertyList()
+    }
+
+    @Test("old NeXT binary property lists: strings, data, arrays, dictionaries, nil, both byte orders")
+    func oldPropertyLists() throws {
+        let dictionary: [UInt8] =
+            [7, 0, 0, 0, 1, 0, 0, 0] + [6, 0, 0, 0, 4, 0, 0, 0, 0xFF, 0xFE, 0x61, 0] + [12, 0, 0, 0]
+            + [6, 0, 0, 0, 4, 0, 0, 0, 0xFF, 0xFE, 0x62, 0]
+        #expect((try Self.propertyList(dictionary) as? [String: Any])?["a"] as? String == "b")
+        let array: [UInt8] =
+            [2, 0, 0, 0, 2, 0, 0, 0, 12, 0, 0, 0, 4, 0, 0, 0] + [4, 0, 0, 0, 3, 0, 0, 0, 1, 2, 3, 0] + [
+                8, 0, 0, 0,
+            ]
+        let bigEndian: [UInt8] =
+            [0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 12, 0, 0, 0, 4] + [0, 0, 0, 4, 0, 0, 0, 3, 1, 2, 3, 0] + [
+                0, 0, 0, 8,
+            ]
+        for bytes in [array, bigEndian] {
+            let elements = try #require(try Self.propertyList(bytes) as? [Any])
+            #expect(elements.count == 2)
+            #expect(elements.first as? Data == Data([1, 2, 3]))
+        }
+        #expect(try Self.propertyList([5, 0, 0, 0, 2, 0, 0, 0, 0x48, 0x69, 0, 0]) as? String == "Hi")
+        // Big-endian UTF-16 by its byte-order mark.
+        #expect(try Self.propertyList([6, 0, 0, 0, 4, 0, 0, 0, 0xFE, 0xFF, 0, 0x41]) as? String == "A")
+    }
+
+    @Test("hostile old binary property lists fail with errors")
+    func hostilePropertyLists() throws {
+        var deep: [UInt8] = []
+        for _ in 0..<100 { deep += [2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0] }
+        let cases: [[UInt8]] = [
+            [2, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x7F],  // a huge count
+            [4, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF],  // data longer than the bytes
+            [6, 0, 0, 0, 3, 0, 0, 0, 0xFF, 0xFE, 0x41, 0],  // odd UTF-16
+            [9, 0, 0, 0],  // no such type
+            [8, 0, 0, 0, 8, 0, 0, 0],  // bytes after the value
+            [2, 0, 0, 0, 1, 0, 0, 0, 9, 0, 0, 0, 8, 0, 0, 0],  // a wrong element length
+            [6, 0],
+            deep,
+        ]
+        for bytes in cases {
+            #expect(throws: KeyedArchiveError.self, "\(bytes.prefix(16))") { try Self.propertyList(bytes) }
+        }
+        // In an NSFont, a name that is not a property list leaves the font generic.
+        let graph = TypedStreamGraph.single(
+            className: "NSFont", version: 30,
+            groups: [
+                .init(encoding: "i", values: [.integer(4)]),
+                .init(encoding: "[4c]", values: [.byteArray(Data([9, 0, 0, 0]))]),
+                .init(encoding: "f", values: [.float(12)]),
+            ])
+        let value = try TypedStreamUnarchiver.unarchivedObject(
+            from: try TypedStreamArchiver.archivedData(of: graph))
+        #expect(value is TypedStreamGraph)
     }
 }
 
