@@ -26,7 +26,7 @@ import Foundation
 /// | `[Any]`, `Set<AnyHashable>`, `[String: Any]`, `[AnyHashable: Any]` | `NSArray`, `NSSet`, `NSDictionary` |
 /// | ``ArchivedNull`` | `NSNull` |
 /// | ``ArchivedAttributedString`` | `NSAttributedString` or `NSMutableAttributedString` |
-/// | ``ArchivedPoint``, ``ArchivedSize``, ``ArchivedRect``, ``ArchivedRange`` | `NSValue` of `{CGPoint=dd}`, `{CGSize=dd}`, `{CGRect={CGPoint=dd}{CGSize=dd}}`, `{_NSRange=QQ}` |
+/// | ``ArchivedPoint``, ``ArchivedSize``, ``ArchivedRect``, ``ArchivedRange``, ``ArchivedEdgeInsets`` | `NSValue` of `{CGPoint=dd}`, `{CGSize=dd}`, `{CGRect={CGPoint=dd}{CGSize=dd}}`, `{_NSRange=QQ}`, `{NSEdgeInsets=dddd}` |
 /// | ``ArchivedColor`` (RGB, white, CMYK, catalogue) | `NSColor` (version 0) |
 /// | ``ArchivedFont`` | `NSFont` (version 30) |
 /// | ``TypedStreamGraph`` rooted at an object | that object, as it was read |
@@ -462,6 +462,13 @@ struct TypedStreamWriter {
                         .unsignedInteger(UInt64(clamping: range.location)),
                         .unsignedInteger(UInt64(clamping: range.length)),
                     ]))
+        case let insets as ArchivedEdgeInsets:
+            try writeValueObject(
+                "{NSEdgeInsets=dddd}",
+                .structure(
+                    name: "NSEdgeInsets",
+                    fields: [insets.top, insets.left, insets.bottom, insets.right].map(
+                        TypedStreamGraph.Value.double)))
         case let color as ArchivedColor:
             try writeColor(color)
         case let font as ArchivedFont:

@@ -36,7 +36,7 @@ import Foundation
 /// | `NSSet`, `NSMutableSet` | `Set<AnyHashable>` |
 /// | `NSDictionary`, `NSMutableDictionary` | `[String: Any]`, or `[AnyHashable: Any]` for other keys |
 /// | `NSNull` | ``ArchivedNull`` |
-/// | `NSValue` of a point, size, rect or range | ``ArchivedPoint``, ``ArchivedSize``, ``ArchivedRect``, ``ArchivedRange`` |
+/// | `NSValue` of a point, size, rect, range or edge insets | ``ArchivedPoint``, ``ArchivedSize``, ``ArchivedRect``, ``ArchivedRange``, ``ArchivedEdgeInsets`` |
 /// | `NSAttributedString`, `NSMutableAttributedString` | ``ArchivedAttributedString`` (attributes typed as ``ArchivedAttributeValue``) |
 /// | `NSColor` (RGB, white, CMYK and named colours) | ``ArchivedColor`` |
 /// | `NSFont` | ``ArchivedFont`` (its flag bytes in ``ArchivedFont/typedStreamFlags``) |

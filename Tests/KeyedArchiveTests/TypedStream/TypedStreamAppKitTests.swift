@@ -64,6 +64,7 @@ struct TypedStreamAppKitTests {
                 ArchivedPoint(x: 1.5, y: -2), ArchivedSize(width: 640, height: 480.5),
                 ArchivedRect(x: 10, y: 20, width: 300.25, height: 200), ArchivedRange(location: 3, length: 7),
                 ArchivedFont(name: "Helvetica-Bold", size: 12.5), ArchivedFont(name: "Ünïcode", size: 9),
+                ArchivedEdgeInsets(top: 1, left: 2.5, bottom: 3, right: 4),
             ]
         for order in [TypedStreamGraph.ByteOrder.littleEndian, .bigEndian] {
             let data = try TypedStreamArchiver.archivedData(withRootObject: root, byteOrder: order)
@@ -86,6 +87,9 @@ struct TypedStreamAppKitTests {
             #expect((back[base + 4] as? ArchivedFont)?.name == "Helvetica-Bold")
             #expect((back[base + 4] as? ArchivedFont)?.size == 12.5)
             #expect((back[base + 5] as? ArchivedFont)?.name == "Ünïcode")
+            #expect(
+                back[base + 6] as? ArchivedEdgeInsets
+                    == ArchivedEdgeInsets(top: 1, left: 2.5, bottom: 3, right: 4))
             // A graph read and written back is the same stream.
             #expect(
                 try TypedStreamArchiver.archivedData(of: TypedStreamUnarchiver.objectGraph(from: data))
