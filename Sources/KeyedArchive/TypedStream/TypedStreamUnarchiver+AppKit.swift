@@ -270,3 +270,64 @@ enum OldBinaryPropertyList {
         }
     }
 }
+
+extension TypedStreamGraph {
+    /// For an `NSColor` or `NSFont` of the layouts ``TypedStreamUnarchiver`` reads, the
+    /// fields a keyed archive holds for the same value (`NSColorSpace` and `NSRGB`, or
+    /// `NSName` and `NSSize`, …), added in ``archivedObjectGraph()`` beside the stream's
+    /// own `$0`, `$1`, … so that what reads keyed graphs (the catalogue's summaries) sees
+    /// the colour or font; empty for other objects.
+    func keyedEquivalentFields(of object: Object) -> [ArchivedObjectGraph.Field] {
+        let groups = object.groups
+        switch object.className {
+        case "NSColor":
+            guard groups.count == 2, groups[0].encoding == "c",
+                let kind = groups[0].values.first?.integerValue
+            else { return [] }
+            var fields = [
+                ArchivedObjectGraph.Field(key: "NSColorSpace", value: .integer(PropertyListInteger(kind)))
+            ]
+            let key: String
+            switch (kind, groups[1].encoding) {
+            case (1, "ffff"), (2, "ffff"): key = "NSRGB"
+            case (3, "ff"), (4, "ff"): key = "NSWhite"
+            case (5, "fffff"): key = "NSCMYK"
+            case (6, "@@@"):
+                let values = groups[1].values
+                if let catalog = plainString(values[0]) {
+                    fields.append(.init(key: "NSCatalogName", value: .string(catalog)))
+                }
+                if let name = plainString(values[1]) {
+                    fields.append(.init(key: "NSColorName", value: .string(name)))
+                }
+                if case .object(let fallback) = values[2] {
+                    fields.append(.init(key: "NSColor", value: .reference(fallback + 1)))
+                }
+                return fields
+            default: return []
+            }
+            let numbers = groups[1].values.compactMap(\.doubleValue)
+            let text = numbers.map { RealText.string($0) }.joined(separator: " ")
+            fields.append(.init(key: key, value: .data(Data(text.utf8))))
+            return fields
+        case "NSFont":
+            guard groups.count >= 3, groups[0].encoding == "i",
+                case .byteArray(let plist)? = groups[1].values.first,
+                groups[2].encoding == "f", let size = groups[2].values.first?.doubleValue,
+                case .string(let name)? = try? OldBinaryPropertyList.read(plist)
+            else { return [] }
+            return [.init(key: "NSName", value: .string(name)), .init(key: "NSSize", value: .real(size))]
+        default:
+            return []
+        }
+    }
+
+    /// The text of an `NSString` object of the usual layout that `value` refers to.
+    private func plainString(_ value: Value) -> String? {
+        guard case .object(let index) = value, let object = object(at: index),
+            object.className == "NSString" || object.className == "NSMutableString",
+            case .bytes(let utf8)? = object.groups.first?.values.first
+        else { return nil }
+        return String(validating: utf8, as: UTF8.self)
+    }
+}

@@ -145,6 +145,46 @@ struct TypedStreamAppKitTests {
         }
     }
 
+    @Test("as a keyed graph (what the tool prints), colours and fonts are summarized as in keyed archives")
+    func summaries() throws {
+        let root: [Any] = [
+            ArchivedColor(red: 1, green: 0, blue: 0), ArchivedFont(name: "Menlo-Regular", size: 11),
+            ArchivedColor(
+                catalogName: "System", colorName: "textColor", fallback: ArchivedColor(white: 0, alpha: 1)),
+        ]
+        let graph = try TypedStreamUnarchiver.objectGraph(
+            from: try TypedStreamArchiver.archivedData(withRootObject: root)
+        ).archivedObjectGraph()
+        let texts = graph.nodes.indices.compactMap { graph.summary(ofObjectAt: $0)?.text }
+        #expect(texts.contains("calibratedRGB 1 0 0 1 #FF0000FF"), "\(texts)")
+        #expect(texts.contains("Menlo-Regular 11 pt"), "\(texts)")
+        // A catalogue colour's names refer to NSString objects of the stream: no summary,
+        // but its keyed fields name it.
+        let catalogue = graph.nodes.indices.compactMap { graph.object(at: $0) }.first {
+            $0.className == "NSColor" && $0["NSColorSpace"] == .integer(6)
+        }
+        #expect(catalogue?["NSColorName"] == .string("textColor"))
+        #expect(catalogue?["NSCatalogName"] == .string("System"))
+        // The stream's own values stay, in order.
+        let colorNode = try #require(
+            graph.nodes.firstIndex { node in
+                if case .object(let object) = node { return object.className == "NSColor" }
+                return false
+            })
+        #expect(graph.object(at: colorNode)?["$0"] == .integer(1))
+    }
+
+    @Test("every top-level value of a stream of several is shown in the keyed graph")
+    func topLevelValues() throws {
+        let archiver = TypedStreamArchiver()
+        try archiver.encodeValues(ofObjCTypes: "i", [.integer(1)])
+        try archiver.encodeObjects([nil, "two"])
+        let graph = try TypedStreamUnarchiver.objectGraph(from: archiver.encodedData).archivedObjectGraph()
+        #expect(graph.topLevel.map(\.key) == ["root", "$1", "$2"])
+        #expect(graph.topLevel.first?.value == .integer(1))
+        #expect(graph.topLevel[1].value == .null)
+    }
+
     @Test("colours of a space the typedstream NSColor cannot hold are refused with invalidValue")
     func unwritableColor() {
         var custom = ArchivedColor(red: 1, green: 1, blue: 1)
