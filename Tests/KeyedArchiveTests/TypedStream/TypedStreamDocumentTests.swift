@@ -338,6 +338,180 @@ struct TypedStreamDocumentTests {
             ], "\(result)")
     }
 
+    // MARK: - Application documents
+
+    /// A drawing program's document: a dictionary holding 400 graphics of two classes
+    /// (class versions, a shared superclass), each with a rectangle structure, a group of
+    /// an integer, a char, a shared C string, an atom and a selector, a shared colour, an
+    /// array of point structures and a class; a selection of shared references; a date,
+    /// a number and data.
+    static func drawing(count: Int = 400) -> TypedStreamGraph {
+        var builder = GraphBuilder()
+        let object = builder.chain([("NSObject", 0)])
+        let string = builder.chain([("NSString", 1)], superclass: object)
+        let dictionary = builder.chain([("NSMutableDictionary", 0), ("NSDictionary", 0)], superclass: object)
+        let array = builder.chain([("NSMutableArray", 0), ("NSArray", 0)], superclass: object)
+        let color = builder.chain([("NSColor", 0)], superclass: object)
+        let number = builder.chain([("NSNumber", 0), ("NSValue", 0)], superclass: object)
+        let date = builder.chain([("NSDate", 0)], superclass: object)
+        let data = builder.chain([("NSData", 0)], superclass: object)
+        let graphic = builder.chain([("Graphic", 7)], superclass: object)
+        let shape = builder.chain([("GraphicShape", 3)], superclass: graphic)
+        let text = builder.chain([("GraphicText", 2)], superclass: graphic)
+
+        func nsString(_ value: String) -> TypedStreamGraph.Value {
+            builder.object(string, [.init(encoding: "+", values: [.bytes(Data(value.utf8))])])
+        }
+        func point(_ x: Int, _ y: Int) -> TypedStreamGraph.Value {
+            .structure(name: "_NSPoint", fields: [.float(Float(x)), .float(Float(y))])
+        }
+        let colors = (0..<5).map { index in
+            builder.object(
+                color,
+                [
+                    .init(encoding: "c", values: [.integer(1)]),
+                    .init(
+                        encoding: "ffff",
+                        values: [.float(Float(index) / 4), .float(0.5), .float(1), .float(1)]),
+                ])
+        }
+        let labels = ["circle", "square", "line"]
+        var graphics: [TypedStreamGraph.Value] = []
+        for index in 0..<count {
+            let isText = index % 4 == 3
+            var groups: [TypedStreamGraph.Group] = [
+                .init(
+                    encoding: "{_NSRect={_NSPoint=ff}{_NSSize=ff}}",
+                    values: [
+                        .structure(
+                            name: "_NSRect",
+                            fields: [
+                                point(index, index * 2),
+                                .structure(name: "_NSSize", fields: [.float(10.5), .float(Float(index))]),
+                            ])
+                    ]),
+                .init(
+                    encoding: "ic*%:",
+                    values: [
+                        .integer(Int64(index)), .integer(Int64(index & 1)),
+                        .cString(Data(labels[index % 3].utf8)), .atom(Data("layer\(index % 2)".utf8)),
+                        .selector(Data("draw:".utf8)),
+                    ]),
+                .init(encoding: "@", values: [colors[index % colors.count]]),
+                .init(
+                    encoding: "[3{_NSPoint=ff}]",
+                    values: [.array([point(0, 0), point(index, 1), point(2, index)])]),
+                .init(encoding: "#", values: [.class(isText ? text : shape)]),
+            ]
+            if isText {
+                groups.append(.init(encoding: "@@", values: [nsString("Text \(index)"), .null]))
+            } else {
+                groups.append(
+                    .init(encoding: "[4i]", values: [.array((0..<4).map { .integer(Int64(index * $0)) })]))
+                groups.append(.init(encoding: "d", values: [.double(Double(index) / 3)]))
+            }
+            graphics.append(builder.object(isText ? text : shape, groups))
+        }
+        func list(_ elements: [TypedStreamGraph.Value]) -> TypedStreamGraph.Value {
+            builder.object(
+                array,
+                [.init(encoding: "i", values: [.integer(Int64(elements.count))])]
+                    + elements.map { .init(encoding: "@", values: [$0]) })
+        }
+        let entries: [(String, TypedStreamGraph.Value)] = [
+            ("graphics", list(graphics)),
+            ("selection", list(stride(from: 0, to: graphics.count, by: 8).map { graphics[$0] })),
+            ("created", builder.object(date, [.init(encoding: "d", values: [.double(700_000_000.5)])])),
+            (
+                "version",
+                builder.object(
+                    number,
+                    [
+                        .init(encoding: "*", values: [.cString(Data("i".utf8))]),
+                        .init(encoding: "i", values: [.integer(7)]),
+                    ])
+            ),
+            (
+                "thumbnail",
+                builder.object(
+                    data,
+                    [
+                        .init(encoding: "i", values: [.integer(300)]),
+                        .init(
+                            encoding: "[300c]", values: [.byteArray(Data((0..<300).map { UInt8($0 & 0xFF) }))]
+                        ),
+                    ])
+            ),
+        ]
+        var groups: [TypedStreamGraph.Group] = [
+            .init(encoding: "i", values: [.integer(Int64(entries.count))])
+        ]
+        for (key, value) in entries {
+            groups.append(.init(encoding: "@", values: [nsString(key)]))
+            groups.append(.init(encoding: "@", values: [value]))
+        }
+        let root = builder.object(dictionary, groups)
+        return builder.graph(root: root)
+    }
+
+    @Test("a drawing document of 400 graphics with structures, C strings, atoms, selectors and classes")
+    func drawingRoundTrip() throws {
+        let data = try TypedStreamArchiver.archivedData(of: Self.drawing())
+        let graph = try TypedStreamUnarchiver.objectGraph(from: data)
+        #expect(try TypedStreamArchiver.archivedData(of: graph) == data)
+        let unarchiver = try TypedStreamUnarchiver(forReadingFrom: data)
+        #expect(unarchiver.version(forClassName: "GraphicShape") == 3)
+        #expect(unarchiver.version(forClassName: "Graphic") == 7)
+        let root = try #require(try unarchiver.decodeObject() as? [String: Any])
+        #expect(root["version"] as? Int32 == 7)
+        #expect((root["thumbnail"] as? Data)?.count == 300)
+        #expect(root["created"] as? Date == Date(timeIntervalSinceReferenceDate: 700_000_000.5))
+        let graphics = try #require(root["graphics"] as? [Any])
+        #expect(graphics.count == 400)
+        let selection = try #require(root["selection"] as? [Any])
+        #expect(selection.count == 50)
+        // Shared references: the selection holds the same objects as the graphics.
+        let first = try #require(graphics.first as? TypedStreamGraph)
+        let selected = try #require(selection.first as? TypedStreamGraph)
+        #expect(first.root == selected.root)
+        guard case .object(let index)? = first.root, let object = first.object(at: index) else {
+            Issue.record("no graphic")
+            return
+        }
+        #expect(first.classChain(of: object).map(\.name) == ["GraphicShape", "Graphic", "NSObject"])
+        #expect(
+            object.groups.map(\.encoding).prefix(4) == [
+                "{_NSRect={_NSPoint=ff}{_NSSize=ff}}", "ic*%:", "@", "[3{_NSPoint=ff}]",
+            ])
+        #expect(object.groups[1].values[2] == .cString(Data("circle".utf8)))
+        #expect(object.groups[1].values[3] == .atom(Data("layer0".utf8)))
+        #expect(
+            try unarchiver.value(of: object.groups[2].values[0], as: ArchivedColor.self)?.space
+                == .calibratedRGB)
+        // C strings are written once: three labels (and the number's type) in the table.
+        let cStrings = graph.nodes.filter { if case .cString = $0 { true } else { false } }.count
+        #expect(cStrings == 4)
+    }
+
+    @Test(
+        "pytypedstream reads the drawing document we write",
+        .enabled(if: PyTypedStream.isAvailable, "\(PyTypedStream.skipNote)"))
+    func drawingPeer() throws {
+        let data = try TypedStreamArchiver.archivedData(of: Self.drawing())
+        let result = try PyTypedStream.evaluate(
+            [data],
+            "[sorted(k.value for k in root.contents), "
+                + "[len(v.elements) for k, v in root.contents.items() if k.value in ('graphics', 'selection')], "
+                + "(lambda g: [g.clazz.name.decode(), g.clazz.version, g.clazz.superclass.name.decode(), g.clazz.superclass.version, "
+                + "[[e.decode() for e in c.encodings] for c in g.contents][:2], g.contents[1].values[0], g.contents[1].values[2].decode(), "
+                + "g.contents[2].value.kind.value, len(g.contents[3].value.elements), g.contents[6].value])"
+                + "([v for k, v in root.contents.items() if k.value == 'graphics'][0].elements[5])]")
+        #expect(
+            result == [
+                #"[["created", "graphics", "selection", "thumbnail", "version"], [400, 50], ["GraphicShape", 3, "Graphic", 7, [["{_NSRect={_NSPoint=ff}{_NSSize=ff}}"], ["i", "c", "*", "%", ":"]], 5, "line", 1, 3, 1.6666666666666667]]"#
+            ], "\(result)")
+    }
+
     // MARK: - Limits sized for real documents
 
     /// A chain of `length` objects, each holding the next (as key-view loops and responder
