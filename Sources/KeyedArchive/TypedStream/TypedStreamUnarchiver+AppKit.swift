@@ -9,7 +9,8 @@ extension TypedStreamUnarchiver {
     /// name): a data object holding NeXTSTEP's old binary property-list format
     /// (`-decodePropertyList`).
     ///
-    /// - Returns: A `String`, `Data`, `[Any]`, `[String: Any]`, or `nil`.
+    /// - Returns: A `String`, `Data`, `[Any]`, `[String: Any]`, or `nil` (``ArchivedNull`` inside
+    ///   arrays and dictionaries).
     /// - Throws: ``KeyedArchiveError`` with code `typeMismatch` when the next groups are not a
     ///   data object, `corruptData` when its bytes are not a property list.
     public func decodePropertyList() throws -> Any? {
@@ -114,8 +115,8 @@ enum OldBinaryPropertyList {
         case .string(let text): return text
         case .data(let data): return data
         case .null: return nil
-        case .array(let elements): return elements.map { swiftValue($0) as Any }
-        case .dictionary(let entries): return entries.mapValues { swiftValue($0) as Any }
+        case .array(let elements): return elements.map { swiftValue($0) ?? ArchivedNull() }
+        case .dictionary(let entries): return entries.mapValues { swiftValue($0) ?? ArchivedNull() }
         }
     }
 
@@ -293,7 +294,9 @@ extension TypedStreamGraph {
             case (3, "ff"), (4, "ff"): key = "NSWhite"
             case (5, "fffff"): key = "NSCMYK"
             case (6, "@@@"):
+                // A graph built by hand may hold fewer values than its encoding names.
                 let values = groups[1].values
+                guard values.count == 3 else { return fields }
                 if let catalog = plainString(values[0]) {
                     fields.append(.init(key: "NSCatalogName", value: .string(catalog)))
                 }

@@ -174,6 +174,33 @@ struct TypedStreamAppKitTests {
         #expect(graph.object(at: colorNode)?["$0"] == .integer(1))
     }
 
+    @Test("a graph built by hand with fewer values than its encodings is shown, not trapped on")
+    func handBuiltGraph() throws {
+        for (className, groups) in [
+            (
+                "NSColor",
+                [
+                    TypedStreamGraph.Group(encoding: "c", values: [.integer(6)]),
+                    .init(encoding: "@@@", values: [.null]),
+                ]
+            ),
+            (
+                "NSFont",
+                [
+                    .init(encoding: "i", values: []), .init(encoding: "[2c]", values: []),
+                    .init(encoding: "f", values: []),
+                ]
+            ),
+        ] {
+            let graph = TypedStreamGraph.single(className: className, version: 0, groups: groups)
+            let keyed = graph.archivedObjectGraph()
+            #expect(keyed.object(at: 1)?.className == className)
+            _ = keyed.nodes.indices.map { keyed.summary(ofObjectAt: $0) }
+            // The archiver refuses what does not fit its encoding.
+            #expect(throws: KeyedArchiveError.self) { try TypedStreamArchiver.archivedData(of: graph) }
+        }
+    }
+
     @Test("every top-level value of a stream of several is shown in the keyed graph")
     func topLevelValues() throws {
         let archiver = TypedStreamArchiver()
