@@ -47,6 +47,44 @@ struct TypedStreamAppKitTests {
         #expect(try TypedStreamArchiver.archivedData(withRootObject: color) == Self.terminalColor)
     }
 
+    /// Big-endian streams (`typedstream`) that PowerPC Macs wrote, found in public projects:
+    /// colours of a web-page editor's document and a URL.
+    static var powerPCStreams: [(base64: String, value: Any)] {
+        [
+            (
+                "BAt0eXBlZHN0cmVhbYED6IQBQISEhAdOU0NvbG9yAISECE5TT2JqZWN0AIWEAWMBhARmZmZmAAEAAYY=",
+                ArchivedColor(red: 0, green: 1, blue: 0, alpha: 1)
+            ),
+            (
+                "BAt0eXBlZHN0cmVhbYED6IQBQISEhAdOU0NvbG9yAISECE5TT2JqZWN0AIWEAWMDhAJmZgEBhg==",
+                ArchivedColor(white: 1, alpha: 1)
+            ),
+            (
+                "BAt0eXBlZHN0cmVhbYED6IQBQISEhAdOU0NvbG9yAISECE5TT2JqZWN0AIWEAWMDhAJmZoM/KqqrAYY=",
+                ArchivedColor(white: Double(Float(2) / 3), alpha: 1)
+            ),
+            (
+                "BAt0eXBlZHN0cmVhbYED6IQBQISEhAVOU1VSTACEhAhOU09iamVjdACFhAFjAJKEhIQITlNTdHJpbmcBlIQBKx9odHRwOi8vd3d3Lm11bGxlLWt5YmVybmV0aWsuY29thoY=",
+                URL(string: "http://www.mulle-kybernetik.com") as Any
+            ),
+        ]
+    }
+
+    @Test("big-endian streams PowerPC Macs wrote read as their values and are written back byte for byte")
+    func powerPC() throws {
+        for (base64, expected) in Self.powerPCStreams {
+            let data = try #require(Data(base64Encoded: base64))
+            let value = try TypedStreamUnarchiver.unarchivedObject(from: data)
+            if let color = expected as? ArchivedColor {
+                #expect(value as? ArchivedColor == color, "\(String(describing: value))")
+            } else {
+                #expect(value as? URL == expected as? URL)
+            }
+            let written = try TypedStreamArchiver.archivedData(withRootObject: value, byteOrder: .bigEndian)
+            #expect(written == data, "\(Array(written)) vs \(Array(data))")
+        }
+    }
+
     static let colors: [ArchivedColor] = [
         ArchivedColor(red: 1, green: 0.5, blue: 0.25, alpha: 0.75),
         ArchivedColor(red: 0.2, green: 0.4, blue: 0.6, space: .deviceRGB),
