@@ -63,6 +63,12 @@ public func fuzzTypedStream(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CIn
         FuzzInput.requirePackageError(error, "TypedStreamColorList(typedStream:)")
     }
     do {
+        let nib = try TypedStreamNib(typedStream: data)
+        _ = (nib.objects.map(\.className), nib.connections.map(\.label))
+    } catch {
+        FuzzInput.requirePackageError(error, "TypedStreamNib(typedStream:)")
+    }
+    do {
         let body = try IMessageBody(attributedBody: data)
         for run in body.runs {
             _ = (run.messagePart, run.mention, run.link, run.attachmentGUID, run.styles, run.textEffectName)

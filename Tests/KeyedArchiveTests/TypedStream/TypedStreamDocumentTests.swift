@@ -338,6 +338,38 @@ struct TypedStreamDocumentTests {
             ], "\(result)")
     }
 
+    @Test("TypedStreamNib lists a nib's objects with ids, names, parents, and its connections")
+    func nibTable() throws {
+        let data = try TypedStreamArchiver.archivedData(of: Self.nib(containers: 10, controls: 20))
+        let nib = try TypedStreamNib(typedStream: data)
+        #expect(nib.objects.count == 413)
+        #expect(nib.connections.count == 200)
+        #expect(nib.targetFramework == "IBCocoaFramework")
+        #expect(nib.nextObjectID == 414)
+        let owner = try #require(nib.objects.first)
+        #expect(owner.className == "NSCustomObject")
+        #expect(owner.name == "File's Owner")
+        #expect(owner.customClassName == "MyController")
+        #expect(owner.id == 1)
+        #expect(nib.root == owner.index)
+        let connection = try #require(nib.connections.first)
+        #expect(connection.className == "NSNibOutletConnector")
+        #expect(connection.label == "field0_0")
+        #expect(connection.source == owner.index)
+        let control = try #require(nib.objects.first { $0.index == connection.destination })
+        #expect(control.className == "NSControl")
+        let box = try #require(nib.objects.first { $0.index == control.parent })
+        #expect(box.className == "NSView")
+        #expect(box.name == "Box 0")
+        // Parts decode as Swift values through an unarchiver of the same stream.
+        let unarchiver = try TypedStreamUnarchiver(forReadingFrom: data)
+        #expect(try unarchiver.value(of: .object(box.index)) is TypedStreamGraph)
+        // Another stream is not a nib.
+        #expect(throws: KeyedArchiveError.self) {
+            try TypedStreamNib(typedStream: try TypedStreamArchiver.archivedData(withRootObject: ["a"]))
+        }
+    }
+
     // MARK: - Application documents
 
     /// A drawing program's document: a dictionary holding 400 graphics of two classes
