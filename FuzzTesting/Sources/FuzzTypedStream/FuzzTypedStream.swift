@@ -14,6 +14,7 @@ struct FuzzMarker: TypedStreamDecodable {
             case "@": values.append(try coder.decodeObject())
             case "i", "q", "s", "c": values.append(try coder.decodeInteger())
             case "d", "f": values.append(try coder.decodeDouble())
+            case "i" where values.count == 1: values.append(try coder.decodePropertyList())
             default: values.append(try coder.decodeNextGroup())
             }
         }
@@ -33,6 +34,15 @@ public func fuzzTypedStream(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CIn
         for node in graph.nodes {
             if case .object(let object) = node { _ = graph.classChain(of: object).count }
         }
+        // As the tool shows it: the keyed graph, with colours and fonts summarized.
+        let keyed = graph.archivedObjectGraph()
+        for index in keyed.nodes.indices.prefix(64) { _ = keyed.summary(ofObjectAt: index) }
+        // Written back: what was read is writable, and what is written reads.
+        do {
+            _ = try TypedStreamUnarchiver.objectGraph(from: try TypedStreamArchiver.archivedData(of: graph))
+        } catch {
+            FuzzInput.requirePackageError(error, "archivedData(of:) and back")
+        }
     } catch {
         FuzzInput.requirePackageError(error, "objectGraph(from:)")
     }
@@ -45,6 +55,18 @@ public func fuzzTypedStream(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CIn
         _ = try TypedStreamUnarchiver.unarchivedObject(ofClasses: [FuzzMarker.self], from: data)
     } catch {
         FuzzInput.requirePackageError(error, "unarchivedObject(ofClasses:)")
+    }
+    do {
+        let list = try TypedStreamColorList(typedStream: data)
+        _ = list.entries.map { $0.color?.description ?? $0.key }
+    } catch {
+        FuzzInput.requirePackageError(error, "TypedStreamColorList(typedStream:)")
+    }
+    do {
+        let nib = try TypedStreamNib(typedStream: data)
+        _ = (nib.objects.map(\.className), nib.connections.map(\.label))
+    } catch {
+        FuzzInput.requirePackageError(error, "TypedStreamNib(typedStream:)")
     }
     do {
         let body = try IMessageBody(attributedBody: data)

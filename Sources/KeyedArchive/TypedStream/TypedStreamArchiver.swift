@@ -26,6 +26,9 @@ import Foundation
 /// | `[Any]`, `Set<AnyHashable>`, `[String: Any]`, `[AnyHashable: Any]` | `NSArray`, `NSSet`, `NSDictionary` |
 /// | ``ArchivedNull`` | `NSNull` |
 /// | ``ArchivedAttributedString`` | `NSAttributedString` or `NSMutableAttributedString` |
+/// | ``ArchivedPoint``, ``ArchivedSize``, ``ArchivedRect``, ``ArchivedRange``, ``ArchivedEdgeInsets`` | `NSValue` of `{CGPoint=dd}`, `{CGSize=dd}`, `{CGRect={CGPoint=dd}{CGSize=dd}}`, `{_NSRange=QQ}`, `{NSEdgeInsets=dddd}` |
+/// | ``ArchivedColor`` (RGB, white, CMYK, catalogue) | `NSColor` (version 0) |
+/// | ``ArchivedFont`` | `NSFont` (version 30) |
 /// | ``TypedStreamGraph`` rooted at an object | that object, as it was read |
 ///
 /// Numbers are written in the fewest bytes (one byte for -110…127, then 2, 4 or 8), and a
@@ -55,6 +58,21 @@ public final class TypedStreamArchiver {
     public func encodeObject(_ value: Any?) throws {
         writer.writeSharedString(Array("@".utf8))
         try writer.writeObject(value)
+    }
+
+    /// Writes several objects as one group (`@@…`), as `encodeValuesOfObjCTypes:` with one
+    /// `@` per object does.
+    ///
+    /// - Parameter values: Values of the table in the type's overview, or `nil`.
+    /// - Throws: ``KeyedArchiveError`` with code `invalidValue` for a value of another type.
+    public func encodeObjects(_ values: [Any?]) throws {
+        try encodeGroup(String(repeating: "@", count: values.count), objects: values, values: [])
+    }
+
+    /// Writes one group mixing objects and other values: each `@` of `types` takes the next
+    /// of `objects`, every other type the next of `values`.
+    func encodeGroup(_ types: String, objects: [Any?], values: [TypedStreamGraph.Value]) throws {
+        try writer.writeMixedGroup(encoding: types, objects: objects, values: values)
     }
 
     /// Writes one group of values of the type encoding `types`, such as `"iI"`.
@@ -239,6 +257,29 @@ struct TypedStreamWriter {
         for (type, value) in zip(types, values) { try writeValue(value, as: type, graph: graph) }
     }
 
+    mutating func writeMixedGroup(encoding: String, objects: [Any?], values: [TypedStreamGraph.Value]) throws
+    {
+        let text = Array(encoding.utf8)
+        let parsed = text.withUnsafeBufferPointer { TypedStreamType.parse($0) }
+        guard case .success(let types) = parsed else {
+            throw invalid("\"\(encoding)\" is not a type encoding")
+        }
+        let objectCount = types.filter { if case .object = $0 { return true } else { return false } }.count
+        guard objectCount == objects.count, types.count - objectCount == values.count else {
+            throw invalid("\(objects.count) objects and \(values.count) values do not fit \"\(encoding)\"")
+        }
+        writeSharedString(text)
+        var nextObject = objects.makeIterator()
+        var nextValue = values.makeIterator()
+        for type in types {
+            if case .object = type {
+                try writeObject(nextObject.next() ?? nil)
+            } else if let value = nextValue.next() {
+                try writeValue(value, as: type, graph: nil)
+            }
+        }
+    }
+
     private mutating func writeValue(
         _ value: TypedStreamGraph.Value, as type: TypedStreamType, graph: TypedStreamGraph?
     )
@@ -394,6 +435,44 @@ struct TypedStreamWriter {
             try writeNewObject([("NSNull", 0)]) { _ in }
         case let string as ArchivedAttributedString:
             try writeAttributedString(string)
+        case let point as ArchivedPoint:
+            try writeValueObject(
+                "{CGPoint=dd}", .structure(name: "CGPoint", fields: [.double(point.x), .double(point.y)]))
+        case let size as ArchivedSize:
+            try writeValueObject(
+                "{CGSize=dd}",
+                .structure(name: "CGSize", fields: [.double(size.width), .double(size.height)]))
+        case let rect as ArchivedRect:
+            try writeValueObject(
+                "{CGRect={CGPoint=dd}{CGSize=dd}}",
+                .structure(
+                    name: "CGRect",
+                    fields: [
+                        .structure(
+                            name: "CGPoint", fields: [.double(rect.origin.x), .double(rect.origin.y)]),
+                        .structure(
+                            name: "CGSize", fields: [.double(rect.size.width), .double(rect.size.height)]),
+                    ]))
+        case let range as ArchivedRange:
+            try writeValueObject(
+                "{_NSRange=QQ}",
+                .structure(
+                    name: "_NSRange",
+                    fields: [
+                        .unsignedInteger(UInt64(clamping: range.location)),
+                        .unsignedInteger(UInt64(clamping: range.length)),
+                    ]))
+        case let insets as ArchivedEdgeInsets:
+            try writeValueObject(
+                "{NSEdgeInsets=dddd}",
+                .structure(
+                    name: "NSEdgeInsets",
+                    fields: [insets.top, insets.left, insets.bottom, insets.right].map(
+                        TypedStreamGraph.Value.double)))
+        case let color as ArchivedColor:
+            try writeColor(color)
+        case let font as ArchivedFont:
+            try writeFont(font)
         case let array as [Any]:
             try writeNewObject([("NSArray", 0)]) { writer in
                 writer.writeGroup("i") { $0.writeInteger(Int64(array.count)) }
@@ -410,6 +489,72 @@ struct TypedStreamWriter {
             try writeDictionary(dictionary.map { ($0.key.base, $0.value) })
         default:
             throw invalid("a \(type(of: value)) cannot be written to a typedstream")
+        }
+    }
+
+    /// An `NSValue` (version 0): its type encoding as a C string, then one value of that type.
+    private mutating func writeValueObject(_ type: String, _ value: TypedStreamGraph.Value) throws {
+        try writeNewObject([("NSValue", 0)]) { writer in
+            writer.writeSharedString(Array("*".utf8))
+            writer.writeCString(Array(type.utf8))
+            try writer.writeGroup(encoding: type, values: [value], graph: nil)
+        }
+    }
+
+    /// `NSColor` (version 0) as AppKit writes it: `c` the kind (1 calibrated RGB, 2 device
+    /// RGB, 3 calibrated white, 4 device white, 5 device CMYK, 6 catalogue), then the
+    /// components as one group of `f`s, or `@@@` (catalogue, name, fallback colour).
+    private mutating func writeColor(_ color: ArchivedColor) throws {
+        let kind: Int
+        let types: String
+        switch color.space {
+        case .calibratedRGB?, .deviceRGB?:
+            (kind, types) = (color.space == .calibratedRGB ? 1 : 2, "ffff")
+        case .calibratedWhite?, .deviceWhite?:
+            (kind, types) = (color.space == .calibratedWhite ? 3 : 4, "ff")
+        case .deviceCMYK?: (kind, types) = (5, "fffff")
+        case .catalog?: (kind, types) = (6, "@@@")
+        default:
+            throw invalid(
+                "an NSColor of space \(color.space.map { "\($0)" } ?? "none") has no typedstream form")
+        }
+        var components = color.components
+        // A colour read from a keyed archive may omit an opaque alpha.
+        if components.count == types.count - 1 { components.append(1) }
+        guard kind == 6 || components.count == types.count else {
+            throw invalid(
+                "an NSColor of space \(color.space.map { "\($0)" } ?? "none") needs \(types.count) components"
+            )
+        }
+        try writeNewObject([("NSColor", 0)]) { writer in
+            writer.writeGroup("c") { $0.bytes.append(UInt8(kind)) }
+            if kind == 6 {
+                try writer.writeGroup("@@@") { writer in
+                    try writer.writeObject(color.catalogName)
+                    try writer.writeObject(color.colorName)
+                    try writer.writeObject(color.fallback)
+                }
+            } else {
+                writer.writeGroup(types) { writer in
+                    for component in components { writer.writeReal(component, isFloat: true) }
+                }
+            }
+        }
+    }
+
+    /// `NSFont` (version 30) as AppKit writes it: the name as an old binary property list
+    /// in a data object (`i` length, `[Nc]` bytes), the size (`f`), four flag bytes (`c`).
+    private mutating func writeFont(_ font: ArchivedFont) throws {
+        let plist = OldBinaryPropertyList.write(.string(font.name))
+        let flags = font.typedStreamFlags ?? [0, 1, 0, 0]
+        guard flags.count == 4 else {
+            throw invalid("an NSFont has 4 typedstream flag bytes, not \(flags.count)")
+        }
+        try writeNewObject([("NSFont", 30)]) { writer in
+            writer.writeGroup("i") { $0.writeInteger(Int64(plist.count)) }
+            writer.writeGroup("[\(plist.count)c]") { $0.bytes += plist }
+            writer.writeGroup("f") { $0.writeReal(font.size, isFloat: true) }
+            for flag in flags { writer.writeGroup("c") { $0.bytes.append(UInt8(bitPattern: flag)) } }
         }
     }
 
@@ -459,7 +604,9 @@ struct TypedStreamWriter {
         case .date(let date): return date
         case .url(let url): return url
         case .array(let values): return try values.map(swiftValue)
-        case .font, .color, .paragraphStyle, .object:
+        case .font(let font): return font
+        case .color(let color): return color
+        case .paragraphStyle, .object:
             throw KeyedArchiveError(
                 .invalidValue, "attribute value \(value) has no typedstream form that this archiver writes")
         }

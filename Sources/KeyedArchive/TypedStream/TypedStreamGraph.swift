@@ -49,9 +49,33 @@ public struct TypedStreamGraph: Hashable, Sendable, CustomStringConvertible {
     /// decoded generically.
     public let root: Value?
 
+    /// Creates a graph, such as one built by hand for ``TypedStreamArchiver/archivedData(of:)``
+    /// to write: objects, classes and C strings refer to one another by their index in
+    /// `nodes` (the archiver numbers them again in the order it writes them).
+    ///
+    /// - Parameters:
+    ///   - byteOrder: The byte order to write numbers in.
+    ///   - streamerVersion: The streamer version (4).
+    ///   - systemVersion: The system version (1000 for Mac OS X and later).
+    ///   - nodes: The objects, classes and C strings.
+    ///   - contents: The top-level groups.
+    ///   - trailingData: Bytes after the last group.
+    ///   - root: The value the graph is about; default the first top-level value.
+    public init(
+        byteOrder: ByteOrder = .littleEndian, streamerVersion: Int = 4, systemVersion: Int = 1000,
+        nodes: [Node],
+        contents: [Group], trailingData: Data = Data(), root: Value?? = nil
+    ) {
+        self.init(
+            byteOrder: byteOrder, streamerVersion: streamerVersion, systemVersion: systemVersion,
+            nodes: nodes,
+            contents: contents, trailingData: trailingData,
+            storedRoot: root ?? contents.first?.values.first)
+    }
+
     init(
         byteOrder: ByteOrder, streamerVersion: Int, systemVersion: Int, nodes: [Node], contents: [Group],
-        trailingData: Data, root: Value?
+        trailingData: Data, storedRoot root: Value?
     ) {
         self.byteOrder = byteOrder
         self.streamerVersion = streamerVersion
@@ -67,7 +91,7 @@ public struct TypedStreamGraph: Hashable, Sendable, CustomStringConvertible {
         TypedStreamGraph(
             byteOrder: byteOrder, streamerVersion: streamerVersion, systemVersion: systemVersion,
             nodes: nodes,
-            contents: contents, trailingData: trailingData, root: value)
+            contents: contents, trailingData: trailingData, storedRoot: value)
     }
 
     /// The node with reference number `index`, or `nil` if out of range.

@@ -105,7 +105,7 @@ struct TypedStreamReader {
             byteOrder: byteOrder, streamerVersion: streamerVersion,
             systemVersion: Int(clamping: systemVersion),
             nodes: nodes, contents: contents, trailingData: Data(bytes[trailingStart...]),
-            root: contents.first?.values.first)
+            storedRoot: contents.first?.values.first)
     }
 
     private mutating func readHeader() throws -> (TypedStreamGraph.ByteOrder, Int) {

@@ -188,7 +188,10 @@ extension TypedStreamGraph {
     /// The stream as the keyed reader's generic graph, to inspect and print both formats
     /// alike: node *n* here is node *n + 1* there (node 0 is `$null`), an object's values
     /// are its fields `$0`, `$1`, … in stream order (the keyed format's unkeyed keys), a
-    /// class is a class description, a C string a string; ``root`` is `$top.root`.
+    /// class is a class description, a C string a string; ``root`` is `$top.root`, and the
+    /// other top-level values follow it as `$1`, `$2`, … An `NSColor` or `NSFont` also has
+    /// the fields a keyed archive gives the same value (`NSColorSpace` and `NSRGB`, `NSName`
+    /// and `NSSize`, …), so that it is summarized as in keyed archives.
     ///
     /// - Returns: The graph.
     /// - Complexity: O(nodes + values).
@@ -199,8 +202,11 @@ extension TypedStreamGraph {
             switch node {
             case .object(let object):
                 let chain = classChain(of: object).map(\.name)
-                let fields = object.values.enumerated().map { position, value in
+                var fields = object.values.enumerated().map { position, value in
                     ArchivedObjectGraph.Field(key: "$\(position)", value: Self.keyedValue(value))
+                }
+                if object.className == "NSColor" || object.className == "NSFont" {
+                    fields += keyedEquivalentFields(of: object)
                 }
                 nodes.append(
                     .object(
@@ -215,14 +221,23 @@ extension TypedStreamGraph {
                 nodes.append(.value(.string(String(decoding: bytes, as: UTF8.self))))
             }
         }
-        var counts = [Int](repeating: 0, count: nodes.count)
         let rootValue = root.map(Self.keyedValue)
-        for reference in (rootValue.map { ArchivedObjectGraph.Node.value($0) }?.references ?? [])
+        var topLevel = rootValue.map { [ArchivedObjectGraph.Field(key: "root", value: $0)] } ?? []
+        // A stream of several top-level values (a colour list: "i", "@i", then "@@" per
+        // colour) shows them all, in order, as `$1`, `$2`, …; a graph about one object
+        // (an object decoded generically) shows that object alone.
+        let values = contents.lazy.flatMap(\.values)
+        if root != nil, root == values.first {
+            for (position, value) in values.enumerated().dropFirst() {
+                topLevel.append(ArchivedObjectGraph.Field(key: "$\(position)", value: Self.keyedValue(value)))
+            }
+        }
+        var counts = [Int](repeating: 0, count: nodes.count)
+        for reference in topLevel.flatMap({ ArchivedObjectGraph.Node.value($0.value).references })
             + nodes.flatMap(\.references)
         where counts.indices.contains(reference) {
             counts[reference] += 1
         }
-        let topLevel = rootValue.map { [ArchivedObjectGraph.Field(key: "root", value: $0)] } ?? []
         return ArchivedObjectGraph(
             nodes: nodes, topLevel: topLevel, root: rootValue, referenceCounts: counts,
             cyclic: ArchiveGraphBuilder.cyclicNodes(nodes))

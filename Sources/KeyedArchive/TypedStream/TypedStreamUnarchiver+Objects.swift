@@ -170,7 +170,9 @@ extension TypedStreamUnarchiver {
         case .attributedString, .mutableAttributedString:
             return try attributedString(mutable: object.className == "NSMutableAttributedString")
         case .color:
-            return try color() ?? objectGraph.rooted(at: .object(index))
+            return try knownLayout(index: index) { try color() }
+        case .font:
+            return try knownLayout(index: index) { try font() }
         }
     }
 
@@ -304,6 +306,8 @@ extension TypedStreamUnarchiver {
         case ("_NSSize", 2), ("CGSize", 2): return ArchivedSize(width: values[0], height: values[1])
         case ("_NSRect", 4), ("CGRect", 4):
             return ArchivedRect(x: values[0], y: values[1], width: values[2], height: values[3])
+        case ("NSEdgeInsets", 4):
+            return ArchivedEdgeInsets(top: values[0], left: values[1], bottom: values[2], right: values[3])
         case ("_NSRange", 2):
             guard let location = fields[0].integerValue, let length = fields[1].integerValue,
                 let start = Int(exactly: location), let count = Int(exactly: length)
@@ -334,6 +338,7 @@ enum TypedStreamStandardClass: String {
     case attributedString = "NSAttributedString"
     case mutableAttributedString = "NSMutableAttributedString"
     case color = "NSColor"
+    case font = "NSFont"
 }
 
 /// A number read from a stream, with its C type, and its conversions between Swift types.

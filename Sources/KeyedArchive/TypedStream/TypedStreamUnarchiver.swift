@@ -36,9 +36,10 @@ import Foundation
 /// | `NSSet`, `NSMutableSet` | `Set<AnyHashable>` |
 /// | `NSDictionary`, `NSMutableDictionary` | `[String: Any]`, or `[AnyHashable: Any]` for other keys |
 /// | `NSNull` | ``ArchivedNull`` |
-/// | `NSValue` of a point, size, rect or range | ``ArchivedPoint``, ``ArchivedSize``, ``ArchivedRect``, ``ArchivedRange`` |
+/// | `NSValue` of a point, size, rect, range or edge insets | ``ArchivedPoint``, ``ArchivedSize``, ``ArchivedRect``, ``ArchivedRange``, ``ArchivedEdgeInsets`` |
 /// | `NSAttributedString`, `NSMutableAttributedString` | ``ArchivedAttributedString`` (attributes typed as ``ArchivedAttributeValue``) |
 /// | `NSColor` (RGB, white, CMYK and named colours) | ``ArchivedColor`` |
+/// | `NSFont` | ``ArchivedFont`` (its flag bytes in ``ArchivedFont/typedStreamFlags``) |
 /// | a class mapped with ``setClass(_:forClassName:)`` or named by a ``TypedStreamDecodable`` type asked for | that type |
 /// | any other class | ``TypedStreamGraph`` rooted at the object |
 ///
@@ -107,11 +108,11 @@ public final class TypedStreamUnarchiver {
     /// The Foundation classes that decode as standard Swift values, for
     /// ``TypedStreamUnarchivingOptions/allowedClassNames``: strings, numbers, values, data,
     /// dates, URLs, arrays, sets, dictionaries and their mutable variants, `NSNull`,
-    /// attributed strings and colours.
+    /// attributed strings, colours and fonts.
     public static let standardClassNames: Set<String> = [
         "NSString", "NSMutableString", "NSNumber", "NSValue", "NSData", "NSMutableData", "NSDate", "NSURL",
         "NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSDictionary", "NSMutableDictionary", "NSNull",
-        "NSAttributedString", "NSMutableAttributedString", "NSColor",
+        "NSAttributedString", "NSMutableAttributedString", "NSColor", "NSFont",
     ]
 
     // MARK: - Whole-stream conveniences

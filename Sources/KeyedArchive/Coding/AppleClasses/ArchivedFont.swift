@@ -44,6 +44,11 @@ public struct ArchivedFont: SecureKeyedCoding, Hashable, Sendable, CustomStringC
     public var descriptor: ArchivedAttributeValue?
     /// The fields this type has no property for, by key, written back as they were.
     public var otherFields: [String: ArchivedAttributeValue]
+    /// The four flag bytes an `NSFont` read from a typedstream (what `NSArchiver` wrote)
+    /// stores after its size, such as `[0, 1, 0, 0]`; `nil` for a font from a keyed archive.
+    /// Not part of keyed archives; ``TypedStreamArchiver`` writes them back (`[0, 1, 0, 0]`
+    /// when `nil`).
+    public var typedStreamFlags: [Int8]? = nil
 
     /// Creates a font.
     ///
