@@ -112,6 +112,10 @@ public final class KeyedUnarchiver {
     @exclusivity(unchecked) var strings = IndexTable<String>()
     /// The long strings read once so far (see ``binaryString(_:)``).
     let stringsReadOnce: ObjectIndexSet
+    /// The objects decoded once so far as values (not class instances), which are cached
+    /// from their second decode on (see ``instantiate(_:uid:fields:classUID:)``). The same
+    /// set as ``stringsReadOnce``: an entry is either a plain string or an object.
+    let valuesReadOnce: ObjectIndexSet
     /// Values decoded by the untyped methods (`[Any]`, `[String: Any]`, …), by object index.
     @exclusivity(unchecked) var decodedUntyped: [Int: Any] = [:]
     /// The indices in `containers` of the standard collections the untyped methods are
@@ -196,6 +200,7 @@ public final class KeyedUnarchiver {
         self.containers = [DecodingContainer(fields: .parsed(source.top), uid: 0, classUID: 0)]
         self.inProgressFlags = ObjectIndexSet(objectCount: source.objectCount)
         self.stringsReadOnce = ObjectIndexSet(objectCount: source.objectCount)
+        self.valuesReadOnce = stringsReadOnce
         self.decoded = IndexTable(keysBelow: source.objectCount)
         self.strings = IndexTable(keysBelow: source.objectCount)
         self.classes = IndexTable(keysBelow: source.objectCount)
@@ -1088,7 +1093,15 @@ extension KeyedUnarchiver {
             }
             decoded.insert(DecodedObject(type: typeID, isInstance: true, value: value), forKey: uid)
         } else if !decoded.contains(uid) {
-            decoded.insert(DecodedObject(type: typeID, isInstance: false, value: value), forKey: uid)
+            // A value is cached from its second decode on: most objects are referenced once,
+            // and caching each (boxed in an `Any`, kept until the unarchiver goes) costs an
+            // allocation and memory for nothing. A shared value is decoded at most twice,
+            // so decoding stays linear in the archive.
+            if valuesReadOnce.contains(uid) {
+                decoded.insert(DecodedObject(type: typeID, isInstance: false, value: value), forKey: uid)
+            } else {
+                valuesReadOnce.insert(uid)
+            }
         } else {
             values[DecodedValueKey(uid: uid, type: typeID)] = value
         }
