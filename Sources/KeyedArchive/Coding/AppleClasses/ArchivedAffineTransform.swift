@@ -19,6 +19,8 @@ import Foundation
 /// and translates; 9 bytes, a tag 2 then `m11` and `m22`, when it only scales; 9 bytes, a
 /// tag 1 then `tX` and `tY`, when it only translates; nothing for the identity. All four
 /// are read and written; values are rounded to `Float` as Apple stores them.
+/// swift-corelibs-foundation writes the six values as reals in an old-style array under
+/// `$0` instead, and reads only that form; its form is read too.
 public struct ArchivedAffineTransform: SecureKeyedCoding, Hashable, Sendable, CustomStringConvertible {
     /// The matrix entries, as in `NSAffineTransformStruct`.
     public var m11: Double
@@ -54,7 +56,7 @@ public struct ArchivedAffineTransform: SecureKeyedCoding, Hashable, Sendable, Cu
 
     /// `[m11 m12 m21 m22 tX tY]`.
     public var description: String {
-        "[" + [m11, m12, m21, m22, tX, tY].map(RealText.string).joined(separator: " ") + "]"
+        "[" + [m11, m12, m21, m22, tX, tY].map(GeometryText.format).joined(separator: " ") + "]"
     }
 
     /// The bytes Apple writes under `NSTransformStruct`, or `nil` for the identity.
@@ -85,7 +87,26 @@ public struct ArchivedAffineTransform: SecureKeyedCoding, Hashable, Sendable, Cu
     ///   is not one of the four forms.
     public init(coder: KeyedUnarchiver) throws {
         self = .identity
-        guard let data = try coder.decodeBytes(forKey: "NSTransformStruct"), !data.isEmpty else { return }
+        guard let data = try coder.decodeBytes(forKey: "NSTransformStruct"), !data.isEmpty else {
+            // swift-corelibs-foundation's form: six reals in an old-style array under `$0`.
+            // `$0` is an unkeyed value's key, stored as is (not escaped).
+            if let raw = try coder.fieldValue(forKey: "$0") {
+                let array = try coder.attributeValue(raw)
+                let values = (0..<6).map { index -> Double? in
+                    switch array.objectField("$\(index)") {
+                    case .real(let value)?: return value
+                    case .integer(let value)?: return value.intValue.map(Double.init)
+                    default: return nil
+                    }
+                }
+                let known = values.compactMap { $0 }
+                guard known.count == 6 else {
+                    throw coder.failure(.invalidArchive, "NSAffineTransform $0 does not hold six numbers")
+                }
+                (m11, m12, m21, m22, tX, tY) = (known[0], known[1], known[2], known[3], known[4], known[5])
+            }
+            return
+        }
         let bytes = Array(data)
         func float(at offset: Int) -> Double {
             let bits =

@@ -65,9 +65,11 @@ public struct ArchivedDateComponents: SecureKeyedCoding, Hashable, Sendable, Cus
     /// objects, and any field Apple adds).
     public var fields: [String: ArchivedAttributeValue]
 
-    /// Creates date components with no component defined.
+    /// Creates date components with no component defined: `NS.leapMonth` 0, and
+    /// `NS.calendar` and `NS.timezone` nil (Apple's reader takes nil for a missing object;
+    /// swift-corelibs-foundation's fails without the keys).
     public init() {
-        fields = ["NS.leapMonth": .integer(0)]
+        fields = ["NS.leapMonth": .integer(0), "NS.calendar": .null, "NS.timezone": .null]
     }
 
     /// Creates date components from their archived fields.
@@ -96,7 +98,7 @@ public struct ArchivedDateComponents: SecureKeyedCoding, Hashable, Sendable, Cus
     /// The time zone (`NS.timezone`), when set and known to this platform.
     public var timeZone: TimeZone? {
         get { fields["NS.timezone"]?.decodedObject(as: TimeZone.self) }
-        set { fields["NS.timezone"] = newValue.flatMap(ArchivedAttributeValue.archivedObject) }
+        set { fields["NS.timezone"] = newValue.flatMap(ArchivedAttributeValue.archivedObject) ?? .null }
     }
 
     /// The calendar's identifier (`NS.identifier` of the `NSCalendar` under `NS.calendar`),

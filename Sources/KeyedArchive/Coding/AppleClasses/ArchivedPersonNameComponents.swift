@@ -6,7 +6,7 @@ import Foundation
 
 /// A person's name as Foundation's `NSPersonNameComponents` archives it: `NS.namePrefix`,
 /// `NS.givenName`, `NS.middleName`, `NS.familyName`, `NS.nameSuffix`, `NS.nickname` (strings,
-/// each only when set) and `NS.phoneticRepresentation` (another name).
+/// nil references when unset) and `NS.phoneticRepresentation` (another name).
 ///
 /// ```swift
 /// var name = ArchivedPersonNameComponents()
@@ -39,9 +39,10 @@ public struct ArchivedPersonNameComponents: SecureKeyedCoding, Hashable, Sendabl
     /// Every field of the archived object by key.
     public var fields: [String: ArchivedAttributeValue]
 
-    /// Creates an empty name.
+    /// Creates an empty name: every part nil (written as nil references, which Apple's
+    /// reader takes as unset and swift-corelibs-foundation's requires).
     public init() {
-        fields = [:]
+        fields = Dictionary(uniqueKeysWithValues: Part.allCases.map { ($0.rawValue, ArchivedAttributeValue.null) })
     }
 
     /// Creates a name from its archived fields.
@@ -54,13 +55,13 @@ public struct ArchivedPersonNameComponents: SecureKeyedCoding, Hashable, Sendabl
     /// `NSPersonNameComponents`.
     public static var archivedClassName: String { AppleClass.personNameComponents.name }
 
-    /// The part `part`, or `nil` when unset; setting `nil` removes it.
+    /// The part `part`, or `nil` when unset; setting `nil` stores a nil reference.
     public subscript(part: Part) -> String? {
         get {
             if let text = fields[part.rawValue]?.stringValue { return text }
             return privatePart(part.rawValue)
         }
-        set { fields[part.rawValue] = newValue.map(ArchivedAttributeValue.string) }
+        set { fields[part.rawValue] = newValue.map(ArchivedAttributeValue.string) ?? .null }
     }
 
     /// A string field of the private object under `NS.nameComponentsPrivate`.
