@@ -112,8 +112,8 @@ public final class KeyedUnarchiver {
     @exclusivity(unchecked) var strings = IndexTable<String>()
     /// The long strings read once so far (see ``binaryString(_:)``).
     let stringsReadOnce: ObjectIndexSet
-    /// The objects decoded once so far as values (not class instances), which are cached
-    /// from their second decode on (see ``instantiate(_:uid:fields:classUID:)``). The same
+    /// The objects decoded once so far as large values (not class instances), which are
+    /// cached from their second decode on (see ``instantiate(_:uid:fields:classUID:)``). The same
     /// set as ``stringsReadOnce``: an entry is either a plain string or an object.
     let valuesReadOnce: ObjectIndexSet
     /// Values decoded by the untyped methods (`[Any]`, `[String: Any]`, …), by object index.
@@ -1093,11 +1093,14 @@ extension KeyedUnarchiver {
             }
             decoded.insert(DecodedObject(type: typeID, isInstance: true, value: value), forKey: uid)
         } else if !decoded.contains(uid) {
-            // A value is cached from its second decode on: most objects are referenced once,
-            // and caching each (boxed in an `Any`, kept until the unarchiver goes) costs an
-            // allocation and memory for nothing. A shared value is decoded at most twice,
-            // so decoding stays linear in the archive.
-            if valuesReadOnce.contains(uid) {
+            // A value too large to sit inline in an `Any` is cached from its second decode
+            // on: most objects are referenced once, and caching each (boxed, kept until the
+            // unarchiver goes) costs an allocation and memory for nothing. Such a shared
+            // value is decoded at most twice, so decoding stays linear in the archive.
+            // So are the internal values of Apple's objects that are never shared (an
+            // attributed string's attribute dictionaries and their table).
+            let small = MemoryLayout<U>.size <= MemoryLayout<(Int, Int, Int)>.size
+            if (small && !UnsharedValueTypes.contains(U.self)) || valuesReadOnce.contains(uid) {
                 decoded.insert(DecodedObject(type: typeID, isInstance: false, value: value), forKey: uid)
             } else {
                 valuesReadOnce.insert(uid)
@@ -1241,5 +1244,19 @@ extension KeyedUnarchiver {
 
     static func names(_ types: [any KeyedCoding.Type]) -> String {
         types.isEmpty ? "no classes" : types.map { $0.archivedClassName }.joined(separator: ", ")
+    }
+}
+
+/// Value types the unarchiver caches from their second decode on even though they are
+/// small: parts of Apple's objects that archives do not share.
+enum UnsharedValueTypes {
+    private static let identifiers = (
+        ObjectIdentifier(AttributeDictionaryValue.self), ObjectIdentifier([AttributeDictionaryValue].self)
+    )
+
+    @inline(__always)
+    static func contains<U>(_ type: U.Type) -> Bool {
+        let identifier = ObjectIdentifier(type)
+        return identifier == identifiers.0 || identifier == identifiers.1
     }
 }
