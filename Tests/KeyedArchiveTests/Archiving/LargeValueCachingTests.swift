@@ -37,22 +37,23 @@ struct LargeValueCachingTests {
 
     @Test func largeValuesReadOnceAreNotKept() throws {
         let text = ArchivedAttributedString("Hello", attributes: ["NSFont": .font(ArchivedFont(name: "Menlo", size: 11))])
+        let single = try PropertyList(
+            from: KeyedArchiver.archivedData(withRootObject: [text], requiringSecureCoding: true))
+        guard case .dictionary(var archive) = single, case .array(var objects)? = archive["$objects"],
+            let rootUID = single["$top"]?["root"]?.uidValue, case .dictionary(var array) = objects[Int(rootUID)],
+            let uid = array["NS.objects"]?.arrayValue?.first?.uidValue
+        else { throw AppleFixture.Failure("unexpected archive") }
         for count in [1, 2] {
-            let data = try KeyedArchiver.archivedData(
-                withRootObject: Array(repeating: text, count: count), requiringSecureCoding: true)
-            let objects = try #require(PropertyList(from: data)["$objects"]?.arrayValue)
-            // The archiver shares equal values: one object, referenced `count` times.
-            let uid = try #require(
-                objects.indices.first { index in
-                    guard let classUID = objects[index]["$class"]?.uidValue else { return false }
-                    return objects[Int(classUID)]["$classname"]?.stringValue == "NSAttributedString"
-                })
-            let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+            // The array refers `count` times to the one string object.
+            array["NS.objects"] = .array(Array(repeating: .uid(uid), count: count))
+            objects[Int(rootUID)] = .dictionary(array)
+            archive["$objects"] = .array(objects)
+            let unarchiver = try KeyedUnarchiver(propertyList: .dictionary(archive))
             let read = try #require(
                 try unarchiver.decodeObject(of: [ArchivedAttributedString].self, forKey: KeyedArchiver.rootObjectKey))
             #expect(read == Array(repeating: text, count: count))
             // Read once: not kept; read twice: kept from the second read.
-            #expect(unarchiver.decoded.contains(uid) == (count == 2))
+            #expect(unarchiver.decoded.contains(Int(uid)) == (count == 2))
         }
     }
 }
