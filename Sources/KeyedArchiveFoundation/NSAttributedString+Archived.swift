@@ -18,12 +18,14 @@ extension ArchivedAttributedString {
     public var nsAttributedString: NSAttributedString {
         let result = NSMutableAttributedString(string: string)
         let length = result.length
-        for run in runs where !run.range.isEmpty && run.range.lowerBound >= 0 && run.range.upperBound <= length {
+        for run in runs
+        where !run.range.isEmpty && run.range.lowerBound >= 0 && run.range.upperBound <= length {
             var attributes: [NSAttributedString.Key: Any] = [:]
             for (name, value) in run.attributes {
                 attributes[NSAttributedString.Key(name)] = Self.foundationValue(value)
             }
-            result.setAttributes(attributes, range: NSRange(location: run.range.lowerBound, length: run.range.count))
+            result.setAttributes(
+                attributes, range: NSRange(location: run.range.lowerBound, length: run.range.count))
         }
         return isMutable ? result : NSAttributedString(attributedString: result)
     }
@@ -52,7 +54,8 @@ extension ArchivedAttributedString {
                 converted[key.rawValue] = archived
             }
             let bounds = range.location..<(range.location + range.length)
-            if let last = runs.last, last.attributes == converted, last.range.upperBound == bounds.lowerBound {
+            if let last = runs.last, last.attributes == converted, last.range.upperBound == bounds.lowerBound
+            {
                 runs[runs.count - 1].range = last.range.lowerBound..<bounds.upperBound
             } else {
                 runs.append(Run(range: bounds, attributes: converted))

@@ -140,7 +140,9 @@ extension ArchivedObjectGraph {
                 ])
         case .affineTransform:
             guard let transform = decoded(ArchivedAffineTransform.self) else { return nil }
-            let matrix = [transform.m11, transform.m12, transform.m21, transform.m22, transform.tX, transform.tY]
+            let matrix = [
+                transform.m11, transform.m12, transform.m21, transform.m22, transform.tX, transform.tY,
+            ]
             return Summary(
                 className: name, text: transform.description, details: [],
                 value: ["matrix": .array(matrix.map(PropertyList.real))])
@@ -154,7 +156,8 @@ extension ArchivedObjectGraph {
             }
             if let zone = components.timeZone { value["timeZone"] = .string(zone.identifier) }
             if let calendar = components.calendarIdentifier { value["calendar"] = .string(calendar) }
-            return Summary(className: name, text: components.description, details: [], value: .dictionary(value))
+            return Summary(
+                className: name, text: components.description, details: [], value: .dictionary(value))
         case .personNameComponents:
             guard let person = decoded(ArchivedPersonNameComponents.self) else { return nil }
             var value = PropertyListDictionary()
@@ -165,7 +168,10 @@ extension ArchivedObjectGraph {
         case .textCheckingResult:
             guard let result = decoded(ArchivedTextCheckingResult.self) else { return nil }
             func pair(_ range: Range<Int>) -> PropertyList {
-                [.integer(PropertyListInteger(Int64(range.lowerBound))), .integer(PropertyListInteger(Int64(range.upperBound)))]
+                [
+                    .integer(PropertyListInteger(Int64(range.lowerBound))),
+                    .integer(PropertyListInteger(Int64(range.upperBound))),
+                ]
             }
             var value: PropertyListDictionary = ["ranges": .array(result.ranges.map(pair))]
             if let range = result.range { value["range"] = pair(range) }

@@ -43,7 +43,9 @@ import Testing
         let bytes = try #require(object["NSTransformStruct"]?.dataValue)
         #expect(bytes.count == length)
         if let tag { #expect(bytes.first == tag) }
-        #expect(try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedAffineTransform.self, from: data) == transform)
+        #expect(
+            try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedAffineTransform.self, from: data)
+                == transform)
     }
 
     @Test func affineTransformBytesAreBigEndianFloats() throws {
@@ -53,7 +55,9 @@ import Testing
         let data = try Self.archive(ArchivedAffineTransform.identity)
         let object = try #require(PropertyList(from: data)["$objects"]?.arrayValue?[1])
         #expect(object["NSTransformStruct"] == nil)
-        #expect(try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedAffineTransform.self, from: data) == .identity)
+        #expect(
+            try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedAffineTransform.self, from: data)
+                == .identity)
         #expect(scale.description == "[2 0 0 3 0 0]")
     }
 
@@ -78,7 +82,8 @@ import Testing
         transform.scaleX(by: 2, yBy: 3)
         transform.translateX(by: 5, yBy: 7)
         let data = try NSKeyedArchiver.archivedData(withRootObject: transform, requiringSecureCoding: true)
-        let read = try #require(try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedAffineTransform.self, from: data))
+        let read = try #require(
+            try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedAffineTransform.self, from: data))
         let expected = transform.transformStruct
         #expect(read.m11 == Double(expected.m11) && read.m22 == Double(expected.m22))
         #expect(read.tX == Double(expected.tX) && read.tY == Double(expected.tY))
@@ -100,7 +105,8 @@ import Testing
         #expect(object["NS.hour"] == nil)
         #expect(object["NS.leapMonth"] == 0)
         #expect(object["NS.calendar"] == .uid(0))
-        let read = try #require(try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedDateComponents.self, from: data))
+        let read = try #require(
+            try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedDateComponents.self, from: data))
         #expect(read == components)
         #expect(read[.day] == 29 && read[.hour] == nil)
         #expect(read.description == "day 29, month 2, nanosecond 5, year 2024")
@@ -114,7 +120,8 @@ import Testing
         theirs.timeZone = TimeZone(identifier: "Europe/Paris")
         let data = try NSKeyedArchiver.archivedData(
             withRootObject: theirs as NSDateComponents, requiringSecureCoding: true)
-        let read = try #require(try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedDateComponents.self, from: data))
+        let read = try #require(
+            try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedDateComponents.self, from: data))
         // Foundation on Linux writes undefined components as Int.max: read as undefined.
         #expect(read[.year] == 2024 && read[.month] == 2 && read[.day] == 29)
         #expect(read[.hour] == nil && read[.era] == nil)
@@ -189,7 +196,9 @@ import Testing
     func textCheckingResults(
         _ name: String, _ className: String, _ pattern: String, _ range: Range<Int>, _ ranges: [Range<Int>]
     ) throws {
-        guard let (result, tree) = try Self.fixture("NSTextCheckingResult-" + name, as: ArchivedTextCheckingResult.self)
+        guard
+            let (result, tree) = try Self.fixture(
+                "NSTextCheckingResult-" + name, as: ArchivedTextCheckingResult.self)
         else { return }
         #expect(result.className == className)
         #expect(result.pattern == pattern)
@@ -202,7 +211,8 @@ import Testing
     @Test func newTextCheckingResult() throws {
         let match = ArchivedTextCheckingResult(range: 1..<4, pattern: "a(b)c", ranges: [1..<4, 2..<3])
         let read = try #require(
-            try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedTextCheckingResult.self, from: Self.archive(match)))
+            try KeyedUnarchiver.unarchivedObject(
+                ofClass: ArchivedTextCheckingResult.self, from: Self.archive(match)))
         #expect(read.className == "NSExtendedRegularExpressionCheckingResult")
         #expect(read.range == 1..<4 && read.pattern == "a(b)c" && read.ranges == [1..<4, 2..<3])
         #expect(read.description == "/a(b)c/ 1..<4 [1..<4, 2..<3]")
@@ -214,7 +224,8 @@ import Testing
         let expression = try NSRegularExpression(pattern: "a(b)c")
         let match = try #require(expression.firstMatch(in: "xabc", range: NSRange(location: 0, length: 4)))
         let data = try NSKeyedArchiver.archivedData(withRootObject: match, requiringSecureCoding: false)
-        let read = try #require(try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedTextCheckingResult.self, from: data))
+        let read = try #require(
+            try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedTextCheckingResult.self, from: data))
         #expect(read.range == 1..<4)
         #expect(read.pattern == "a(b)c")
         #expect(read.ranges == [1..<4, 2..<3])
@@ -244,9 +255,12 @@ import Testing
         ("ValuesSetWithoutTemplate", 3, 0, nil, "ja-JP", "GMT+0100"),
     ])
     func dateIntervalFormatters(
-        _ name: String, _ dateStyle: Int, _ timeStyle: Int, _ template: String?, _ locale: String, _ zone: String
+        _ name: String, _ dateStyle: Int, _ timeStyle: Int, _ template: String?, _ locale: String,
+        _ zone: String
     ) throws {
-        guard let (formatter, tree) = try Self.fixture("DateIntervalFormatter-" + name, as: ArchivedFormatter.self)
+        guard
+            let (formatter, tree) = try Self.fixture(
+                "DateIntervalFormatter-" + name, as: ArchivedFormatter.self)
         else { return }
         #expect(formatter.className == "NSDateIntervalFormatter")
         #expect(formatter.dateStyle == dateStyle && formatter.timeStyle == timeStyle)
@@ -259,7 +273,9 @@ import Testing
 
     @Test(arguments: [("Default", 1907), ("OptionsSet", 1366)])
     func iso8601Formatters(_ name: String, _ options: Int) throws {
-        guard let (formatter, tree) = try Self.fixture("ISO8601DateFormatter-" + name, as: ArchivedFormatter.self)
+        guard
+            let (formatter, tree) = try Self.fixture(
+                "ISO8601DateFormatter-" + name, as: ArchivedFormatter.self)
         else { return }
         #expect(formatter.className == "NSISO8601DateFormatter")
         #expect(formatter.formatOptions == options)
@@ -268,7 +284,8 @@ import Testing
         #expect(try Self.writesBack(formatter, as: tree))
         // Foundation on this machine reads what we write back.
         let back = try #require(
-            try NSKeyedUnarchiver.unarchivedObject(ofClass: ISO8601DateFormatter.self, from: Self.archive(formatter)))
+            try NSKeyedUnarchiver.unarchivedObject(
+                ofClass: ISO8601DateFormatter.self, from: Self.archive(formatter)))
         #expect(back.formatOptions.rawValue == UInt(options))
         #expect(back.timeZone.secondsFromGMT() == 0)
     }
@@ -277,7 +294,8 @@ import Testing
         let theirs = ISO8601DateFormatter()
         theirs.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let data = try NSKeyedArchiver.archivedData(withRootObject: theirs, requiringSecureCoding: true)
-        let read = try #require(try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedFormatter.self, from: data))
+        let read = try #require(
+            try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedFormatter.self, from: data))
         #expect(read.formatOptions == Int(theirs.formatOptions.rawValue))
         #expect(read.timeZone?.secondsFromGMT() == 0)
     }
@@ -285,7 +303,9 @@ import Testing
     // MARK: The readable view
 
     @Test func summaries() throws {
-        guard let data = try AppleFixture.data(Self.macOS + "NSTextCheckingResult-SimpleRegex.archive") else { return }
+        guard let data = try AppleFixture.data(Self.macOS + "NSTextCheckingResult-SimpleRegex.archive") else {
+            return
+        }
         let graph = try KeyedUnarchiver.objectGraph(from: data)
         let summary = try #require(graph.summary(ofObjectAt: 1))
         #expect(summary.text == "/aaa/ 0..<3 [0..<3]")
@@ -297,6 +317,7 @@ import Testing
         #expect(transform.summary(ofObjectAt: 1)?.text == "[2 0 0 3 0 0]")
         var name = ArchivedPersonNameComponents()
         name[.givenName] = "Ada"
-        #expect(try KeyedUnarchiver.objectGraph(from: Self.archive(name)).summary(ofObjectAt: 1)?.text == "Ada")
+        #expect(
+            try KeyedUnarchiver.objectGraph(from: Self.archive(name)).summary(ofObjectAt: 1)?.text == "Ada")
     }
 }

@@ -36,11 +36,13 @@ struct LargeValueCachingTests {
     }
 
     @Test func largeValuesReadOnceAreNotKept() throws {
-        let text = ArchivedAttributedString("Hello", attributes: ["NSFont": .font(ArchivedFont(name: "Menlo", size: 11))])
+        let text = ArchivedAttributedString(
+            "Hello", attributes: ["NSFont": .font(ArchivedFont(name: "Menlo", size: 11))])
         let single = try PropertyList(
             from: KeyedArchiver.archivedData(withRootObject: [text], requiringSecureCoding: true))
         guard case .dictionary(var archive) = single, case .array(var objects)? = archive["$objects"],
-            let rootUID = single["$top"]?["root"]?.uidValue, case .dictionary(var array) = objects[Int(rootUID)],
+            let rootUID = single["$top"]?["root"]?.uidValue,
+            case .dictionary(var array) = objects[Int(rootUID)],
             let uid = array["NS.objects"]?.arrayValue?.first?.uidValue
         else { throw AppleFixture.Failure("unexpected archive") }
         for count in [1, 2] {
@@ -50,7 +52,8 @@ struct LargeValueCachingTests {
             archive["$objects"] = .array(objects)
             let unarchiver = try KeyedUnarchiver(propertyList: .dictionary(archive))
             let read = try #require(
-                try unarchiver.decodeObject(of: [ArchivedAttributedString].self, forKey: KeyedArchiver.rootObjectKey))
+                try unarchiver.decodeObject(
+                    of: [ArchivedAttributedString].self, forKey: KeyedArchiver.rootObjectKey))
             #expect(read == Array(repeating: text, count: count))
             // Read once: not kept; read twice: kept from the second read.
             #expect(unarchiver.decoded.contains(Int(uid)) == (count == 2))

@@ -64,12 +64,16 @@ public struct ArchivedAffineTransform: SecureKeyedCoding, Hashable, Sendable, Cu
         func floats(_ values: [Double]) -> [UInt8] {
             values.flatMap { value -> [UInt8] in
                 let bits = Float(value).bitPattern
-                return [UInt8(bits >> 24), UInt8(bits >> 16 & 0xFF), UInt8(bits >> 8 & 0xFF), UInt8(bits & 0xFF)]
+                return [
+                    UInt8(bits >> 24), UInt8(bits >> 16 & 0xFF), UInt8(bits >> 8 & 0xFF), UInt8(bits & 0xFF),
+                ]
             }
         }
         let translates = tX != 0 || tY != 0
         if m12 != 0 || m21 != 0 { return floats([m11, m12, m21, m22, tX, tY]) }
-        if m11 != 1 || m22 != 1 { return translates ? floats([m11, m22, tX, tY]) : [2] + floats([m11, m22]) }
+        if m11 != 1 || m22 != 1 {
+            return translates ? floats([m11, m22, tX, tY]) : [2] + floats([m11, m22])
+        }
         return translates ? [1] + floats([tX, tY]) : nil
     }
 
@@ -125,7 +129,8 @@ public struct ArchivedAffineTransform: SecureKeyedCoding, Hashable, Sendable, Cu
         default:
             throw coder.failure(
                 .invalidArchive,
-                "NSTransformStruct holds \(bytes.count) bytes (tag \(bytes[0])), not one of Apple's four forms")
+                "NSTransformStruct holds \(bytes.count) bytes (tag \(bytes[0])), not one of Apple's four forms"
+            )
         }
     }
 }

@@ -137,7 +137,8 @@ public struct ArchivedAttributedString: SecureKeyedCoding, Hashable, Sendable, C
         }
         let (table, indices) = attributeTable()
         coder.encode(
-            ArchivedMutableArray(dictionaries: table.map(ArchivedAttributeDictionary.init)), forKey: "NSAttributes")
+            ArchivedMutableArray(dictionaries: table.map(ArchivedAttributeDictionary.init)),
+            forKey: "NSAttributes")
         var info: [UInt8] = []
         for (run, index) in zip(runs, indices) {
             AttributeRunLengths.append(max(0, run.range.count), to: &info)
@@ -496,6 +497,7 @@ struct ArchivedMutableArray: SecureKeyedCoding {
     }
 
     init(coder: KeyedUnarchiver) throws {
-        dictionaries = try coder.decodeElements(of: AttributeDictionaryValue.self).map(ArchivedAttributeDictionary.init)
+        dictionaries = try coder.decodeElements(of: AttributeDictionaryValue.self).map(
+            ArchivedAttributeDictionary.init)
     }
 }

@@ -19,7 +19,8 @@ extension ArchivedAttributeValue {
         let archiver = KeyedArchiver(requiringSecureCoding: true)
         let reference = archiver.graphReference(
             graph, uid: uid, at: .key(KeyedArchiver.rootObjectKey), maximumObjects: Self.largestDecodedField)
-        archiver.append(key: KeyedArchiver.rootObjectKey, value: archiver.table.builder.addUID(UInt64(reference)))
+        archiver.append(
+            key: KeyedArchiver.rootObjectKey, value: archiver.table.builder.addUID(UInt64(reference)))
         guard let data = try? archiver.finishedData() else { return nil }
         return try? KeyedUnarchiver.unarchivedObject(ofClass: T.self, from: data)
     }

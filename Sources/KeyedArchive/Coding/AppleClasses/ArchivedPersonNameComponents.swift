@@ -42,7 +42,8 @@ public struct ArchivedPersonNameComponents: SecureKeyedCoding, Hashable, Sendabl
     /// Creates an empty name: every part nil (written as nil references, which Apple's
     /// reader takes as unset and swift-corelibs-foundation's requires).
     public init() {
-        fields = Dictionary(uniqueKeysWithValues: Part.allCases.map { ($0.rawValue, ArchivedAttributeValue.null) })
+        fields = Dictionary(
+            uniqueKeysWithValues: Part.allCases.map { ($0.rawValue, ArchivedAttributeValue.null) })
     }
 
     /// Creates a name from its archived fields.
@@ -80,7 +81,9 @@ public struct ArchivedPersonNameComponents: SecureKeyedCoding, Hashable, Sendabl
     /// The parts in Western order (prefix, given, middle, family, suffix), then the
     /// nickname in quotes.
     public var description: String {
-        var words = [Part.namePrefix, .givenName, .middleName, .familyName, .nameSuffix].compactMap { self[$0] }
+        var words = [Part.namePrefix, .givenName, .middleName, .familyName, .nameSuffix].compactMap {
+            self[$0]
+        }
         if let nickname = self[.nickname] { words.append(DisplayText.quoted(nickname)) }
         return words.isEmpty ? "no name" : words.joined(separator: " ")
     }

@@ -69,7 +69,8 @@ public struct ArchivedTextCheckingResult: SecureKeyedCoding, Hashable, Sendable,
 
     /// The match's range (`NSRangeLocation`, `NSRangeLength`).
     public var range: Range<Int>? {
-        guard let location = fields["NSRangeLocation"]?.intValue, let length = fields["NSRangeLength"]?.intValue,
+        guard let location = fields["NSRangeLocation"]?.intValue,
+            let length = fields["NSRangeLength"]?.intValue,
             location >= 0, length >= 0, length <= Int.max - location
         else { return nil }
         return location..<(location + length)
@@ -91,7 +92,8 @@ public struct ArchivedTextCheckingResult: SecureKeyedCoding, Hashable, Sendable,
         if let range { parts.append("\(range.lowerBound)..<\(range.upperBound)") }
         let ranges = ranges
         if !ranges.isEmpty {
-            parts.append("[" + ranges.map { "\($0.lowerBound)..<\($0.upperBound)" }.joined(separator: ", ") + "]")
+            parts.append(
+                "[" + ranges.map { "\($0.lowerBound)..<\($0.upperBound)" }.joined(separator: ", ") + "]")
         }
         return parts.isEmpty ? className : parts.joined(separator: " ")
     }

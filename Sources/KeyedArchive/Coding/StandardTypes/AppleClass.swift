@@ -125,7 +125,8 @@ enum AppleClass: String, CaseIterable, Sendable {
         case .simpleRegularExpressionCheckingResult, .extendedRegularExpressionCheckingResult,
             .complexRegularExpressionCheckingResult:
             return AppleClass.regularExpressionCheckingResult.name
-        case .byteCountFormatter, .dateIntervalFormatter, .iso8601DateFormatter: return AppleClass.formatter.name
+        case .byteCountFormatter, .dateIntervalFormatter, .iso8601DateFormatter:
+            return AppleClass.formatter.name
         default: return nil
         }
     }
