@@ -179,9 +179,10 @@ extension ArchivedObjectGraph {
             return Summary(className: name, text: result.description, details: [], value: .dictionary(value))
         case .formatter:
             guard let formatter = decoded(ArchivedFormatter.self) else { return nil }
+            let settings = formatter.settings
             return Summary(
-                className: name, text: formatter.description, details: [],
-                value: ["text": .string(formatter.description)])
+                className: name, text: settings.isEmpty ? "no settings" : settings, details: [],
+                value: ["text": .string(settings)])
         default:
             return nil
         }

@@ -313,6 +313,14 @@ import Testing
         #expect(summary.text == "/aaa/ 0..<3 [0..<3]")
         #expect(graph.outline(summarizingKnownClasses: true).contains("/aaa/ 0..<3 [0..<3]"))
         #expect(!graph.outline(summarizingKnownClasses: false).contains("/aaa/"))
+        if let formatter = try AppleFixture.data(
+            Self.macOS + "DateIntervalFormatter-ValuesSetWithTemplate.archive")
+        {
+            #expect(
+                try KeyedUnarchiver.objectGraph(from: formatter).summary(ofObjectAt: 1)?.text
+                    == "date style 1, time style 1, template \"dd mm yyyy HH:MM\", locale ja-JP, time zone GMT+0100"
+            )
+        }
 
         let transform = try KeyedUnarchiver.objectGraph(
             from: Self.archive(ArchivedAffineTransform(m11: 2, m12: 0, m21: 0, m22: 3, tX: 0, tY: 0)))

@@ -80,6 +80,12 @@ public struct ArchivedFormatter: SecureKeyedCoding, Hashable, Sendable, CustomSt
 
     /// The class, then the known settings: `NSISO8601DateFormatter options 1907, time zone GMT`.
     public var description: String {
+        let settings = settings
+        return settings.isEmpty ? className : "\(className) \(settings)"
+    }
+
+    /// The known settings: `options 1907, time zone GMT` (empty when none is known).
+    var settings: String {
         var parts: [String] = []
         if let formatOptions { parts.append("options \(formatOptions)") }
         if let dateStyle { parts.append("date style \(dateStyle)") }
@@ -89,7 +95,7 @@ public struct ArchivedFormatter: SecureKeyedCoding, Hashable, Sendable, CustomSt
         if let countStyle { parts.append("count style \(countStyle)") }
         if let locale { parts.append("locale \(locale.identifier)") }
         if let timeZone { parts.append("time zone \(timeZone.identifier)") }
-        return parts.isEmpty ? className : "\(className) \(parts.joined(separator: ", "))"
+        return parts.joined(separator: ", ")
     }
 
     /// Writes every field.
