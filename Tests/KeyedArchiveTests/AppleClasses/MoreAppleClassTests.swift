@@ -220,9 +220,24 @@ import Testing
         #expect(read.description == "/a(b)c/ 1..<4 [1..<4, 2..<3]")
     }
 
+    @Test func textCheckingResultToFoundation() throws {
+        // Foundation on Linux reads text-checking results without secure coding only.
+        guard
+            let (result, _) = try Self.fixture(
+                "NSTextCheckingResult-ExtendedRegex", as: ArchivedTextCheckingResult.self)
+        else { return }
+        let unarchiver = try NSKeyedUnarchiver(forReadingFrom: Self.archive(result))
+        unarchiver.requiresSecureCoding = false
+        let read = try #require(
+            unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey) as? NSTextCheckingResult)
+        #expect(read.range == NSRange(location: 0, length: 6))
+        #expect(read.numberOfRanges == 6)
+        #expect(read.range(at: 5) == NSRange(location: 5, length: 1))
+        #expect(read.regularExpression?.pattern == "a(a(a(a(a(a)))))")
+    }
+
     @Test func textCheckingResultFromFoundation() throws {
-        // Foundation on Linux archives a match (it does not adopt secure coding for it, and
-        // its unarchiver is not asked to read ours: it has no public initializer to check).
+        // Foundation on Linux archives a match (without secure coding).
         let expression = try NSRegularExpression(pattern: "a(b)c")
         let match = try #require(expression.firstMatch(in: "xabc", range: NSRange(location: 0, length: 4)))
         let data = try NSKeyedArchiver.archivedData(withRootObject: match, requiringSecureCoding: false)
