@@ -1097,8 +1097,7 @@ extension KeyedUnarchiver {
             // on: most objects are referenced once, and caching each (boxed, kept until the
             // unarchiver goes) costs an allocation and memory for nothing. Such a shared
             // value is decoded at most twice, so decoding stays linear in the archive.
-            // So are the internal values of Apple's objects that are never shared (an
-            // attributed string's attribute dictionaries and their table).
+            // So are a few small types rarely shared (see UnsharedValueTypes).
             let small = MemoryLayout<U>.size <= MemoryLayout<(Int, Int, Int)>.size
             if (small && !UnsharedValueTypes.contains(U.self)) || valuesReadOnce.contains(uid) {
                 decoded.insert(DecodedObject(type: typeID, isInstance: false, value: value), forKey: uid)
@@ -1248,15 +1247,19 @@ extension KeyedUnarchiver {
 }
 
 /// Value types the unarchiver caches from their second decode on even though they are
-/// small: parts of Apple's objects that archives do not share.
+/// small: parts of Apple's objects that archives do not share (an attributed string's
+/// attribute dictionaries and their table), and URLs and data, which most archives
+/// reference once each (a link, an attributed string's run lengths).
 enum UnsharedValueTypes {
     private static let identifiers = (
-        ObjectIdentifier(AttributeDictionaryValue.self), ObjectIdentifier([AttributeDictionaryValue].self)
+        ObjectIdentifier(AttributeDictionaryValue.self), ObjectIdentifier([AttributeDictionaryValue].self),
+        ObjectIdentifier(URL.self), ObjectIdentifier(Data.self)
     )
 
     @inline(__always)
     static func contains<U>(_ type: U.Type) -> Bool {
         let identifier = ObjectIdentifier(type)
-        return identifier == identifiers.0 || identifier == identifiers.1
+        return identifier == identifiers.0 || identifier == identifiers.1 || identifier == identifiers.2
+            || identifier == identifiers.3
     }
 }
