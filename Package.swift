@@ -5,6 +5,8 @@ let package = Package(
     name: "KeyedArchive",
     products: [
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
+        // Conversions to and from full Foundation's classes (NSAttributedString, …).
+        .library(name: "KeyedArchiveFoundation", targets: ["KeyedArchiveFoundation"]),
         .executable(name: "keyed-archive", targets: ["KeyedArchiveTool"]),
         .executable(name: "benchmarks", targets: ["Benchmarks"]),
         .executable(name: "scary-creatures", targets: ["ScaryCreatures"]),
@@ -13,6 +15,11 @@ let package = Package(
         .target(
             name: "KeyedArchive",
             path: "Sources/KeyedArchive"
+        ),
+        .target(
+            name: "KeyedArchiveFoundation",
+            dependencies: ["KeyedArchive"],
+            path: "Sources/KeyedArchiveFoundation"
         ),
         .executableTarget(
             name: "KeyedArchiveTool",
@@ -44,7 +51,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KeyedArchiveTests",
-            dependencies: ["KeyedArchive", "HardeningProbe"],
+            dependencies: ["KeyedArchive", "KeyedArchiveFoundation", "HardeningProbe"],
             path: "Tests/KeyedArchiveTests",
             // Read through #filePath by FuzzRegressionTests.
             exclude: ["Resources"]

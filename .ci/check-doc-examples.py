@@ -77,7 +77,8 @@ manifest = ["// swift-tools-version:6.0", "import PackageDescription", "",
             "    targets: ["]
 for target in targets:
     manifest.append(f'        .executableTarget(name: "{target}", dependencies: '
-                    f'[.product(name: "KeyedArchive", package: "KeyedArchive")]),')
+                    f'[.product(name: "KeyedArchive", package: "KeyedArchive"), '
+                    f'.product(name: "KeyedArchiveFoundation", package: "KeyedArchive")]),')
 manifest += ["    ]", ")", ""]
 with open(os.path.join(package_dir, "Package.swift"), "w") as out:
     out.write("\n".join(manifest))

@@ -112,6 +112,10 @@ public final class KeyedUnarchiver {
     @exclusivity(unchecked) var strings = IndexTable<String>()
     /// The long strings read once so far (see ``binaryString(_:)``).
     let stringsReadOnce: ObjectIndexSet
+    /// The objects decoded once so far as large values (not class instances), which are
+    /// cached from their second decode on (see ``instantiate(_:uid:fields:classUID:)``). The same
+    /// set as ``stringsReadOnce``: an entry is either a plain string or an object.
+    let valuesReadOnce: ObjectIndexSet
     /// Values decoded by the untyped methods (`[Any]`, `[String: Any]`, …), by object index.
     @exclusivity(unchecked) var decodedUntyped: [Int: Any] = [:]
     /// The indices in `containers` of the standard collections the untyped methods are
@@ -196,6 +200,7 @@ public final class KeyedUnarchiver {
         self.containers = [DecodingContainer(fields: .parsed(source.top), uid: 0, classUID: 0)]
         self.inProgressFlags = ObjectIndexSet(objectCount: source.objectCount)
         self.stringsReadOnce = ObjectIndexSet(objectCount: source.objectCount)
+        self.valuesReadOnce = stringsReadOnce
         self.decoded = IndexTable(keysBelow: source.objectCount)
         self.strings = IndexTable(keysBelow: source.objectCount)
         self.classes = IndexTable(keysBelow: source.objectCount)
@@ -1088,7 +1093,17 @@ extension KeyedUnarchiver {
             }
             decoded.insert(DecodedObject(type: typeID, isInstance: true, value: value), forKey: uid)
         } else if !decoded.contains(uid) {
-            decoded.insert(DecodedObject(type: typeID, isInstance: false, value: value), forKey: uid)
+            // A value too large to sit inline in an `Any` is cached from its second decode
+            // on: most objects are referenced once, and caching each (boxed, kept until the
+            // unarchiver goes) costs an allocation and memory for nothing. Such a shared
+            // value is decoded at most twice, so decoding stays linear in the archive.
+            // So are a few small types rarely shared (see UnsharedValueTypes).
+            let small = MemoryLayout<U>.size <= MemoryLayout<(Int, Int, Int)>.size
+            if (small && !UnsharedValueTypes.contains(U.self)) || valuesReadOnce.contains(uid) {
+                decoded.insert(DecodedObject(type: typeID, isInstance: false, value: value), forKey: uid)
+            } else {
+                valuesReadOnce.insert(uid)
+            }
         } else {
             values[DecodedValueKey(uid: uid, type: typeID)] = value
         }
@@ -1228,5 +1243,23 @@ extension KeyedUnarchiver {
 
     static func names(_ types: [any KeyedCoding.Type]) -> String {
         types.isEmpty ? "no classes" : types.map { $0.archivedClassName }.joined(separator: ", ")
+    }
+}
+
+/// Value types the unarchiver caches from their second decode on even though they are
+/// small: parts of Apple's objects that archives do not share (an attributed string's
+/// attribute dictionaries and their table), and URLs and data, which most archives
+/// reference once each (a link, an attributed string's run lengths).
+enum UnsharedValueTypes {
+    private static let identifiers = (
+        ObjectIdentifier(AttributeDictionaryValue.self), ObjectIdentifier([AttributeDictionaryValue].self),
+        ObjectIdentifier(URL.self), ObjectIdentifier(Data.self)
+    )
+
+    @inline(__always)
+    static func contains<U>(_ type: U.Type) -> Bool {
+        let identifier = ObjectIdentifier(type)
+        return identifier == identifiers.0 || identifier == identifiers.1 || identifier == identifiers.2
+            || identifier == identifiers.3
     }
 }

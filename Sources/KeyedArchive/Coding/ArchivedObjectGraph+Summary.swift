@@ -138,6 +138,51 @@ extension ArchivedObjectGraph {
                 value: [
                     "domain": .string(error.domain), "code": .integer(PropertyListInteger(Int64(error.code))),
                 ])
+        case .affineTransform:
+            guard let transform = decoded(ArchivedAffineTransform.self) else { return nil }
+            let matrix = [
+                transform.m11, transform.m12, transform.m21, transform.m22, transform.tX, transform.tY,
+            ]
+            return Summary(
+                className: name, text: transform.description, details: [],
+                value: ["matrix": .array(matrix.map(PropertyList.real))])
+        case .dateComponents:
+            guard let components = decoded(ArchivedDateComponents.self) else { return nil }
+            var value = PropertyListDictionary()
+            for component in ArchivedDateComponents.Component.allCases {
+                if let number = components[component] {
+                    value[component.name] = .integer(PropertyListInteger(Int64(number)))
+                }
+            }
+            if let zone = components.timeZone { value["timeZone"] = .string(zone.identifier) }
+            if let calendar = components.calendarIdentifier { value["calendar"] = .string(calendar) }
+            return Summary(
+                className: name, text: components.description, details: [], value: .dictionary(value))
+        case .personNameComponents:
+            guard let person = decoded(ArchivedPersonNameComponents.self) else { return nil }
+            var value = PropertyListDictionary()
+            for part in ArchivedPersonNameComponents.Part.allCases {
+                if let text = person[part] { value[String(describing: part)] = .string(text) }
+            }
+            return Summary(className: name, text: person.description, details: [], value: .dictionary(value))
+        case .textCheckingResult:
+            guard let result = decoded(ArchivedTextCheckingResult.self) else { return nil }
+            func pair(_ range: Range<Int>) -> PropertyList {
+                [
+                    .integer(PropertyListInteger(Int64(range.lowerBound))),
+                    .integer(PropertyListInteger(Int64(range.upperBound))),
+                ]
+            }
+            var value: PropertyListDictionary = ["ranges": .array(result.ranges.map(pair))]
+            if let range = result.range { value["range"] = pair(range) }
+            if let pattern = result.pattern { value["pattern"] = .string(pattern) }
+            return Summary(className: name, text: result.description, details: [], value: .dictionary(value))
+        case .formatter:
+            guard let formatter = decoded(ArchivedFormatter.self) else { return nil }
+            let settings = formatter.settings
+            return Summary(
+                className: name, text: settings.isEmpty ? "no settings" : settings, details: [],
+                value: ["text": .string(settings)])
         default:
             return nil
         }

@@ -12,7 +12,11 @@ import Foundation
 /// any other object is kept as the ``ArchivedObjectGraph`` rooted at it (read without
 /// running any type's `init(coder:)`, so keeping it is safe with secure coding on), and
 /// is written back as it was.
-public indirect enum ArchivedAttributeValue: Hashable, Sendable, CustomStringConvertible {
+///
+/// Only the cases with large payloads are stored indirectly (in a box of their own);
+/// strings, numbers, data, dates, URLs and arrays are stored inline, so that reading
+/// one allocates nothing for the value itself.
+public enum ArchivedAttributeValue: Hashable, Sendable, CustomStringConvertible {
     /// An explicit nil (a key that is present and refers to `$null`).
     case null
     /// A string (`NSString`, `NSMutableString`).
@@ -30,15 +34,15 @@ public indirect enum ArchivedAttributeValue: Hashable, Sendable, CustomStringCon
     /// A URL (`NSURL`), such as the value of a link attribute.
     case url(URL)
     /// A font (`NSFont`, `UIFont`).
-    case font(ArchivedFont)
+    indirect case font(ArchivedFont)
     /// A colour (`NSColor`, `UIColor`).
-    case color(ArchivedColor)
+    indirect case color(ArchivedColor)
     /// A paragraph style (`NSParagraphStyle`, `NSMutableParagraphStyle`).
-    case paragraphStyle(ArchivedParagraphStyle)
+    indirect case paragraphStyle(ArchivedParagraphStyle)
     /// An array (`NSArray`, `NSMutableArray`) of values.
     case array([ArchivedAttributeValue])
     /// Any other object, as the graph of its archive rooted at it.
-    case object(ArchivedObjectGraph)
+    indirect case object(ArchivedObjectGraph)
 
     /// A short rendering: quoted strings, numbers, `Helvetica 12 pt`, `sRGB 1 0 0 1`, …
     public var description: String {

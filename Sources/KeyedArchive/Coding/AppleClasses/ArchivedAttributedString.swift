@@ -136,7 +136,9 @@ public struct ArchivedAttributedString: SecureKeyedCoding, Hashable, Sendable, C
             return
         }
         let (table, indices) = attributeTable()
-        coder.encode(ArchivedMutableArray(dictionaries: table), forKey: "NSAttributes")
+        coder.encode(
+            ArchivedMutableArray(dictionaries: table.map(ArchivedAttributeDictionary.init)),
+            forKey: "NSAttributes")
         var info: [UInt8] = []
         for (run, index) in zip(runs, indices) {
             AttributeRunLengths.append(max(0, run.range.count), to: &info)
@@ -147,7 +149,7 @@ public struct ArchivedAttributedString: SecureKeyedCoding, Hashable, Sendable, C
 
     /// The attribute dictionaries to write and each run's index among them: those read, if
     /// they still describe the runs, else one per distinct dictionary in order of use.
-    private func attributeTable() -> (table: [ArchivedAttributeDictionary], indices: [Int]) {
+    private func attributeTable() -> (table: [AttributeDictionaryValue], indices: [Int]) {
         if layout.runIndices.count == runs.count,
             zip(runs, layout.runIndices).allSatisfy({ run, index in
                 layout.table.indices.contains(index) && layout.table[index].attributes == run.attributes
@@ -167,7 +169,7 @@ public struct ArchivedAttributedString: SecureKeyedCoding, Hashable, Sendable, C
                 table.append(run.attributes)
             }
         }
-        return (table.map { ArchivedAttributeDictionary(attributes: $0, keyOrder: []) }, indices)
+        return (table.map { AttributeDictionaryValue(attributes: $0, keyOrder: []) }, indices)
     }
 
     /// Reads an `NSAttributedString` or `NSMutableAttributedString` in either form.
@@ -188,7 +190,7 @@ public struct ArchivedAttributedString: SecureKeyedCoding, Hashable, Sendable, C
         if let info = try coder.decodeObject(of: Data.self, forKey: "NSAttributeInfo") {
             let dictionaries =
                 try coder.decodeArrayOfObjects(
-                    ofClass: ArchivedAttributeDictionary.self, forKey: "NSAttributes") ?? []
+                    ofClass: AttributeDictionaryValue.self, forKey: "NSAttributes") ?? []
             let pairs = try AttributeRunLengths.parse(
                 info, dictionaryCount: dictionaries.count, length: length
             )
@@ -200,9 +202,14 @@ public struct ArchivedAttributedString: SecureKeyedCoding, Hashable, Sendable, C
                 layout.runIndices.append(index)
                 start += runLength
             }
-            layout.table = dictionaries
+            // The usual table, the one encode(with:) writes for these runs, need not be kept.
+            if !StoredAttributeLayout.isCanonical(dictionaries, runIndices: layout.runIndices) {
+                layout.table = dictionaries
+            } else {
+                layout.runIndices = []
+            }
         } else if let dictionary = try coder.decodeObject(
-            of: ArchivedAttributeDictionary.self, forKey: "NSAttributes")
+            of: AttributeDictionaryValue.self, forKey: "NSAttributes")
         {
             runs = [Run(range: 0..<length, attributes: dictionary.attributes)]
             layout.table = [dictionary]
@@ -222,11 +229,40 @@ extension ArchivedAttributedString: ArchiveStandardType, ArchiveDynamicClass {
 struct StoredAttributeLayout: Hashable, Sendable {
     /// The dictionaries as read (attributes and key order), in order: the run-length
     /// form's table, or the single dictionary.
-    var table: [ArchivedAttributeDictionary] = []
+    var table: [AttributeDictionaryValue] = []
     /// Each run's index into ``table``.
     var runIndices: [Int] = []
     /// Whether the runs were stored as one dictionary, without `NSAttributeInfo`.
     var usesSingleDictionary = false
+
+    /// The most dictionaries ``isCanonical(_:runIndices:)`` compares pairwise.
+    static let largestComparedTable = 8
+
+    /// Whether `table` and `runIndices` are what ``ArchivedAttributedString`` writes for
+    /// their runs when nothing is kept: the dictionaries numbered in order of first use,
+    /// no two equal, each with its keys in sorted order (or one key). Such a layout need
+    /// not be stored (two arrays fewer per string read). A table of more than
+    /// ``largestComparedTable`` dictionaries is not compared (it is kept), so the check
+    /// stays linear.
+    static func isCanonical(_ table: [AttributeDictionaryValue], runIndices: [Int]) -> Bool {
+        guard table.count <= largestComparedTable else { return false }
+        var next = 0
+        for index in runIndices {
+            if index == next {
+                next += 1
+            } else if index > next {
+                return false
+            }
+        }
+        guard next == table.count else { return false }
+        for (position, dictionary) in table.enumerated() {
+            if !dictionary.keyOrder.isEmpty, dictionary.keyOrder != dictionary.attributes.keys.sorted() {
+                return false
+            }
+            for other in table[..<position] where other.attributes == dictionary.attributes { return false }
+        }
+        return true
+    }
 
     static func == (lhs: StoredAttributeLayout, rhs: StoredAttributeLayout) -> Bool { true }
     func hash(into hasher: inout Hasher) {}
@@ -307,9 +343,10 @@ extension Result where Failure == AttributeRunLengths.Problem {
     }
 }
 
-/// An attribute dictionary (`NSDictionary` of names to values), written as its own
-/// object every time, as Apple writes one per run-table entry.
-final class ArchivedAttributeDictionary: ArchiveStandardType, Sendable {
+/// An attribute dictionary (`NSDictionary` of names to values) as read: a value (two
+/// references), so that reading one allocates nothing beyond its dictionary and is not
+/// kept by the unarchiver. Written through ``ArchivedAttributeDictionary``.
+struct AttributeDictionaryValue: ArchiveStandardType, Sendable {
     let attributes: [String: ArchivedAttributeValue]
     /// The keys in archive order.
     let keyOrder: [String]
@@ -349,6 +386,33 @@ final class ArchivedAttributeDictionary: ArchiveStandardType, Sendable {
         self.attributes = attributes
         // One key needs no order (and no array).
         self.keyOrder = order
+    }
+}
+
+/// An attribute dictionary to write: a class, so that the archiver writes each as its own
+/// object every time (equal values would be shared), as Apple writes one per run-table entry.
+final class ArchivedAttributeDictionary: ArchiveStandardType, Sendable {
+    let value: AttributeDictionaryValue
+    var attributes: [String: ArchivedAttributeValue] { value.attributes }
+
+    static var archivedClassName: String { FoundationClass.dictionary.name }
+    static var archivedSuperclassNames: [String]? { [] }
+    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .dictionary) }
+
+    init(_ value: AttributeDictionaryValue) {
+        self.value = value
+    }
+
+    convenience init(attributes: [String: ArchivedAttributeValue], keyOrder: [String]) {
+        self.init(AttributeDictionaryValue(attributes: attributes, keyOrder: keyOrder))
+    }
+
+    func encode(with coder: KeyedArchiver) {
+        value.encode(with: coder)
+    }
+
+    init(coder: KeyedUnarchiver) throws {
+        value = try AttributeDictionaryValue(coder: coder)
     }
 }
 
@@ -433,6 +497,7 @@ struct ArchivedMutableArray: SecureKeyedCoding {
     }
 
     init(coder: KeyedUnarchiver) throws {
-        dictionaries = try coder.decodeElements(of: ArchivedAttributeDictionary.self)
+        dictionaries = try coder.decodeElements(of: AttributeDictionaryValue.self).map(
+            ArchivedAttributeDictionary.init)
     }
 }

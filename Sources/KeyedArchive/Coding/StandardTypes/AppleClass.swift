@@ -38,12 +38,23 @@ enum AppleClass: String, CaseIterable, Sendable {
     case urlResponse = "NSURLResponse"
     case urlRequest = "NSURLRequest"
     case mutableURLRequest = "NSMutableURLRequest"
+    case textCheckingResult = "NSTextCheckingResult"
+    case regularExpressionCheckingResult = "NSRegularExpressionCheckingResult"
+    case simpleRegularExpressionCheckingResult = "NSSimpleRegularExpressionCheckingResult"
+    case extendedRegularExpressionCheckingResult = "NSExtendedRegularExpressionCheckingResult"
+    case complexRegularExpressionCheckingResult = "NSComplexRegularExpressionCheckingResult"
+    case regularExpression = "NSRegularExpression"
+    case formatter = "NSFormatter"
+    case byteCountFormatter = "NSByteCountFormatter"
+    case dateIntervalFormatter = "NSDateIntervalFormatter"
+    case iso8601DateFormatter = "NSISO8601DateFormatter"
 
     /// What a class holds, the same for its mutable variant.
     enum Kind: Sendable {
         case attributedString, color, colorSpace, font, fontDescriptor, paragraphStyle, textTab
         case indexSet, indexPath, decimalNumber, locale, timeZone, measurement, unit, unitConverter
         case error, affineTransform, dateComponents, personNameComponents, urlResponse, urlRequest
+        case textCheckingResult, regularExpression, formatter
     }
 
     /// The class with the archived name `name`, if it is one of these (a hash lookup: the
@@ -83,6 +94,11 @@ enum AppleClass: String, CaseIterable, Sendable {
         case .personNameComponents: return .personNameComponents
         case .httpURLResponse, .urlResponse: return .urlResponse
         case .urlRequest, .mutableURLRequest: return .urlRequest
+        case .textCheckingResult, .regularExpressionCheckingResult, .simpleRegularExpressionCheckingResult,
+            .extendedRegularExpressionCheckingResult, .complexRegularExpressionCheckingResult:
+            return .textCheckingResult
+        case .regularExpression: return .regularExpression
+        case .formatter, .byteCountFormatter, .dateIntervalFormatter, .iso8601DateFormatter: return .formatter
         }
     }
 
@@ -105,6 +121,12 @@ enum AppleClass: String, CaseIterable, Sendable {
         case .dimension: return AppleClass.unit.name
         case .httpURLResponse: return AppleClass.urlResponse.name
         case .mutableURLRequest: return AppleClass.urlRequest.name
+        case .regularExpressionCheckingResult: return AppleClass.textCheckingResult.name
+        case .simpleRegularExpressionCheckingResult, .extendedRegularExpressionCheckingResult,
+            .complexRegularExpressionCheckingResult:
+            return AppleClass.regularExpressionCheckingResult.name
+        case .byteCountFormatter, .dateIntervalFormatter, .iso8601DateFormatter:
+            return AppleClass.formatter.name
         default: return nil
         }
     }
