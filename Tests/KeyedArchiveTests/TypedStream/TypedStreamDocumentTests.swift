@@ -591,17 +591,23 @@ struct TypedStreamDocumentTests {
     @Test("objects nested 400 deep read at default options; deeper with a raised limit")
     func deepNesting() throws {
         let data = Self.chainStream(length: 2_000)
-        #expect(
+        // Writing and reading past the default depth want a thread with a larger stack, as
+        // the error advises (frames are several times larger under AddressSanitizer).
+        let written = try Self.onLargeStack {
             try TypedStreamArchiver.archivedData(of: Self.chain(length: 1_000))
-                == Self.chainStream(length: 1_000))
+        }
+        #expect(written == Self.chainStream(length: 1_000))
         // The default depth limit (512, as the keyed reader's) refuses it, with an error.
         #expect(throws: KeyedArchiveError.self) { try TypedStreamUnarchiver.objectGraph(from: data) }
         var options = TypedStreamUnarchivingOptions()
         options.maximumDepth = 1_000
         let deep = Self.chainStream(length: 900)
-        let graph = try TypedStreamUnarchiver.objectGraph(from: deep, options: options)
+        let raised = options
+        let graph = try Self.onLargeStack {
+            try TypedStreamUnarchiver.objectGraph(from: deep, options: raised)
+        }
         #expect(graph.nodes.count == 902)
-        #expect(try TypedStreamArchiver.archivedData(of: graph) == deep)
+        #expect(try Self.onLargeStack { try TypedStreamArchiver.archivedData(of: graph) } == deep)
         // Nesting of 400, more than nibs reach, reads at default options.
         #expect(try TypedStreamUnarchiver.objectGraph(from: Self.chainStream(length: 400)).nodes.count == 402)
         // A tighter limit still applies when asked for.
@@ -610,6 +616,30 @@ struct TypedStreamDocumentTests {
             try TypedStreamUnarchiver.objectGraph(from: deep, options: options)
         }
     }
+}
+
+extension TypedStreamDocumentTests {
+    /// Runs `body` on a thread with a 64 MB stack and returns its result.
+    static func onLargeStack<T: Sendable>(_ body: @escaping @Sendable () throws -> T) throws -> T {
+        let box = LargeStackResult<T>()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            box.result = Result { try body() }
+            done.signal()
+        }
+        thread.stackSize = 64 << 20
+        thread.start()
+        done.wait()
+        guard let result = box.result else {
+            throw KeyedArchiveError(.invalidValue, "the thread returned nothing")
+        }
+        return try result.get()
+    }
+}
+
+/// The result a large-stack thread hands back (written once before a semaphore is signalled).
+private final class LargeStackResult<T>: @unchecked Sendable {
+    var result: Result<T, any Error>?
 }
 
 /// Builds a ``TypedStreamGraph`` by hand: classes, then objects that refer to one another.
