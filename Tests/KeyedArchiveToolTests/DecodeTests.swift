@@ -122,7 +122,10 @@ final class DecodeTag: KeyedCoding {
         #expect(tag["$class"] as? String == "Tag")
         let seen = try #require(tag["seen"] as? [String: Any])
         #expect(seen["$class"] as? String == "NSDate")
-        #expect(seen["NS.time"] as? Double == 736_248_600)
+        #expect(seen["$summary"] as? String == "2024-05-01T09:30:00Z")
+        #expect(seen["date"] as? String == "2024-05-01T09:30:00Z")
+        #expect(seen["seconds"] as? Double == 736_248_600)
+        #expect(seen["NS.time"] == nil, "a date is summarized; --raw shows NS.time")
         #expect(tag["thumbnail"] as? [String: String] == ["data": "iVBORw0KGgo="])
         #expect(children[1]["tag"] as? [String: Int] == ["$ref": tag["$uid"] as? Int ?? -1])
     }
@@ -272,10 +275,37 @@ final class DecodeTag: KeyedCoding {
         #expect(run.status == 0, "\(file): \(run.error)")
         for line in [
             "root: NSDictionary #1", "  \"array\": NSArray #6", "      [0]: NSNull #7",
+            "  \"url\": NSURL #16 https://www.swift.org/index.xml",
+            "  \"uuid\": NSUUID #21 71DC068E-3420-45FF-919E-3A267D55EC22",
+        ] {
+            #expect(run.outputLines.contains(line), "\(file): no line \(line)")
+        }
+        // --raw shows them field by field, as the archive stores them.
+        let raw = ToolRun(["decode", "--raw", ToolFixtures.root.appendingPathComponent(file).path])
+        for line in [
             "      NS.relative: \"https://www.swift.org\"",
             "    NS.uuidbytes: <16 bytes: 71 dc 06 8e 34 20 45 ff 91 9e 3a 26 7d 55 ec 22>",
         ] {
-            #expect(run.outputLines.contains(line), "\(file): no line \(line)")
+            #expect(raw.outputLines.contains(line), "\(file): no line \(line) with --raw")
+        }
+    }
+
+    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    func urlsUUIDsAndDatesAreShownAsTheirValues() throws {
+        let file = "apple-keyed-archives/corelibs_NSKeyedUnarchiver-URLTest.plist"
+        let path = ToolFixtures.root.appendingPathComponent(file).path
+        let run = ToolRun(["decode", path])
+        #expect(run.status == 0, "\(file): \(run.error)")
+        #expect(run.outputText == "root: NSURL #1 https://www.example.com/foo.xml\n")
+        let json = ToolRun(["decode", "--json", path])
+        #expect(json.status == 0, "\(file): \(json.error)")
+        for line in [
+            "    \"$summary\": \"https://www.example.com/foo.xml\",",
+            "    \"url\": \"https://www.example.com/foo.xml\",",
+            "    \"base\": \"https://www.example.com\",",
+            "    \"relative\": \"foo.xml\"",
+        ] {
+            #expect(json.outputLines.contains(line), "\(file): no line \(line) in JSON")
         }
     }
 }

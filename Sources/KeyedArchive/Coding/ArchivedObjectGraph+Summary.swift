@@ -24,8 +24,9 @@ extension ArchivedObjectGraph {
 
     /// The summary of object `uid` when its class is one the catalogue reads as a typed
     /// value (``ArchivedAttributedString``, ``ArchivedColor``, ``ArchivedFont``,
-    /// ``ArchivedParagraphStyle``, ``ArchivedIndexSet``, `IndexPath`, `Decimal`, …) and the
-    /// object decodes as one; `nil` otherwise.
+    /// ``ArchivedParagraphStyle``, ``ArchivedIndexSet``, `IndexPath`, `Decimal`, …) or is
+    /// `NSURL`, `NSUUID` or `NSDate` (a URL as its absolute string, a UUID as its text, a
+    /// date in ISO 8601), and the object decodes as one; `nil` otherwise.
     ///
     /// - Parameter uid: An index into ``nodes``.
     /// - Returns: The summary, or `nil`.
@@ -34,20 +35,13 @@ extension ArchivedObjectGraph {
     ///   written as an archive of its own and decoded securely, so nothing in it runs code
     ///   the catalogue does not own.
     public func summary(ofObjectAt uid: Int) -> Summary? {
-        guard nodes.indices.contains(uid) else { return nil }
-        guard let object = object(at: uid), let known = AppleClass(name: object.className) else { return nil }
-        func decoded<T: KeyedCoding>(_ type: T.Type) -> T? {
-            let archiver = KeyedArchiver(requiringSecureCoding: true)
-            // Bounded, so that summarizing every object of a hostile archive stays linear.
-            let reference = archiver.graphReference(
-                self, uid: uid, at: .key(KeyedArchiver.rootObjectKey),
-                maximumObjects: Self.largestSummarizedObject)
-            archiver.append(
-                key: KeyedArchiver.rootObjectKey, value: archiver.table.builder.addUID(UInt64(reference)))
-            guard let data = try? archiver.finishedData() else { return nil }
-            return try? KeyedUnarchiver.unarchivedObject(ofClass: T.self, from: data)
-        }
+        guard nodes.indices.contains(uid), let object = object(at: uid) else { return nil }
+        func decoded<T: KeyedCoding>(_ type: T.Type) -> T? { decodedObject(T.self, at: uid) }
         let name = object.className
+        if let foundation = FoundationClass(name: name) {
+            return foundationSummary(of: foundation, named: name, at: uid)
+        }
+        guard let known = AppleClass(name: name) else { return nil }
         switch known.kind {
         case .attributedString:
             guard let text = decoded(ArchivedAttributedString.self) else { return nil }
@@ -186,5 +180,49 @@ extension ArchivedObjectGraph {
         default:
             return nil
         }
+    }
+
+    /// The summary of an object of one of the classes keyed archives are built from whose
+    /// fields say less than their value: a URL as its absolute string, a UUID as its text,
+    /// a date in ISO 8601. Strings, numbers, data and collections are shown as they are.
+    private func foundationSummary(of known: FoundationClass, named name: String, at uid: Int) -> Summary? {
+        switch known.kind {
+        case .url:
+            guard let url = decodedObject(URL.self, at: uid) else { return nil }
+            var value: PropertyListDictionary = ["url": .string(url.absoluteString)]
+            if let base = url.baseURL {
+                value["base"] = .string(base.absoluteString)
+                value["relative"] = .string(url.relativeString)
+            }
+            return Summary(
+                className: name, text: url.absoluteString, details: [], value: .dictionary(value))
+        case .uuid:
+            guard let uuid = decodedObject(UUID.self, at: uid) else { return nil }
+            return Summary(
+                className: name, text: uuid.uuidString, details: [], value: ["uuid": .string(uuid.uuidString)]
+            )
+        case .date:
+            guard let date = decodedObject(Date.self, at: uid) else { return nil }
+            let seconds = date.timeIntervalSinceReferenceDate
+            return Summary(
+                className: name, text: ISO8601Date.format(seconds), details: [],
+                value: ["date": .string(ISO8601Date.format(seconds)), "seconds": .real(seconds)])
+        default:
+            return nil
+        }
+    }
+
+    /// Object `uid` decoded as `T` through an archive of its own, securely; `nil` when it
+    /// does not decode or reaches more than ``largestSummarizedObject`` objects.
+    private func decodedObject<T: KeyedCoding>(_ type: T.Type, at uid: Int) -> T? {
+        let archiver = KeyedArchiver(requiringSecureCoding: true)
+        // Bounded, so that summarizing every object of a hostile archive stays linear.
+        let reference = archiver.graphReference(
+            self, uid: uid, at: .key(KeyedArchiver.rootObjectKey),
+            maximumObjects: Self.largestSummarizedObject)
+        archiver.append(
+            key: KeyedArchiver.rootObjectKey, value: archiver.table.builder.addUID(UInt64(reference)))
+        guard let data = try? archiver.finishedData() else { return nil }
+        return try? KeyedUnarchiver.unarchivedObject(ofClass: T.self, from: data)
     }
 }
