@@ -84,6 +84,148 @@ extension BinaryPropertyListBuilder {
         }
     }
 
+    /// One container of a binary property list whose contents are being copied.
+    private struct CopyFrame {
+        let object: Int
+        let source: BinaryPropertyListObject
+        /// Dictionaries: the positions of the entries in writing order; empty means as they are.
+        let order: [Int]
+        let referenceBase: Int
+        var next = 0
+
+        var isDictionary: Bool { source.kind == .dictionary }
+        /// Elements or entries.
+        var count: Int { source.count }
+    }
+
+    /// Adds the value of object `root` of a binary property list, read through `scanner`,
+    /// as ``add(_:sortsKeys:)`` adds the value reading the file gives: the same objects,
+    /// numbered and written the same way, without building the value. Sets are arrays, as
+    /// reading gives them.
+    ///
+    /// The `-convert binary1` of an XML file rewrites the XML's one-pass binary form this
+    /// way, so that its bytes are the tree's.
+    ///
+    /// - Throws: ``KeyedArchiveError`` for a malformed object, a key that is not a string or
+    ///   is given twice (reading keeps the last value where the first was; a caller that
+    ///   needs that goes the tree's way), nesting deeper than `maximumDepth`, a container
+    ///   that contains itself, or more than `maximumValues` values (shared objects counted
+    ///   each time they are reached).
+    /// - Complexity: O(values), plus a sort of each dictionary's keys.
+    mutating func add(
+        copying root: Int, from scanner: BinaryPropertyListScanner, sortsKeys: Bool, maximumDepth: Int,
+        maximumValues: Int
+    ) throws -> Int {
+        var remaining = maximumValues
+        func reach(_ index: Int) throws -> BinaryPropertyListObject {
+            let object = try scanner.object(index)
+            remaining -= 1
+            guard remaining >= 0 else {
+                throw KeyedArchiveError(
+                    .limitExceeded, "object \(index): the property list expands to more than \(maximumValues) values",
+                    at: .byteOffset(object.offset))
+            }
+            return object
+        }
+        let rootObject = try reach(root)
+        guard rootObject.kind.isContainer else {
+            return try addScalar(try scanner.scalar(rootObject)) ?? 0
+        }
+        var keyTexts: [Int: String] = [:]
+        var path = ObjectPath(objectCount: scanner.trailer.objectCount)
+        var pending: [Int] = []
+        var parents: [CopyFrame] = []
+        let rootNumber = reserveObject()
+        path.insert(rootObject.index)
+        var current = try openCopy(
+            rootObject, as: rootNumber, from: scanner, sortsKeys: sortsKeys, keyTexts: &keyTexts, pending: &pending)
+        while true {
+            let next = current.next
+            if next < current.count {
+                current.next = next + 1
+                let position = current.order.isEmpty ? next : current.order[next]
+                let child = try reach(
+                    try scanner.reference(
+                        current.source, at: current.isDictionary ? current.source.count + position : position))
+                guard child.kind.isContainer else {
+                    pending.append(try addScalar(try scanner.scalar(child)) ?? 0)
+                    continue
+                }
+                guard parents.count + 1 < maximumDepth else {
+                    throw KeyedArchiveError(
+                        .limitExceeded,
+                        "object \(child.index): \(child.kind) nested deeper than the limit of \(maximumDepth) levels",
+                        at: .byteOffset(child.offset))
+                }
+                guard !path.contains(child.index) else {
+                    throw KeyedArchiveError(
+                        .corruptData, "object \(child.index): \(child.kind) contains itself",
+                        at: .byteOffset(child.offset))
+                }
+                path.insert(child.index)
+                let object = reserveObject()
+                pending.append(object)
+                parents.append(current)
+                current = try openCopy(
+                    child, as: object, from: scanner, sortsKeys: sortsKeys, keyTexts: &keyTexts, pending: &pending)
+            } else {
+                let base = current.referenceBase
+                if current.isDictionary {
+                    let split = base + current.count
+                    try setDictionary(current.object, keys: pending[base..<split], values: pending[split...])
+                } else {
+                    try setArray(current.object, elements: pending[base...])
+                }
+                pending.removeLast(pending.count - base)
+                path.remove(current.source.index)
+                guard let parent = parents.popLast() else { return rootNumber }
+                current = parent
+            }
+        }
+    }
+
+    /// Starts copying a container: a dictionary's keys are added at once, in writing
+    /// order, as ``open(_:as:sortsKeys:pending:)`` adds them.
+    private mutating func openCopy(
+        _ container: BinaryPropertyListObject, as object: Int, from scanner: BinaryPropertyListScanner,
+        sortsKeys: Bool, keyTexts: inout [Int: String], pending: inout [Int]
+    ) throws -> CopyFrame {
+        let base = pending.count
+        guard container.kind == .dictionary else {
+            return CopyFrame(object: object, source: container, order: [], referenceBase: base)
+        }
+        var keys: [String] = []
+        keys.reserveCapacity(container.count)
+        for position in 0..<container.count {
+            let keyIndex = try scanner.reference(container, at: position)
+            if let text = keyTexts[keyIndex] {
+                keys.append(text)
+            } else {
+                let text = try scanner.key(keyIndex, position: position, of: container)
+                keyTexts[keyIndex] = text
+                keys.append(text)
+            }
+        }
+        if keys.count > 1 {
+            var seen = Set<String>(minimumCapacity: keys.count)
+            for key in keys where !seen.insert(key).inserted {
+                throw KeyedArchiveError(
+                    .unsupportedFormat, "object \(container.index): the key \"\(key)\" is given twice",
+                    at: .byteOffset(container.offset))
+            }
+        }
+        var order: [Int] = []
+        if sortsKeys && !Self.isSorted(keys) {
+            order = keys.indices.sorted { Self.precedes(keys[$0], keys[$1]) }
+        }
+        if order.isEmpty {
+            for key in keys { pending.append(addString(key)) }
+        } else {
+            for index in order { pending.append(addString(keys[index])) }
+        }
+        return CopyFrame(object: object, source: container, order: order, referenceBase: base)
+    }
+
     /// Adds a scalar and returns its number, or returns `nil` for a container.
     private mutating func addScalar(_ value: PropertyList) throws -> Int? {
         switch value {
