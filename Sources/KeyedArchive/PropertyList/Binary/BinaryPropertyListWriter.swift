@@ -98,6 +98,21 @@ extension BinaryPropertyListBuilder {
         var count: Int { source.count }
     }
 
+    /// What copying remembers of the key objects of the file read: archives use the same
+    /// few keys in thousands of dictionaries. One slot per object of that file.
+    private struct CopiedKeys {
+        /// The text of each key object read so far.
+        var texts: [String?]
+        /// The number each key object was added as, plus one (0: not yet added). Equal
+        /// strings are stored once, so a key's number never changes once added.
+        var numbers: [UInt32]
+
+        init(objectCount: Int) {
+            texts = Array(repeating: nil, count: objectCount)
+            numbers = Array(repeating: 0, count: objectCount)
+        }
+    }
+
     /// Adds the value of object `root` of a binary property list, read through `scanner`,
     /// as ``add(_:sortsKeys:)`` adds the value reading the file gives: the same objects,
     /// numbered and written the same way, without building the value. Sets are arrays, as
@@ -111,7 +126,7 @@ extension BinaryPropertyListBuilder {
     ///   needs that goes the tree's way), nesting deeper than `maximumDepth`, a container
     ///   that contains itself, or more than `maximumValues` values (shared objects counted
     ///   each time they are reached).
-    /// - Complexity: O(values), plus a sort of each dictionary's keys.
+    /// - Complexity: O(values), plus a sort of each dictionary's keys that are not in order.
     mutating func add(
         copying root: Int, from scanner: BinaryPropertyListScanner, sortsKeys: Bool, maximumDepth: Int,
         maximumValues: Int
@@ -122,23 +137,22 @@ extension BinaryPropertyListBuilder {
             remaining -= 1
             guard remaining >= 0 else {
                 throw KeyedArchiveError(
-                    .limitExceeded, "object \(index): the property list expands to more than \(maximumValues) values",
+                    .limitExceeded,
+                    "object \(index): the property list expands to more than \(maximumValues) values",
                     at: .byteOffset(object.offset))
             }
             return object
         }
         let rootObject = try reach(root)
-        guard rootObject.kind.isContainer else {
-            return try addScalar(try scanner.scalar(rootObject)) ?? 0
-        }
-        var keyTexts: [Int: String] = [:]
+        guard rootObject.kind.isContainer else { return try addCopiedScalar(rootObject, from: scanner) }
+        var keys = CopiedKeys(objectCount: scanner.trailer.objectCount)
         var path = ObjectPath(objectCount: scanner.trailer.objectCount)
         var pending: [Int] = []
         var parents: [CopyFrame] = []
         let rootNumber = reserveObject()
         path.insert(rootObject.index)
         var current = try openCopy(
-            rootObject, as: rootNumber, from: scanner, sortsKeys: sortsKeys, keyTexts: &keyTexts, pending: &pending)
+            rootObject, as: rootNumber, from: scanner, sortsKeys: sortsKeys, keys: &keys, pending: &pending)
         while true {
             let next = current.next
             if next < current.count {
@@ -148,7 +162,7 @@ extension BinaryPropertyListBuilder {
                     try scanner.reference(
                         current.source, at: current.isDictionary ? current.source.count + position : position))
                 guard child.kind.isContainer else {
-                    pending.append(try addScalar(try scanner.scalar(child)) ?? 0)
+                    pending.append(try addCopiedScalar(child, from: scanner))
                     continue
                 }
                 guard parents.count + 1 < maximumDepth else {
@@ -167,7 +181,7 @@ extension BinaryPropertyListBuilder {
                 pending.append(object)
                 parents.append(current)
                 current = try openCopy(
-                    child, as: object, from: scanner, sortsKeys: sortsKeys, keyTexts: &keyTexts, pending: &pending)
+                    child, as: object, from: scanner, sortsKeys: sortsKeys, keys: &keys, pending: &pending)
             } else {
                 let base = current.referenceBase
                 if current.isDictionary {
@@ -184,46 +198,80 @@ extension BinaryPropertyListBuilder {
         }
     }
 
+    /// Adds a scalar object of the file read as ``addScalar(_:)`` adds the value reading
+    /// gives: an ASCII string straight from its bytes (the payload ``addString(_:)`` would
+    /// store), anything else through its value.
+    private mutating func addCopiedScalar(
+        _ object: BinaryPropertyListObject, from scanner: BinaryPropertyListScanner
+    ) throws -> Int {
+        if object.kind == .asciiString {
+            let bytes = UnsafeRawBufferPointer(rebasing: scanner.bytes[object.payload..<object.payload + object.count])
+            if BinaryPropertyListScanner.isASCII(bytes.bindMemory(to: UInt8.self)) { return addASCIIString(bytes) }
+        }
+        return try addScalar(try scanner.scalar(object)) ?? 0
+    }
+
     /// Starts copying a container: a dictionary's keys are added at once, in writing
     /// order, as ``open(_:as:sortsKeys:pending:)`` adds them.
     private mutating func openCopy(
         _ container: BinaryPropertyListObject, as object: Int, from scanner: BinaryPropertyListScanner,
-        sortsKeys: Bool, keyTexts: inout [Int: String], pending: inout [Int]
+        sortsKeys: Bool, keys: inout CopiedKeys, pending: inout [Int]
     ) throws -> CopyFrame {
         let base = pending.count
-        guard container.kind == .dictionary else {
+        guard container.kind == .dictionary, container.count > 0 else {
             return CopyFrame(object: object, source: container, order: [], referenceBase: base)
         }
-        var keys: [String] = []
-        keys.reserveCapacity(container.count)
-        for position in 0..<container.count {
+        let count = container.count
+        var indices: [Int] = []
+        indices.reserveCapacity(count)
+        var texts: [String] = []
+        texts.reserveCapacity(count)
+        for position in 0..<count {
             let keyIndex = try scanner.reference(container, at: position)
-            if let text = keyTexts[keyIndex] {
-                keys.append(text)
+            indices.append(keyIndex)
+            if let text = keys.texts[keyIndex] {
+                texts.append(text)
             } else {
                 let text = try scanner.key(keyIndex, position: position, of: container)
-                keyTexts[keyIndex] = text
-                keys.append(text)
+                keys.texts[keyIndex] = text
+                texts.append(text)
             }
         }
-        if keys.count > 1 {
-            var seen = Set<String>(minimumCapacity: keys.count)
-            for key in keys where !seen.insert(key).inserted {
-                throw KeyedArchiveError(
-                    .unsupportedFormat, "object \(container.index): the key \"\(key)\" is given twice",
-                    at: .byteOffset(container.offset))
-            }
-        }
+        // Keys in strictly increasing order are sorted and distinct; others are sorted
+        // (when asked) and then checked for neighbours that are equal.
         var order: [Int] = []
-        if sortsKeys && !Self.isSorted(keys) {
-            order = keys.indices.sorted { Self.precedes(keys[$0], keys[$1]) }
+        if !Self.isSorted(texts) {
+            if sortsKeys {
+                order = texts.indices.sorted { Self.precedes(texts[$0], texts[$1]) }
+                for step in order.indices.dropFirst() where texts[order[step - 1]] == texts[order[step]] {
+                    throw Self.keyGivenTwice(texts[order[step]], in: container)
+                }
+            } else {
+                var seen = Set<String>(minimumCapacity: count)
+                for text in texts where !seen.insert(text).inserted {
+                    throw Self.keyGivenTwice(text, in: container)
+                }
+            }
         }
-        if order.isEmpty {
-            for key in keys { pending.append(addString(key)) }
-        } else {
-            for index in order { pending.append(addString(keys[index])) }
+        for step in 0..<count {
+            let position = order.isEmpty ? step : order[step]
+            let keyIndex = indices[position]
+            let known = keys.numbers[keyIndex]
+            if known != 0 {
+                pending.append(Int(known) - 1)
+            } else {
+                let number = addString(texts[position])
+                keys.numbers[keyIndex] = UInt32(truncatingIfNeeded: number + 1)
+                pending.append(number)
+            }
         }
         return CopyFrame(object: object, source: container, order: order, referenceBase: base)
+    }
+
+    private static func keyGivenTwice(_ key: String, in dictionary: BinaryPropertyListObject) -> KeyedArchiveError {
+        KeyedArchiveError(
+            .unsupportedFormat, "object \(dictionary.index): the key \"\(key)\" is given twice",
+            at: .byteOffset(dictionary.offset))
     }
 
     /// Adds a scalar and returns its number, or returns `nil` for a container.
