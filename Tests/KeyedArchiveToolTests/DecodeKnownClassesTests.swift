@@ -90,7 +90,8 @@ import Testing
 
                 """)
         let json = ToolRun(["decode", "--json", path])
-        let root = (try JSONSerialization.jsonObject(with: Data(json.outputText.utf8)) as? [String: Any])?["root"]
+        let root = (try JSONSerialization.jsonObject(with: Data(json.outputText.utf8)) as? [String: Any])?[
+            "root"]
         #expect((root as? [String: Any])?["method"] as? String == "PUT")
         #expect((root as? [String: Any])?["url"] as? String == "https://example.com/upload")
         let raw = ToolRun(["decode", "--raw", path])

@@ -76,7 +76,8 @@ import Testing
             #expect(run.output.isEmpty, "\(label): nothing written when the conversion fails")
             let message = error.description
             #expect(
-                run.errorLines == ["-: \(message)"] || run.errorLines.first?.hasPrefix("-: \(message)") == true,
+                run.errorLines == ["-: \(message)"]
+                    || run.errorLines.first?.hasPrefix("-: \(message)") == true,
                 "\(label): \(run.errorLines)")
         } catch {
             Issue.record("\(label): \(error)")
@@ -87,7 +88,8 @@ import Testing
     /// the tree's: its text, or its failure message and status.
     static func expectTreesJSON(_ binary: Data, prettyPrinted: Bool = false, _ label: String) {
         let run = ToolRun(
-            ["-convert", "json"] + (prettyPrinted ? ["-r"] : []) + ["-o", "-", "--", "-"], standardInput: binary)
+            ["-convert", "json"] + (prettyPrinted ? ["-r"] : []) + ["-o", "-", "--", "-"],
+            standardInput: binary)
         let message: String
         do {
             _ = try PropertyList(from: binary)
@@ -163,7 +165,9 @@ import Testing
         let run = ToolRun(["-convert", "binary1", "-o", directory.path("out.plist"), input])
         #expect(run.status == 0 && run.error.isEmpty, "\(name): \(run.error)")
         #expect(try directory.read("out.plist") == binary, "\(name)")
-        let json = ToolRun(["-convert", "json", "-o", directory.path("out.json"), directory.path("out.plist")])
+        let json = ToolRun([
+            "-convert", "json", "-o", directory.path("out.json"), directory.path("out.plist"),
+        ])
         #expect(json.status == 0 && json.error.isEmpty, "\(name): \(json.error)")
         #expect(try directory.read("out.json") == Self.treeJSON(binary), "\(name)")
         // In place: the file itself becomes its binary form.
@@ -193,7 +197,8 @@ import Testing
         ]
         let integers: [PropertyListInteger] = [
             0, 1, -1, 127, 128, 255, 256, 65535, 65536, -129, PropertyListInteger(Int64.max),
-            PropertyListInteger(Int64.min), PropertyListInteger(UInt64.max), PropertyListInteger(Int64(Int32.max) + 1),
+            PropertyListInteger(Int64.min), PropertyListInteger(UInt64.max),
+            PropertyListInteger(Int64(Int32.max) + 1),
         ]
         let reals: [Double] = [0, -0.0, 1.5, 0.1, 1e100, -2.5e-300, .pi, .nan, .infinity, -.infinity, 3]
         let dates: [Double] = [0, 1.5, -978_307_200, 504_000_000.123456, 1e9, -1, 0.000_001]
@@ -203,7 +208,8 @@ import Testing
             case 1: return .integer(integers[Int(next() % UInt64(integers.count))])
             case 2: return .real(reals[Int(next() % UInt64(reals.count))])
             case 3: return .bool(next() % 2 == 0)
-            case 4: return .date(Date(timeIntervalSinceReferenceDate: dates[Int(next() % UInt64(dates.count))]))
+            case 4:
+                return .date(Date(timeIntervalSinceReferenceDate: dates[Int(next() % UInt64(dates.count))]))
             case 5: return .data(Data((0..<Int(next() % 70)).map { UInt8(truncatingIfNeeded: $0 &* 37) }))
             case 6: return .uid(next() % 3 == 0 ? next() % 300 : next() % 5)
             default: return .string("s\(next() % 50)")
@@ -261,7 +267,8 @@ import Testing
             let binary = try value.data(format: .binary)
             #expect(try Self.streamedJSON(binary) == Self.treeJSON(binary), "\(value)")
             #expect(
-                try Self.streamedJSON(binary, prettyPrinted: true) == Self.treeJSON(binary, prettyPrinted: true),
+                try Self.streamedJSON(binary, prettyPrinted: true)
+                    == Self.treeJSON(binary, prettyPrinted: true),
                 "\(value)")
         }
         let written = Data(
@@ -286,7 +293,8 @@ import Testing
         #expect(try Self.streamedBinary(written) == Self.treeBinary(written))
         Self.expectTreesBinary(written, "Apple-style XML")
         // UTF-16 text is read as the tree reads it.
-        let utf16 = Data([0xFF, 0xFE]) + String(decoding: written, as: UTF8.self).data(using: .utf16LittleEndian)!
+        let utf16 =
+            Data([0xFF, 0xFE]) + String(decoding: written, as: UTF8.self).data(using: .utf16LittleEndian)!
         Self.expectTreesBinary(utf16, "UTF-16 XML")
     }
 
@@ -297,7 +305,9 @@ import Testing
                     + String(repeating: "</array>", count: depth - 1) + "</array></plist>").utf8)
             Self.expectTreesBinary(xml, "XML depth \(depth)")
             let binary = StreamedConversionTests.bplist(
-                (0..<depth).map { $0 == depth - 1 ? [0xA0] : [0xA1] + StreamedConversionTests.reference($0 + 1) })
+                (0..<depth).map {
+                    $0 == depth - 1 ? [0xA0] : [0xA1] + StreamedConversionTests.reference($0 + 1)
+                })
             Self.expectTreesJSON(binary, "binary depth \(depth)")
             Self.expectTreesJSON(binary, prettyPrinted: true, "binary depth \(depth), pretty")
         }
@@ -308,7 +318,8 @@ import Testing
     /// Where the JSON writer's output bound falls, the stream falls too.
     @Test func jsonOutputBoundFallsWhereTheTreesFalls() throws {
         let value: PropertyList = [
-            "items": .array((0..<300).map { .string("item \($0) " + String(repeating: "x", count: $0 % 40)) }),
+            "items": .array(
+                (0..<300).map { .string("item \($0) " + String(repeating: "x", count: $0 % 40)) }),
             "data": .data(Data((0..<3000).map { UInt8(truncatingIfNeeded: $0) })),
             "nested": ["a": [1, 2.5, true], "b": .uid(7), "c": [[], [:]]],
         ]
@@ -318,7 +329,9 @@ import Testing
             for limit in stride(from: 0, through: length + 64, by: 5) {
                 let tree = try? Self.treeJSON(binary, prettyPrinted: pretty, limit: limit)
                 let streamed = try? Self.streamedJSON(binary, prettyPrinted: pretty, limit: limit)
-                #expect(tree == streamed, "limit \(limit): tree \(tree?.count ?? -1), stream \(streamed?.count ?? -1)")
+                #expect(
+                    tree == streamed,
+                    "limit \(limit): tree \(tree?.count ?? -1), stream \(streamed?.count ?? -1)")
             }
         }
     }
@@ -335,7 +348,8 @@ import Testing
         let cycle = bplist([[0xA2] + reference(1) + reference(0), [0x10, 1]])
         #expect(throws: KeyedArchiveError.self) { try Self.streamedJSON(cycle) }
         Self.expectTreesJSON(cycle, "cycle")
-        let bomb = bplist((0..<40).map { $0 == 39 ? [0x10, 1] : [0xA2] + reference($0 + 1) + reference($0 + 1) })
+        let bomb = bplist(
+            (0..<40).map { $0 == 39 ? [0x10, 1] : [0xA2] + reference($0 + 1) + reference($0 + 1) })
         #expect(throws: KeyedArchiveError.self) { try Self.streamedJSON(bomb) }
         Self.expectTreesJSON(bomb, "bomb")
         let duplicate = bplist([
@@ -358,7 +372,10 @@ import Testing
             ("entity", #"<!DOCTYPE plist [<!ENTITY a "b">]><plist><string>&a;</string></plist>"#),
             ("unknown tag", "<plist><thing/></plist>"),
             ("key without value", "<plist><dict><key>a</key></dict></plist>"),
-            ("key given twice", "<plist><dict><key>a</key><integer>1</integer><key>a</key><integer>2</integer></dict></plist>"),
+            (
+                "key given twice",
+                "<plist><dict><key>a</key><integer>1</integer><key>a</key><integer>2</integer></dict></plist>"
+            ),
             ("big integer", "<plist><integer>99999999999999999999999</integer></plist>"),
             ("bad date", "<plist><date>yesterday</date></plist>"),
             ("bad base64", "<plist><data>!!!</data></plist>"),

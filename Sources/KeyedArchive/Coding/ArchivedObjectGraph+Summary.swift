@@ -193,11 +193,15 @@ extension ArchivedObjectGraph {
             if let method = request.httpMethod { value["method"] = .string(method) }
             let headers = request.headerFields
             if !headers.isEmpty {
-                value["headers"] = .dictionary(PropertyListDictionary(headers.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
+                value["headers"] = .dictionary(
+                    PropertyListDictionary(
+                        headers.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
             }
             if let body = request.body { value["body"] = .data(body) }
             if let timeout = request.timeoutInterval { value["timeout"] = .real(timeout) }
-            if let policy = request.cachePolicy { value["cachePolicy"] = .integer(PropertyListInteger(Int64(policy))) }
+            if let policy = request.cachePolicy {
+                value["cachePolicy"] = .integer(PropertyListInteger(Int64(policy)))
+            }
             if let main = request.mainDocumentURL { value["mainDocumentURL"] = .string(main.absoluteString) }
             return Summary(
                 className: name, text: request.description,
@@ -206,12 +210,16 @@ extension ArchivedObjectGraph {
         case .urlResponse:
             guard let response = decoded(ArchivedURLResponse.self) else { return nil }
             var value: PropertyListDictionary = [:]
-            if let status = response.statusCode { value["status"] = .integer(PropertyListInteger(Int64(status))) }
+            if let status = response.statusCode {
+                value["status"] = .integer(PropertyListInteger(Int64(status)))
+            }
             if let url = response.url { value["url"] = .string(url.absoluteString) }
             if let type = response.mimeType { value["mimeType"] = .string(type) }
             let headers = response.headerFields
             if !headers.isEmpty {
-                value["headers"] = .dictionary(PropertyListDictionary(headers.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
+                value["headers"] = .dictionary(
+                    PropertyListDictionary(
+                        headers.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
             }
             return Summary(
                 className: name, text: response.description,

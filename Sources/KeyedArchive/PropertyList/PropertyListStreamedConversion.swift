@@ -60,7 +60,8 @@ package enum PropertyListStreamedConversion {
             var writer = JSONTextWriter(
                 prettyPrinted: options.prettyPrinted, sortsKeys: options.sortsKeys,
                 maximumOutputBytes: options.maximumOutputBytes, destination: output)
-            try BinaryPropertyListWalk.walk(data, options: readingOptions, sortsKeys: options.sortsKeys) { event in
+            try BinaryPropertyListWalk.walk(data, options: readingOptions, sortsKeys: options.sortsKeys) {
+                event in
                 try writer.consume(event)
             }
             try writer.output.withUnsafeBytes(output)

@@ -9,8 +9,8 @@ import FoundationNetworking
 /// `NSURLRequest` / `NSMutableURLRequest`: both layouts read, every field kept and written
 /// back, and the layout we write for new requests read by Foundation on this machine.
 @Suite struct URLRequestTests {
-    static let url = URL(string: "https://example.com/a?b=1")!
-    static let main = URL(string: "https://example.com/")!
+    static let url = URL(string: "https://example.com/a?b=1") ?? URL(fileURLWithPath: "/")
+    static let main = URL(string: "https://example.com/") ?? URL(fileURLWithPath: "/")
 
     static func sample(isMutable: Bool = false) -> ArchivedURLRequest {
         ArchivedURLRequest(
@@ -21,11 +21,14 @@ import FoundationNetworking
 
     @Test func newRequestRoundTrip() throws {
         for isMutable in [false, true] {
-            let data = try KeyedArchiver.archivedData(withRootObject: Self.sample(isMutable: isMutable), requiringSecureCoding: true)
+            let data = try KeyedArchiver.archivedData(
+                withRootObject: Self.sample(isMutable: isMutable), requiringSecureCoding: true)
             let archive = try PropertyList(from: data)
-            let classes = AppleFixture.objects(ofClass: isMutable ? "NSMutableURLRequest" : "NSURLRequest", in: archive)
+            let classes = AppleFixture.objects(
+                ofClass: isMutable ? "NSMutableURLRequest" : "NSURLRequest", in: archive)
             #expect(classes == [1])
-            let request = try #require(try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedURLRequest.self, from: data))
+            let request = try #require(
+                try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedURLRequest.self, from: data))
             #expect(request.layout == .foundationOnLinux)
             #expect(request.isMutable == isMutable)
             #expect(request.className == (isMutable ? "NSMutableURLRequest" : "NSURLRequest"))
@@ -46,7 +49,8 @@ import FoundationNetworking
             #expect(try PropertyList(from: again) == archive)
         }
         let chain = try PropertyList(
-            from: KeyedArchiver.archivedData(withRootObject: Self.sample(isMutable: true), requiringSecureCoding: true))
+            from: KeyedArchiver.archivedData(
+                withRootObject: Self.sample(isMutable: true), requiringSecureCoding: true))
         #expect(
             chain["$objects"]?.arrayValue?.contains {
                 $0["$classes"] == ["NSMutableURLRequest", "NSURLRequest", "NSObject"]
@@ -56,7 +60,8 @@ import FoundationNetworking
     @Test func minimalRequest() throws {
         let request = ArchivedURLRequest(url: URL(string: "file:///tmp/x")!)
         let data = try KeyedArchiver.archivedData(withRootObject: request, requiringSecureCoding: true)
-        let copy = try #require(try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedURLRequest.self, from: data))
+        let copy = try #require(
+            try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedURLRequest.self, from: data))
         #expect(copy.httpMethod == "GET" && copy.headerFields.isEmpty && copy.body == nil)
         #expect(copy.mainDocumentURL == nil && copy.timeoutInterval == 60 && copy.cachePolicy == 0)
         #expect(copy.description == "GET file:///tmp/x")
@@ -83,18 +88,24 @@ import FoundationNetworking
                 ["$classname": "NSURL", "$classes": ["NSURL", "NSObject"]],
                 0, 60.0,
                 ["$class": .uid(8), "NS.keys": [], "NS.objects": []],
-                ["$classname": "NSMutableURLRequest", "$classes": ["NSMutableURLRequest", "NSURLRequest", "NSObject"]],
+                [
+                    "$classname": "NSMutableURLRequest",
+                    "$classes": ["NSMutableURLRequest", "NSURLRequest", "NSObject"],
+                ],
                 ["$classname": "NSDictionary", "$classes": ["NSDictionary", "NSObject"]],
             ],
         ])
         let data = try archive.data(format: .binary)
-        let request = try #require(try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedURLRequest.self, from: data))
+        let request = try #require(
+            try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedURLRequest.self, from: data))
         #expect(request.layout == .apple)
         #expect(request.isMutable)
         #expect(request.url?.absoluteString == "https://apple.com/x")
         #expect(request.archiveListVersion == 9)
         #expect(request.archiveList.count == 4)
-        #expect(request.archiveList[1] == .integer(0) && request.archiveList[2] == .real(60) && request.archiveList[3] == .null)
+        #expect(
+            request.archiveList[1] == .integer(0) && request.archiveList[2] == .real(60)
+                && request.archiveList[3] == .null)
         #expect(request.protocolProperties != nil)
         #expect(request.fields["$0"] == .integer(2))
         #expect(request.httpMethod == nil && request.description == "https://apple.com/x")
@@ -135,8 +146,10 @@ import FoundationNetworking
         source.httpBody = Data("hello".utf8)
         source.mainDocumentURL = Self.main
         source.httpShouldHandleCookies = false
-        let data = try NSKeyedArchiver.archivedData(withRootObject: source as NSURLRequest, requiringSecureCoding: true)
-        let request = try #require(try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedURLRequest.self, from: data))
+        let data = try NSKeyedArchiver.archivedData(
+            withRootObject: source as NSURLRequest, requiringSecureCoding: true)
+        let request = try #require(
+            try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedURLRequest.self, from: data))
         #expect(request.className == "FoundationNetworking.NSMutableURLRequest")
         #expect(request.layout == .foundationOnLinux && request.isMutable)
         #expect(request.url == Self.url && request.httpMethod == "PUT")
@@ -159,7 +172,8 @@ import FoundationNetworking
     /// mapped to its classes).
     @Test func foundationOnLinuxReadsOurs() throws {
         for isMutable in [false, true] {
-            let data = try KeyedArchiver.archivedData(withRootObject: Self.sample(isMutable: isMutable), requiringSecureCoding: true)
+            let data = try KeyedArchiver.archivedData(
+                withRootObject: Self.sample(isMutable: isMutable), requiringSecureCoding: true)
             let request = try Self.foundationRequest(data)
             #expect(request.url == Self.url)
             #expect(request.httpMethod == "POST")
@@ -177,7 +191,8 @@ import FoundationNetworking
         unarchiver.requiresSecureCoding = false
         unarchiver.setClass(NSURLRequest.self, forClassName: "NSURLRequest")
         unarchiver.setClass(NSMutableURLRequest.self, forClassName: "NSMutableURLRequest")
-        guard let request = unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey) as? NSURLRequest else {
+        guard let request = unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey) as? NSURLRequest
+        else {
             throw AppleFixture.Failure("Foundation did not read the request")
         }
         return request

@@ -74,12 +74,13 @@ public struct ArchivedURLRequest: SecureKeyedCoding, Hashable, Sendable, CustomS
     ///   - headerFields: The header fields.
     ///   - body: The body, if any.
     ///   - timeoutInterval: The timeout in seconds.
-    ///   - cachePolicy: `URLRequest.CachePolicy` raw value.
+    ///   - cachePolicy: The cache policy's number, as ``cachePolicy`` reads it.
     ///   - mainDocumentURL: The main document's URL, if any.
     ///   - isMutable: Whether to archive it as `NSMutableURLRequest`.
     public init(
         url: URL, httpMethod: String? = nil, headerFields: [String: String] = [:], body: Data? = nil,
-        timeoutInterval: Double = 60, cachePolicy: Int = 0, mainDocumentURL: URL? = nil, isMutable: Bool = false
+        timeoutInterval: Double = 60, cachePolicy: Int = 0, mainDocumentURL: URL? = nil,
+        isMutable: Bool = false
     ) {
         var fields: [String: ArchivedAttributeValue] = [
             Key.url: .url(url), Key.httpMethod: .string(httpMethod ?? "GET"),
@@ -95,7 +96,8 @@ public struct ArchivedURLRequest: SecureKeyedCoding, Hashable, Sendable, CustomS
             inline.insert(Key.httpBody)
         }
         self.init(
-            fields: fields, className: isMutable ? AppleClass.mutableURLRequest.name : AppleClass.urlRequest.name)
+            fields: fields,
+            className: isMutable ? AppleClass.mutableURLRequest.name : AppleClass.urlRequest.name)
         inlineDataKeys = inline
         referencedNumberKeys = [
             Key.timeoutInterval, Key.cachePolicy, Key.httpShouldHandleCookies, Key.httpShouldUsePipelining,
@@ -183,7 +185,9 @@ public struct ArchivedURLRequest: SecureKeyedCoding, Hashable, Sendable, CustomS
     /// The timeout in seconds (`NS._timeoutInterval`).
     public var timeoutInterval: Double? { fields[Key.timeoutInterval]?.doubleValue }
 
-    /// The cache policy, `URLRequest.CachePolicy` raw value (`NS._cachePolicy`).
+    /// The cache policy's number as archived (`NS._cachePolicy`): Foundation on Linux numbers
+    /// its `URLRequest.CachePolicy` cases in declaration order (`returnCacheDataElseLoad` is
+    /// 3), where Apple's `NSURLRequestCachePolicy` has its own values (2 for that one).
     public var cachePolicy: Int? { fields[Key.cachePolicy]?.intValue }
 
     /// The main document's URL (`NS.mainDocumentURL`).

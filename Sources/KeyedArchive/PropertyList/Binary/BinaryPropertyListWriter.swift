@@ -160,7 +160,8 @@ extension BinaryPropertyListBuilder {
                 let position = current.order.isEmpty ? next : current.order[next]
                 let child = try reach(
                     try scanner.reference(
-                        current.source, at: current.isDictionary ? current.source.count + position : position))
+                        current.source, at: current.isDictionary ? current.source.count + position : position)
+                )
                 guard child.kind.isContainer else {
                     pending.append(try addCopiedScalar(child, from: scanner))
                     continue
@@ -205,8 +206,11 @@ extension BinaryPropertyListBuilder {
         _ object: BinaryPropertyListObject, from scanner: BinaryPropertyListScanner
     ) throws -> Int {
         if object.kind == .asciiString {
-            let bytes = UnsafeRawBufferPointer(rebasing: scanner.bytes[object.payload..<object.payload + object.count])
-            if BinaryPropertyListScanner.isASCII(bytes.bindMemory(to: UInt8.self)) { return addASCIIString(bytes) }
+            let bytes = UnsafeRawBufferPointer(
+                rebasing: scanner.bytes[object.payload..<object.payload + object.count])
+            if BinaryPropertyListScanner.isASCII(bytes.bindMemory(to: UInt8.self)) {
+                return addASCIIString(bytes)
+            }
         }
         return try addScalar(try scanner.scalar(object)) ?? 0
     }
@@ -268,7 +272,9 @@ extension BinaryPropertyListBuilder {
         return CopyFrame(object: object, source: container, order: order, referenceBase: base)
     }
 
-    private static func keyGivenTwice(_ key: String, in dictionary: BinaryPropertyListObject) -> KeyedArchiveError {
+    private static func keyGivenTwice(_ key: String, in dictionary: BinaryPropertyListObject)
+        -> KeyedArchiveError
+    {
         KeyedArchiveError(
             .unsupportedFormat, "object \(dictionary.index): the key \"\(key)\" is given twice",
             at: .byteOffset(dictionary.offset))

@@ -135,7 +135,8 @@ struct JSONTextWriter {
             guard depth < JSONPropertyListWriter.maximumDepth else {
                 throw KeyedArchiveError(
                     .limitExceeded,
-                    "arrays and dictionaries are nested more than \(JSONPropertyListWriter.maximumDepth) deep")
+                    "arrays and dictionaries are nested more than \(JSONPropertyListWriter.maximumDepth) deep"
+                )
             }
             if count == 0 {
                 append(isArray ? "[]" : "{}")
@@ -161,7 +162,8 @@ struct JSONTextWriter {
             output.removeAll(keepingCapacity: true)
         }
         guard drainedCount + output.count <= maximumOutputBytes else {
-            throw KeyedArchiveError(.limitExceeded, "the JSON would be longer than \(maximumOutputBytes) bytes")
+            throw KeyedArchiveError(
+                .limitExceeded, "the JSON would be longer than \(maximumOutputBytes) bytes")
         }
     }
 
