@@ -117,6 +117,28 @@ import FoundationNetworking
         #expect(bogus.archiveList.count <= 64)
     }
 
+    /// Fields of the wrong type read as absent, never as a trap or a guess.
+    @Test func oddFieldsReadAsAbsent() throws {
+        let odd = ArchivedURLRequest(
+            fields: [
+                "NS.url": .string("https://example.com/"), "NS.httpMethod": .integer(3),
+                "NS._allHTTPHeaderFields": .string("Accept: */*"), "NS.httpBody": .string("x"),
+                "NS._timeoutInterval": .string("60"), "NS._cachePolicy": .real(1.5),
+            ], className: "NSMutableURLRequest")
+        let data = try KeyedArchiver.archivedData(withRootObject: odd, requiringSecureCoding: true)
+        let request = try #require(
+            try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedURLRequest.self, from: data))
+        #expect(request.url == nil && request.httpMethod == nil && request.headerFields.isEmpty)
+        #expect(request.body == nil && request.timeoutInterval == nil && request.cachePolicy == nil)
+        #expect(request.description == "NSMutableURLRequest")
+        var apple = ArchivedURLRequest(fields: [
+            "$0": .integer(2), "$2": .integer(-5), "__nsurlrequest_proto_prop_obj_0": .integer(7),
+        ])
+        #expect(apple.layout == .apple && apple.url == nil && apple.archiveList == [.integer(7)])
+        apple.fields["$2"] = .integer(Int.max)
+        #expect(apple.archiveList.count == 64)
+    }
+
     @Test func summaries() throws {
         let data = try KeyedArchiver.archivedData(withRootObject: Self.sample(), requiringSecureCoding: true)
         let graph = try KeyedUnarchiver.objectGraph(from: data)
@@ -160,6 +182,14 @@ import FoundationNetworking
         #expect(request.mainDocumentURL == Self.main && request.httpShouldHandleCookies == false)
         let written = try KeyedArchiver.archivedData(withRootObject: request, requiringSecureCoding: true)
         #expect(try AppleFixture.rootTree(written) == AppleFixture.rootTree(data))
+        // Summarized under Foundation on Linux's class name too.
+        let uid = try #require(
+            AppleFixture.objects(
+                ofClass: "FoundationNetworking.NSMutableURLRequest", in: PropertyList(from: data)
+            ).first)
+        #expect(
+            try KeyedUnarchiver.objectGraph(from: data).summary(ofObjectAt: uid)?.text
+                == "PUT https://example.com/a?b=1")
         // And Foundation reads it back.
         let back = try Self.foundationRequest(written)
         #expect(back.url == Self.url && back.httpMethod == "PUT" && back.httpBody == Data("hello".utf8))
