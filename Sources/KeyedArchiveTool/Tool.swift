@@ -75,7 +75,8 @@ struct Tool {
             }
         case .convert(let format):
             let streamed: ((String, Data) -> Bool)? =
-                format == .xml1 ? { name, data in streamedConversion(name, data, invocation) } : nil
+                format == .xml1 || format == .binary1 || format == .json
+                ? { name, data in streamedConversion(name, data, to: format, invocation) } : nil
             return forEachFile(invocation, streamed: streamed) { file throws(ToolFailure) in
                 try Self.requirePropertyList(file)
                 try convert(file, to: format, invocation)
@@ -422,24 +423,43 @@ struct Tool {
         return path(name, replacingExtensionWith: outputExtension)
     }
 
-    /// `-convert xml1` of a binary property list without the tree: its objects are written
-    /// as XML straight from the bytes (the library's transcoder), which takes a fraction of
-    /// the time and memory of reading the value and writing it. The text is the same; so
-    /// that everything else is too, any failure (a malformed file, a limit, a key given
-    /// twice, a write that fails) returns `false`, and the file then goes the tree's way,
-    /// which says what is wrong as it always has. Standard output receives the text only
-    /// once it is complete, since the tree's way may follow; a file is replaced through the
-    /// durable writer, which leaves it untouched when the transcoder throws.
+    /// `-convert` without the tree: `xml1` and `json` of a binary property list are written
+    /// straight from its objects (the library's transcoder, its walk), `binary1` of an XML
+    /// one through the one-pass rewriting the unarchiver opens XML archives with, which
+    /// takes a fraction of the time and memory of reading the value and writing it. The
+    /// bytes are the same; so that everything else is too, any failure (a malformed file, a
+    /// limit, a key given twice, a write that fails) returns `false`, and the file then goes
+    /// the tree's way, which says what is wrong as it always has. Standard output receives
+    /// the text only once it is complete, since the tree's way may follow; a file is
+    /// replaced through the durable writer, which leaves it untouched when converting throws.
     ///
     /// - Returns: Whether the file was converted.
-    private func streamedConversion(_ name: String, _ data: Data, _ invocation: Invocation) -> Bool {
-        guard data.starts(with: Self.binaryMagic),
-            let destination = try? Self.destination(of: name, as: .xml1, invocation)
-        else { return false }
+    private func streamedConversion(
+        _ name: String, _ data: Data, to format: ConversionFormat, _ invocation: Invocation
+    ) -> Bool {
+        let isBinary = data.starts(with: Self.binaryMagic)
+        switch format {
+        case .xml1, .json: guard isBinary else { return false }
+        case .binary1: guard !isBinary, PropertyListFormat.detect(data) == .xml else { return false }
+        case .swift, .objc: return false
+        }
+        guard let destination = try? Self.destination(of: name, as: format, invocation) else { return false }
         let limit = Self.outputLimit(forInputLength: data.count)
         func produce(_ write: (UnsafeRawBufferPointer) throws -> Void) throws {
-            try XMLPropertyListTranscoder.transcode(
-                data, readingOptions: PropertyListReadingOptions(), maximumOutputBytes: limit, to: write)
+            switch format {
+            case .xml1:
+                try XMLPropertyListTranscoder.transcode(
+                    data, readingOptions: PropertyListReadingOptions(), maximumOutputBytes: limit, to: write)
+            case .json:
+                try PropertyListStreamedConversion.json(
+                    fromBinary: data,
+                    options: PropertyListJSONOptions(
+                        prettyPrinted: invocation.readableJSON, sortsKeys: false, maximumOutputBytes: limit),
+                    to: write)
+            case .binary1:
+                try PropertyListStreamedConversion.binary(fromXML: data).withUnsafeBytes(write)
+            case .swift, .objc: break
+            }
         }
         do {
             if destination == "-" {
@@ -456,7 +476,7 @@ struct Tool {
     }
 
     /// `-p` of a binary property list without the tree: the printer formats the events of
-    /// the library's walk over the file's objects. As for ``streamedConversion(_:_:_:)``, any
+    /// the library's walk over the file's objects. As for ``streamedConversion(_:_:to:_:)``, any
     /// failure returns `false` and the file goes the tree's way, which says what is wrong as
     /// it always has; so the text is written only once complete.
     ///

@@ -74,6 +74,30 @@ import Testing
         #expect(ToolRun(["decode", path]).outputText == "root: NSDecimalNumber #1 -12.5\n")
     }
 
+    @Test func urlRequestsShowMethodURLAndHeaders() throws {
+        let request = ArchivedURLRequest(
+            url: URL(string: "https://example.com/upload")!, httpMethod: "PUT",
+            headerFields: ["Accept": "*/*", "X-Token": "abc"], isMutable: true)
+        let (directory, path) = try Self.archive(request)
+        defer { directory.remove() }
+        let run = ToolRun(["decode", path])
+        #expect(run.status == 0)
+        #expect(
+            run.outputText == """
+                root: NSMutableURLRequest #1 PUT https://example.com/upload
+                  Accept: */*
+                  X-Token: abc
+
+                """)
+        let json = ToolRun(["decode", "--json", path])
+        let root = (try JSONSerialization.jsonObject(with: Data(json.outputText.utf8)) as? [String: Any])?[
+            "root"]
+        #expect((root as? [String: Any])?["method"] as? String == "PUT")
+        #expect((root as? [String: Any])?["url"] as? String == "https://example.com/upload")
+        let raw = ToolRun(["decode", "--raw", path])
+        #expect(raw.outputText.contains("NS.httpMethod: \"PUT\""))
+    }
+
     @Test func rawIsOnlyForDecode() {
         let run = ToolRun(["-lint", "--raw", "x.plist"])
         #expect(run.status == 64)

@@ -177,6 +177,45 @@ extension ArchivedObjectGraph {
             return Summary(
                 className: name, text: settings.isEmpty ? "no settings" : settings, details: [],
                 value: ["text": .string(settings)])
+        case .urlRequest:
+            guard let request = decoded(ArchivedURLRequest.self) else { return nil }
+            var value: PropertyListDictionary = [:]
+            if let url = request.url { value["url"] = .string(url.absoluteString) }
+            if let method = request.httpMethod { value["method"] = .string(method) }
+            let headers = request.headerFields
+            if !headers.isEmpty {
+                value["headers"] = .dictionary(
+                    PropertyListDictionary(
+                        headers.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
+            }
+            if let body = request.body { value["body"] = .data(body) }
+            if let timeout = request.timeoutInterval { value["timeout"] = .real(timeout) }
+            if let policy = request.cachePolicy {
+                value["cachePolicy"] = .integer(PropertyListInteger(Int64(policy)))
+            }
+            if let main = request.mainDocumentURL { value["mainDocumentURL"] = .string(main.absoluteString) }
+            return Summary(
+                className: name, text: request.description,
+                details: headers.keys.sorted().compactMap { key in headers[key].map { "\(key): \($0)" } },
+                value: .dictionary(value))
+        case .urlResponse:
+            guard let response = decoded(ArchivedURLResponse.self) else { return nil }
+            var value: PropertyListDictionary = [:]
+            if let status = response.statusCode {
+                value["status"] = .integer(PropertyListInteger(Int64(status)))
+            }
+            if let url = response.url { value["url"] = .string(url.absoluteString) }
+            if let type = response.mimeType { value["mimeType"] = .string(type) }
+            let headers = response.headerFields
+            if !headers.isEmpty {
+                value["headers"] = .dictionary(
+                    PropertyListDictionary(
+                        headers.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
+            }
+            return Summary(
+                className: name, text: response.description,
+                details: headers.keys.sorted().compactMap { key in headers[key].map { "\(key): \($0)" } },
+                value: .dictionary(value))
         default:
             return nil
         }

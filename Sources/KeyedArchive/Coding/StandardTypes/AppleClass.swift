@@ -38,6 +38,9 @@ enum AppleClass: String, CaseIterable, Sendable {
     case urlResponse = "NSURLResponse"
     case urlRequest = "NSURLRequest"
     case mutableURLRequest = "NSMutableURLRequest"
+    /// Foundation on Linux writes its request classes module-qualified.
+    case linuxURLRequest = "FoundationNetworking.NSURLRequest"
+    case linuxMutableURLRequest = "FoundationNetworking.NSMutableURLRequest"
     case textCheckingResult = "NSTextCheckingResult"
     case regularExpressionCheckingResult = "NSRegularExpressionCheckingResult"
     case simpleRegularExpressionCheckingResult = "NSSimpleRegularExpressionCheckingResult"
@@ -93,7 +96,7 @@ enum AppleClass: String, CaseIterable, Sendable {
         case .dateComponents: return .dateComponents
         case .personNameComponents: return .personNameComponents
         case .httpURLResponse, .urlResponse: return .urlResponse
-        case .urlRequest, .mutableURLRequest: return .urlRequest
+        case .urlRequest, .mutableURLRequest, .linuxURLRequest, .linuxMutableURLRequest: return .urlRequest
         case .textCheckingResult, .regularExpressionCheckingResult, .simpleRegularExpressionCheckingResult,
             .extendedRegularExpressionCheckingResult, .complexRegularExpressionCheckingResult:
             return .textCheckingResult
@@ -105,7 +108,8 @@ enum AppleClass: String, CaseIterable, Sendable {
     /// Whether this is a mutable variant (`NSMutableAttributedString`, …).
     var isMutable: Bool {
         switch self {
-        case .mutableAttributedString, .mutableParagraphStyle, .mutableIndexSet, .mutableURLRequest:
+        case .mutableAttributedString, .mutableParagraphStyle, .mutableIndexSet, .mutableURLRequest,
+            .linuxMutableURLRequest:
             return true
         default: return false
         }
@@ -121,6 +125,7 @@ enum AppleClass: String, CaseIterable, Sendable {
         case .dimension: return AppleClass.unit.name
         case .httpURLResponse: return AppleClass.urlResponse.name
         case .mutableURLRequest: return AppleClass.urlRequest.name
+        case .linuxMutableURLRequest: return AppleClass.linuxURLRequest.name
         case .regularExpressionCheckingResult: return AppleClass.textCheckingResult.name
         case .simpleRegularExpressionCheckingResult, .extendedRegularExpressionCheckingResult,
             .complexRegularExpressionCheckingResult:

@@ -227,6 +227,14 @@ struct BinaryPropertyListBuilder {
         return units.withUnsafeBytes { intern(header, payload: $0) }
     }
 
+    /// Adds an ASCII string from its bytes (all below 0x80): the object ``addString(_:)``
+    /// adds for the same text, without making a `String`.
+    mutating func addASCIIString(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var header = ScalarHeader()
+        header.appendCount(0x50, count: bytes.count)
+        return intern(header, payload: bytes)
+    }
+
     /// Adds a UID in 1, 2, 4 or 8 bytes.
     mutating func addUID(_ value: UInt64) -> Int {
         // Archives refer to UIDs 0..<n over and over: remember their objects directly.

@@ -36,17 +36,20 @@ package enum BinaryPropertyListWalk {
 
     /// Walks `data`, a binary property list, handing each event to `visit`.
     ///
+    /// - Parameter sortsKeys: Whether each dictionary's entries come in key order (else in
+    ///   the file's order, the order reading keeps).
     /// - Throws: ``KeyedArchiveError`` as reading does, `unsupportedFormat` for a key given
     ///   twice, or what `visit` throws.
     package static func walk(
-        _ data: Data, options: PropertyListReadingOptions, _ visit: (Event) throws -> Void
+        _ data: Data, options: PropertyListReadingOptions, sortsKeys: Bool = true,
+        _ visit: (Event) throws -> Void
     ) throws {
         try data.withUnsafeBytes { bytes in
             let trailer = try BinaryPropertyListTrailer(validating: bytes)
             var walker = Walker(
                 scanner: try BinaryPropertyListScanner(bytes: bytes, trailer: trailer),
                 maximumDepth: options.maximumDepth,
-                maximumValues: options.valueLimit(forInputLength: bytes.count))
+                maximumValues: options.valueLimit(forInputLength: bytes.count), sortsKeys: sortsKeys)
             try walker.walk(root: trailer.topObject, visit)
         }
     }
@@ -63,6 +66,7 @@ package enum BinaryPropertyListWalk {
         let scanner: BinaryPropertyListScanner
         let maximumDepth: Int
         let maximumValues: Int
+        let sortsKeys: Bool
         var remaining: Int
         var path: ObjectPath
         var frames: [Frame] = []
@@ -73,8 +77,9 @@ package enum BinaryPropertyListWalk {
         /// archived class has the same keys. Bounded by the file's length (each list is in it).
         var orders: [[Int]: [Int]] = [:]
 
-        init(scanner: BinaryPropertyListScanner, maximumDepth: Int, maximumValues: Int) {
+        init(scanner: BinaryPropertyListScanner, maximumDepth: Int, maximumValues: Int, sortsKeys: Bool) {
             self.scanner = scanner
+            self.sortsKeys = sortsKeys
             self.maximumDepth = maximumDepth
             self.maximumValues = maximumValues
             remaining = maximumValues
@@ -165,9 +170,12 @@ package enum BinaryPropertyListWalk {
             }
             var order: [Int] = []
             order.reserveCapacity(2 * texts.count)
-            for position in texts.indices.sorted(by: {
-                texts[$0].unicodeScalars.lexicographicallyPrecedes(texts[$1].unicodeScalars)
-            }) {
+            let positions =
+                sortsKeys
+                ? texts.indices.sorted(by: {
+                    texts[$0].unicodeScalars.lexicographicallyPrecedes(texts[$1].unicodeScalars)
+                }) : Array(texts.indices)
+            for position in positions {
                 order.append(position)
                 order.append(position)
             }

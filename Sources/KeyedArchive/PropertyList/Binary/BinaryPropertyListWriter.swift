@@ -84,6 +84,202 @@ extension BinaryPropertyListBuilder {
         }
     }
 
+    /// One container of a binary property list whose contents are being copied.
+    private struct CopyFrame {
+        let object: Int
+        let source: BinaryPropertyListObject
+        /// Dictionaries: the positions of the entries in writing order; empty means as they are.
+        let order: [Int]
+        let referenceBase: Int
+        var next = 0
+
+        var isDictionary: Bool { source.kind == .dictionary }
+        /// Elements or entries.
+        var count: Int { source.count }
+    }
+
+    /// What copying remembers of the key objects of the file read: archives use the same
+    /// few keys in thousands of dictionaries. One slot per object of that file.
+    private struct CopiedKeys {
+        /// The text of each key object read so far.
+        var texts: [String?]
+        /// The number each key object was added as, plus one (0: not yet added). Equal
+        /// strings are stored once, so a key's number never changes once added.
+        var numbers: [UInt32]
+
+        init(objectCount: Int) {
+            texts = Array(repeating: nil, count: objectCount)
+            numbers = Array(repeating: 0, count: objectCount)
+        }
+    }
+
+    /// Adds the value of object `root` of a binary property list, read through `scanner`,
+    /// as ``add(_:sortsKeys:)`` adds the value reading the file gives: the same objects,
+    /// numbered and written the same way, without building the value. Sets are arrays, as
+    /// reading gives them.
+    ///
+    /// The `-convert binary1` of an XML file rewrites the XML's one-pass binary form this
+    /// way, so that its bytes are the tree's.
+    ///
+    /// - Throws: ``KeyedArchiveError`` for a malformed object, a key that is not a string or
+    ///   is given twice (reading keeps the last value where the first was; a caller that
+    ///   needs that goes the tree's way), nesting deeper than `maximumDepth`, a container
+    ///   that contains itself, or more than `maximumValues` values (shared objects counted
+    ///   each time they are reached).
+    /// - Complexity: O(values), plus a sort of each dictionary's keys that are not in order.
+    mutating func add(
+        copying root: Int, from scanner: BinaryPropertyListScanner, sortsKeys: Bool, maximumDepth: Int,
+        maximumValues: Int
+    ) throws -> Int {
+        var remaining = maximumValues
+        func reach(_ index: Int) throws -> BinaryPropertyListObject {
+            let object = try scanner.object(index)
+            remaining -= 1
+            guard remaining >= 0 else {
+                throw KeyedArchiveError(
+                    .limitExceeded,
+                    "object \(index): the property list expands to more than \(maximumValues) values",
+                    at: .byteOffset(object.offset))
+            }
+            return object
+        }
+        let rootObject = try reach(root)
+        guard rootObject.kind.isContainer else { return try addCopiedScalar(rootObject, from: scanner) }
+        var keys = CopiedKeys(objectCount: scanner.trailer.objectCount)
+        var path = ObjectPath(objectCount: scanner.trailer.objectCount)
+        var pending: [Int] = []
+        var parents: [CopyFrame] = []
+        let rootNumber = reserveObject()
+        path.insert(rootObject.index)
+        var current = try openCopy(
+            rootObject, as: rootNumber, from: scanner, sortsKeys: sortsKeys, keys: &keys, pending: &pending)
+        while true {
+            let next = current.next
+            if next < current.count {
+                current.next = next + 1
+                let position = current.order.isEmpty ? next : current.order[next]
+                let child = try reach(
+                    try scanner.reference(
+                        current.source, at: current.isDictionary ? current.source.count + position : position)
+                )
+                guard child.kind.isContainer else {
+                    pending.append(try addCopiedScalar(child, from: scanner))
+                    continue
+                }
+                guard parents.count + 1 < maximumDepth else {
+                    throw KeyedArchiveError(
+                        .limitExceeded,
+                        "object \(child.index): \(child.kind) nested deeper than the limit of \(maximumDepth) levels",
+                        at: .byteOffset(child.offset))
+                }
+                guard !path.contains(child.index) else {
+                    throw KeyedArchiveError(
+                        .corruptData, "object \(child.index): \(child.kind) contains itself",
+                        at: .byteOffset(child.offset))
+                }
+                path.insert(child.index)
+                let object = reserveObject()
+                pending.append(object)
+                parents.append(current)
+                current = try openCopy(
+                    child, as: object, from: scanner, sortsKeys: sortsKeys, keys: &keys, pending: &pending)
+            } else {
+                let base = current.referenceBase
+                if current.isDictionary {
+                    let split = base + current.count
+                    try setDictionary(current.object, keys: pending[base..<split], values: pending[split...])
+                } else {
+                    try setArray(current.object, elements: pending[base...])
+                }
+                pending.removeLast(pending.count - base)
+                path.remove(current.source.index)
+                guard let parent = parents.popLast() else { return rootNumber }
+                current = parent
+            }
+        }
+    }
+
+    /// Adds a scalar object of the file read as ``addScalar(_:)`` adds the value reading
+    /// gives: an ASCII string straight from its bytes (the payload ``addString(_:)`` would
+    /// store), anything else through its value.
+    private mutating func addCopiedScalar(
+        _ object: BinaryPropertyListObject, from scanner: BinaryPropertyListScanner
+    ) throws -> Int {
+        if object.kind == .asciiString {
+            let bytes = UnsafeRawBufferPointer(
+                rebasing: scanner.bytes[object.payload..<object.payload + object.count])
+            if BinaryPropertyListScanner.isASCII(bytes.bindMemory(to: UInt8.self)) {
+                return addASCIIString(bytes)
+            }
+        }
+        return try addScalar(try scanner.scalar(object)) ?? 0
+    }
+
+    /// Starts copying a container: a dictionary's keys are added at once, in writing
+    /// order, as ``open(_:as:sortsKeys:pending:)`` adds them.
+    private mutating func openCopy(
+        _ container: BinaryPropertyListObject, as object: Int, from scanner: BinaryPropertyListScanner,
+        sortsKeys: Bool, keys: inout CopiedKeys, pending: inout [Int]
+    ) throws -> CopyFrame {
+        let base = pending.count
+        guard container.kind == .dictionary, container.count > 0 else {
+            return CopyFrame(object: object, source: container, order: [], referenceBase: base)
+        }
+        let count = container.count
+        var indices: [Int] = []
+        indices.reserveCapacity(count)
+        var texts: [String] = []
+        texts.reserveCapacity(count)
+        for position in 0..<count {
+            let keyIndex = try scanner.reference(container, at: position)
+            indices.append(keyIndex)
+            if let text = keys.texts[keyIndex] {
+                texts.append(text)
+            } else {
+                let text = try scanner.key(keyIndex, position: position, of: container)
+                keys.texts[keyIndex] = text
+                texts.append(text)
+            }
+        }
+        // Keys in strictly increasing order are sorted and distinct; others are sorted
+        // (when asked) and then checked for neighbours that are equal.
+        var order: [Int] = []
+        if !Self.isSorted(texts) {
+            if sortsKeys {
+                order = texts.indices.sorted { Self.precedes(texts[$0], texts[$1]) }
+                for step in order.indices.dropFirst() where texts[order[step - 1]] == texts[order[step]] {
+                    throw Self.keyGivenTwice(texts[order[step]], in: container)
+                }
+            } else {
+                var seen = Set<String>(minimumCapacity: count)
+                for text in texts where !seen.insert(text).inserted {
+                    throw Self.keyGivenTwice(text, in: container)
+                }
+            }
+        }
+        for step in 0..<count {
+            let position = order.isEmpty ? step : order[step]
+            let keyIndex = indices[position]
+            let known = keys.numbers[keyIndex]
+            if known != 0 {
+                pending.append(Int(known) - 1)
+            } else {
+                let number = addString(texts[position])
+                keys.numbers[keyIndex] = UInt32(truncatingIfNeeded: number + 1)
+                pending.append(number)
+            }
+        }
+        return CopyFrame(object: object, source: container, order: order, referenceBase: base)
+    }
+
+    private static func keyGivenTwice(_ key: String, in dictionary: BinaryPropertyListObject)
+        -> KeyedArchiveError
+    {
+        KeyedArchiveError(
+            .unsupportedFormat, "object \(dictionary.index): the key \"\(key)\" is given twice",
+            at: .byteOffset(dictionary.offset))
+    }
+
     /// Adds a scalar and returns its number, or returns `nil` for a container.
     private mutating func addScalar(_ value: PropertyList) throws -> Int? {
         switch value {

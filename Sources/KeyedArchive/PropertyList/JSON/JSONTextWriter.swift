@@ -15,6 +15,9 @@ struct JSONTextWriter {
     private let destination: ((UnsafeRawBufferPointer) throws -> Void)?
     /// The bytes already handed to ``destination``.
     private var drainedCount = 0
+    /// The open containers of ``consume(_:)``: whether each is an array, whether it is
+    /// empty (written whole when it opened), and how many children it has had.
+    private var eventFrames: [(isArray: Bool, isEmpty: Bool, next: Int)] = []
 
     /// The size at which the text made so far is handed to the destination.
     static let chunkSize = 1 << 18
@@ -108,6 +111,69 @@ struct JSONTextWriter {
                 stack.removeLast()
             }
         }
+    }
+
+    /// Writes the next event of a walk over a binary property list in file order: the same
+    /// text ``write(_:)`` writes for the value reading the file gives, checked against the
+    /// limits where `write` checks them (or sooner), so that whatever `write` refuses is
+    /// refused.
+    ///
+    /// Keys are written in the order the events give them; ``sortsKeys`` is not applied.
+    mutating func consume(_ event: BinaryPropertyListWalk.Event) throws {
+        switch event {
+        case .key(let key):
+            separate(beforeKey: true)
+            writeString(key)
+            append(prettyPrinted ? ": " : ":")
+            return
+        case .arrayStart(let count), .dictionaryStart(let count):
+            let isArray: Bool
+            if case .arrayStart = event { isArray = true } else { isArray = false }
+            separate(beforeKey: false)
+            // The writer's stack holds the open containers that are not empty.
+            let depth = eventFrames.count
+            guard depth < JSONPropertyListWriter.maximumDepth else {
+                throw KeyedArchiveError(
+                    .limitExceeded,
+                    "arrays and dictionaries are nested more than \(JSONPropertyListWriter.maximumDepth) deep"
+                )
+            }
+            if count == 0 {
+                append(isArray ? "[]" : "{}")
+            } else {
+                output.append(isArray ? UInt8(ascii: "[") : UInt8(ascii: "{"))
+            }
+            eventFrames.append((isArray, count == 0, 0))
+            if count == 0 { return }
+        case .scalar(let value):
+            separate(beforeKey: false)
+            writeScalar(value)
+        case .end:
+            guard let frame = eventFrames.popLast() else { return }
+            if !frame.isEmpty {
+                newline(depth: eventFrames.count)
+                output.append(frame.isArray ? UInt8(ascii: "]") : UInt8(ascii: "}"))
+            }
+        }
+        guard !eventFrames.isEmpty else { return }
+        if output.count >= Self.chunkSize, let destination {
+            drainedCount += output.count
+            try output.withUnsafeBytes(destination)
+            output.removeAll(keepingCapacity: true)
+        }
+        guard drainedCount + output.count <= maximumOutputBytes else {
+            throw KeyedArchiveError(
+                .limitExceeded, "the JSON would be longer than \(maximumOutputBytes) bytes")
+        }
+    }
+
+    /// Before an array's element or a dictionary's key: the comma after the one before and
+    /// the new line (nothing before a dictionary's value, which follows its key).
+    private mutating func separate(beforeKey: Bool) {
+        guard let top = eventFrames.indices.last, eventFrames[top].isArray != beforeKey else { return }
+        if eventFrames[top].next > 0 { output.append(UInt8(ascii: ",")) }
+        eventFrames[top].next += 1
+        newline(depth: eventFrames.count)
     }
 
     private func checkDepth(_ stack: [Frame]) throws {

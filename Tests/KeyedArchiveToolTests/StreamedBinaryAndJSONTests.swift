@@ -1,0 +1,405 @@
+import Foundation
+import KeyedArchive
+import Testing
+
+@testable import KeyedArchiveTool
+
+/// `-convert binary1` of an XML property list and `-convert json` of a binary one build no
+/// tree: these check that they write the tree's bytes, refuse at least what the tree's way
+/// refuses, and that the tool's results (output, messages, status) are the tree's.
+@Suite struct StreamedBinaryAndJSONTests {
+    // MARK: - The two ways
+
+    /// What `-convert binary1` wrote before it streamed: the value read, written as binary.
+    static func treeBinary(_ xml: Data) throws -> Data {
+        try PropertyList(from: xml).data(format: .binary)
+    }
+
+    static func streamedBinary(_ xml: Data) throws -> Data {
+        try PropertyListStreamedConversion.binary(fromXML: xml)
+    }
+
+    /// What `-convert json` wrote before it streamed, with the tool's output bound.
+    static func treeJSON(_ binary: Data, prettyPrinted: Bool = false, limit: Int? = nil) throws -> Data {
+        var text = Data()
+        try PropertyList(from: binary).writeJSON(
+            options: options(binary, prettyPrinted: prettyPrinted, limit: limit)
+        ) { text.append(contentsOf: $0) }
+        return text
+    }
+
+    static func streamedJSON(_ binary: Data, prettyPrinted: Bool = false, limit: Int? = nil) throws -> Data {
+        var text = Data()
+        try PropertyListStreamedConversion.json(
+            fromBinary: binary, options: options(binary, prettyPrinted: prettyPrinted, limit: limit)
+        ) { text.append(contentsOf: $0) }
+        return text
+    }
+
+    static func options(_ binary: Data, prettyPrinted: Bool, limit: Int?) -> PropertyListJSONOptions {
+        PropertyListJSONOptions(
+            prettyPrinted: prettyPrinted, sortsKeys: false,
+            maximumOutputBytes: limit ?? Tool.outputLimit(forInputLength: binary.count))
+    }
+
+    /// Every fixture as XML (XML ones as they are, the others as the tree writes them).
+    static let xmlFixtures: [(name: String, data: Data)] = {
+        guard ToolFixtures.isAvailable else { return [] }
+        var found: [(name: String, data: Data)] = []
+        for folder in ["plists", "apple-keyed-archives"] {
+            let url = ToolFixtures.root.appendingPathComponent(folder)
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+            for name in names.sorted() where !name.hasSuffix(".json") && !name.hasSuffix(".md") {
+                guard let data = try? Data(contentsOf: url.appendingPathComponent(name)) else { continue }
+                if PropertyListFormat.detect(data) == .xml {
+                    found.append(("\(folder)/\(name)", data))
+                } else if let value = try? PropertyList(from: data), let xml = try? value.data(format: .xml) {
+                    found.append(("\(folder)/\(name) as XML", xml))
+                }
+            }
+        }
+        return found
+    }()
+
+    // MARK: - The tree's result, through the tool
+
+    /// Runs `-convert binary1` on `xml` and checks the result is the tree's: its bytes, or
+    /// its failure message and status.
+    static func expectTreesBinary(_ xml: Data, _ label: String) {
+        let run = ToolRun(["-convert", "binary1", "-o", "-", "--", "-"], standardInput: xml)
+        do {
+            let tree = try treeBinary(xml)
+            #expect(run.status == 0, "\(label): \(run.error)")
+            #expect(run.output == tree, "\(label): the tool's binary differs from the tree's")
+        } catch let error as KeyedArchiveError {
+            #expect(run.status == 1, "\(label)")
+            #expect(run.output.isEmpty, "\(label): nothing written when the conversion fails")
+            let message = error.description
+            #expect(
+                run.errorLines == ["-: \(message)"]
+                    || run.errorLines.first?.hasPrefix("-: \(message)") == true,
+                "\(label): \(run.errorLines)")
+        } catch {
+            Issue.record("\(label): \(error)")
+        }
+    }
+
+    /// Runs `-convert json` (`-r` when `prettyPrinted`) on `binary` and checks the result is
+    /// the tree's: its text, or its failure message and status.
+    static func expectTreesJSON(_ binary: Data, prettyPrinted: Bool = false, _ label: String) {
+        let run = ToolRun(
+            ["-convert", "json"] + (prettyPrinted ? ["-r"] : []) + ["-o", "-", "--", "-"],
+            standardInput: binary)
+        let message: String
+        do {
+            _ = try PropertyList(from: binary)
+            do {
+                let tree = try treeJSON(binary, prettyPrinted: prettyPrinted)
+                #expect(run.status == 0, "\(label): \(run.error)")
+                #expect(run.output == tree, "\(label): the tool's JSON differs from the tree's")
+                return
+            } catch let error as KeyedArchiveError {
+                message = "cannot write as json: \(error.description)"
+            }
+        } catch let error as KeyedArchiveError {
+            message = error.description
+        } catch {
+            Issue.record("\(label): \(error)")
+            return
+        }
+        #expect(run.status == 1, "\(label)")
+        #expect(run.output.isEmpty, "\(label): nothing written when the conversion fails")
+        #expect(run.errorLines == ["-: \(message)"], "\(label): \(run.errorLines)")
+    }
+
+    // MARK: - Fixtures
+
+    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    func everyXMLFixtureStreamsTheTreesBinary() throws {
+        #expect(Self.xmlFixtures.count > 150, "fixtures found: \(Self.xmlFixtures.count)")
+        var compared = 0
+        for (name, data) in Self.xmlFixtures {
+            guard let tree = try? Self.treeBinary(data) else {
+                #expect(throws: (any Error).self, "\(name): the tree refuses it, so must the stream") {
+                    try Self.streamedBinary(data)
+                }
+                continue
+            }
+            if let streamed = try? Self.streamedBinary(data) {
+                #expect(streamed == tree, "\(name): streamed binary differs from the tree's")
+                compared += 1
+            }
+            Self.expectTreesBinary(data, name)
+        }
+        #expect(compared > 150, "fixtures streamed: \(compared)")
+    }
+
+    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    func everyBinaryFixtureStreamsTheTreesJSON() throws {
+        var compared = 0
+        for (name, data) in StreamedConversionTests.binaryFixtures {
+            guard (try? PropertyList(from: data)) != nil else {
+                #expect(throws: (any Error).self, "\(name)") { try Self.streamedJSON(data) }
+                continue
+            }
+            for pretty in [false, true] {
+                if let streamed = try? Self.streamedJSON(data, prettyPrinted: pretty) {
+                    #expect(
+                        streamed == (try? Self.treeJSON(data, prettyPrinted: pretty)),
+                        "\(name): streamed JSON differs from the tree's (pretty: \(pretty))")
+                    compared += 1
+                }
+                Self.expectTreesJSON(data, prettyPrinted: pretty, name)
+            }
+        }
+        #expect(compared > 300, "fixtures streamed: \(compared)")
+    }
+
+    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    func toFileIsTheTreesBytes() throws {
+        guard let (name, xml) = Self.xmlFixtures.max(by: { $0.data.count < $1.data.count }) else { return }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let input = try directory.write(xml, to: "in.plist")
+        let binary = try Self.treeBinary(xml)
+        let run = ToolRun(["-convert", "binary1", "-o", directory.path("out.plist"), input])
+        #expect(run.status == 0 && run.error.isEmpty, "\(name): \(run.error)")
+        #expect(try directory.read("out.plist") == binary, "\(name)")
+        let json = ToolRun([
+            "-convert", "json", "-o", directory.path("out.json"), directory.path("out.plist"),
+        ])
+        #expect(json.status == 0 && json.error.isEmpty, "\(name): \(json.error)")
+        #expect(try directory.read("out.json") == Self.treeJSON(binary), "\(name)")
+        // In place: the file itself becomes its binary form.
+        let inPlace = ToolRun(["-convert", "binary1", input])
+        #expect(inPlace.status == 0)
+        #expect(try directory.read("in.plist") == binary)
+        #expect(try directory.contents() == ["in.plist", "out.json", "out.plist"])
+    }
+
+    // MARK: - Generated values
+
+    /// A value of every type and shape: scalars of every kind (integers at the edges of
+    /// their widths, reals that are not finite, dates with fractions, data of every small
+    /// length), unicode and escapes, empty and nested containers, keys out of order, UIDs.
+    static func generated(seed: UInt64, depth: Int = 0) -> PropertyList {
+        var state = seed &* 0x9E37_79B9_7F4A_7C15 &+ 0x2545_F491_4F6C_DD1D
+        func next() -> UInt64 {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return state
+        }
+        let strings = [
+            "", "a", "Potato Bug", "caf\u{E9}", "\u{1F954} emoji", "\u{65E5}\u{672C}\u{8A9E}", "tab\there",
+            "quote\" back\\slash", "new\nline", "\u{1}\u{1F}", "<&>", "CF$UID", "$class", "NS.objects",
+            String(repeating: "long ", count: 40), "e\u{301}", "\u{E9}",
+        ]
+        let integers: [PropertyListInteger] = [
+            0, 1, -1, 127, 128, 255, 256, 65535, 65536, -129, PropertyListInteger(Int64.max),
+            PropertyListInteger(Int64.min), PropertyListInteger(UInt64.max),
+            PropertyListInteger(Int64(Int32.max) + 1),
+        ]
+        let reals: [Double] = [0, -0.0, 1.5, 0.1, 1e100, -2.5e-300, .pi, .nan, .infinity, -.infinity, 3]
+        let dates: [Double] = [0, 1.5, -978_307_200, 504_000_000.123456, 1e9, -1, 0.000_001]
+        func scalar() -> PropertyList {
+            switch next() % 8 {
+            case 0: return .string(strings[Int(next() % UInt64(strings.count))])
+            case 1: return .integer(integers[Int(next() % UInt64(integers.count))])
+            case 2: return .real(reals[Int(next() % UInt64(reals.count))])
+            case 3: return .bool(next() % 2 == 0)
+            case 4:
+                return .date(Date(timeIntervalSinceReferenceDate: dates[Int(next() % UInt64(dates.count))]))
+            case 5: return .data(Data((0..<Int(next() % 70)).map { UInt8(truncatingIfNeeded: $0 &* 37) }))
+            case 6: return .uid(next() % 3 == 0 ? next() % 300 : next() % 5)
+            default: return .string("s\(next() % 50)")
+            }
+        }
+        func value(_ level: Int) -> PropertyList {
+            guard level < 6, next() % 3 != 0 else { return scalar() }
+            let count = Int(next() % 7)
+            if next() % 2 == 0 {
+                return .array((0..<count).map { _ in value(level + 1) })
+            }
+            var dictionary = PropertyListDictionary()
+            for _ in 0..<count {
+                let key = next() % 4 == 0 ? strings[Int(next() % UInt64(strings.count))] : "k\(next() % 40)"
+                dictionary[key] = value(level + 1)
+            }
+            return .dictionary(dictionary)
+        }
+        return value(depth)
+    }
+
+    @Test func generatedValuesStreamTheTreesBytes() throws {
+        var compared = (binary: 0, json: 0)
+        for seed in UInt64(1)...400 {
+            let value = Self.generated(seed: seed)
+            let xml = try value.data(format: .xml)
+            let binary = try value.data(format: .binary)
+            let tree = try Self.treeBinary(xml)
+            #expect(try Self.streamedBinary(xml) == tree, "seed \(seed): binary")
+            compared.binary += 1
+            for pretty in [false, true] {
+                #expect(
+                    try Self.streamedJSON(binary, prettyPrinted: pretty)
+                        == Self.treeJSON(binary, prettyPrinted: pretty), "seed \(seed): JSON")
+                compared.json += 1
+            }
+            if seed % 40 == 0 {
+                Self.expectTreesBinary(xml, "seed \(seed)")
+                Self.expectTreesJSON(binary, prettyPrinted: seed % 80 == 0, "seed \(seed)")
+            }
+        }
+        #expect(compared.binary == 400 && compared.json == 800)
+    }
+
+    /// Scalars alone, empty containers, keys given in reverse order, and a file as Apple's
+    /// XML writer lays it out with comments, entities and CDATA.
+    @Test func edgeShapes() throws {
+        let values: [PropertyList] = [
+            "top", 42, 1.5, true, .data(Data()), .date(Date(timeIntervalSinceReferenceDate: 0.5)), .uid(3),
+            [], [:], [[], [:], [[]]], ["z": 1, "a": 2, "m": [:], "\u{E9}": 3, "e\u{301}": 4],
+        ]
+        for value in values {
+            let xml = try value.data(format: .xml)
+            #expect(try Self.streamedBinary(xml) == Self.treeBinary(xml), "\(value)")
+            let binary = try value.data(format: .binary)
+            #expect(try Self.streamedJSON(binary) == Self.treeJSON(binary), "\(value)")
+            #expect(
+                try Self.streamedJSON(binary, prettyPrinted: true)
+                    == Self.treeJSON(binary, prettyPrinted: true),
+                "\(value)")
+        }
+        let written = Data(
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+            <!-- a comment -->
+            <dict>
+                <key>zeta</key><string>&lt;tag&gt; &#x1F954; &amp;</string>
+                <key>alpha</key><array><integer>-0x10</integer><real>2.50</real><true/><date>2001-01-01T00:00:00Z</date></array>
+                <key>cdata</key><string><![CDATA[<raw>]]></string>
+                <key>uid</key><dict><key>CF$UID</key><integer>7</integer></dict>
+                <key>data</key><data>
+                    AAEC
+                    AwQ=
+                </data>
+                <key>empty</key><dict/>
+            </dict>
+            </plist>
+            """.utf8)
+        #expect(try Self.streamedBinary(written) == Self.treeBinary(written))
+        Self.expectTreesBinary(written, "Apple-style XML")
+        // UTF-16 text is read as the tree reads it.
+        let utf16 =
+            Data([0xFF, 0xFE]) + String(decoding: written, as: UTF8.self).data(using: .utf16LittleEndian)!
+        Self.expectTreesBinary(utf16, "UTF-16 XML")
+    }
+
+    @Test func deepNesting() throws {
+        for depth in [100, 511, 512, 513, 600] {
+            let xml = Data(
+                ("<plist><array>" + String(repeating: "<array>", count: depth - 1)
+                    + String(repeating: "</array>", count: depth - 1) + "</array></plist>").utf8)
+            Self.expectTreesBinary(xml, "XML depth \(depth)")
+            let binary = StreamedConversionTests.bplist(
+                (0..<depth).map {
+                    $0 == depth - 1 ? [0xA0] : [0xA1] + StreamedConversionTests.reference($0 + 1)
+                })
+            Self.expectTreesJSON(binary, "binary depth \(depth)")
+            Self.expectTreesJSON(binary, prettyPrinted: true, "binary depth \(depth), pretty")
+        }
+    }
+
+    // MARK: - Limits and hostile input
+
+    /// Where the JSON writer's output bound falls, the stream falls too.
+    @Test func jsonOutputBoundFallsWhereTheTreesFalls() throws {
+        let value: PropertyList = [
+            "items": .array(
+                (0..<300).map { .string("item \($0) " + String(repeating: "x", count: $0 % 40)) }),
+            "data": .data(Data((0..<3000).map { UInt8(truncatingIfNeeded: $0) })),
+            "nested": ["a": [1, 2.5, true], "b": .uid(7), "c": [[], [:]]],
+        ]
+        let binary = try value.data(format: .binary)
+        for pretty in [false, true] {
+            let length = try Self.treeJSON(binary, prettyPrinted: pretty).count
+            for limit in stride(from: 0, through: length + 64, by: 5) {
+                let tree = try? Self.treeJSON(binary, prettyPrinted: pretty, limit: limit)
+                let streamed = try? Self.streamedJSON(binary, prettyPrinted: pretty, limit: limit)
+                #expect(
+                    tree == streamed,
+                    "limit \(limit): tree \(tree?.count ?? -1), stream \(streamed?.count ?? -1)")
+            }
+        }
+    }
+
+    @Test func jsonHostileShapes() throws {
+        let reference = StreamedConversionTests.reference
+        let bplist = { (objects: [[UInt8]]) in StreamedConversionTests.bplist(objects, 0) }
+        // A dictionary key that is a number, not a string: reading refuses it.
+        let numberKey = bplist([[0xD1] + reference(1) + reference(2), [0x10, 1], [0x10, 2]])
+        #expect(throws: KeyedArchiveError.self) { try Self.streamedJSON(numberKey) }
+        Self.expectTreesJSON(numberKey, "number key")
+        let dataKey = bplist([[0xD1] + reference(1) + reference(2), [0x41, 0xAA], [0x10, 2]])
+        Self.expectTreesJSON(dataKey, "data key")
+        let cycle = bplist([[0xA2] + reference(1) + reference(0), [0x10, 1]])
+        #expect(throws: KeyedArchiveError.self) { try Self.streamedJSON(cycle) }
+        Self.expectTreesJSON(cycle, "cycle")
+        let bomb = bplist(
+            (0..<40).map { $0 == 39 ? [0x10, 1] : [0xA2] + reference($0 + 1) + reference($0 + 1) })
+        #expect(throws: KeyedArchiveError.self) { try Self.streamedJSON(bomb) }
+        Self.expectTreesJSON(bomb, "bomb")
+        let duplicate = bplist([
+            [0xD2] + reference(1) + reference(1) + reference(2) + reference(3),
+            [0x51, UInt8(ascii: "k")], [0x10, 1], [0x10, 2],
+        ])
+        #expect(throws: KeyedArchiveError.self) { try Self.streamedJSON(duplicate) }
+        Self.expectTreesJSON(duplicate, "key given twice")
+        // Keys in the file's order, as the tree keeps them (not sorted).
+        let unsorted = bplist([
+            [0xD2] + reference(1) + reference(2) + reference(3) + reference(3),
+            [0x51, UInt8(ascii: "z")], [0x51, UInt8(ascii: "a")], [0x10, 1],
+        ])
+        #expect(try Self.streamedJSON(unsorted) == Data(#"{"z":1,"a":1}"#.utf8))
+        Self.expectTreesJSON(unsorted, "unsorted keys")
+    }
+
+    @Test func xmlHostileShapes() throws {
+        let shapes: [(String, String)] = [
+            ("entity", #"<!DOCTYPE plist [<!ENTITY a "b">]><plist><string>&a;</string></plist>"#),
+            ("unknown tag", "<plist><thing/></plist>"),
+            ("key without value", "<plist><dict><key>a</key></dict></plist>"),
+            (
+                "key given twice",
+                "<plist><dict><key>a</key><integer>1</integer><key>a</key><integer>2</integer></dict></plist>"
+            ),
+            ("big integer", "<plist><integer>99999999999999999999999</integer></plist>"),
+            ("bad date", "<plist><date>yesterday</date></plist>"),
+            ("bad base64", "<plist><data>!!!</data></plist>"),
+            ("UID out of range", "<plist><dict><key>CF$UID</key><integer>-1</integer></dict></plist>"),
+            ("unterminated", "<plist><array><string>a</string>"),
+        ]
+        for (label, text) in shapes {
+            Self.expectTreesBinary(Data(text.utf8), label)
+        }
+    }
+
+    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    func malformedFixturesAnswerAsTheTreesWay() throws {
+        var counts = (xml: 0, binary: 0)
+        for entry in ToolFixtures.malformed {
+            guard let data = try? Data(contentsOf: URL(fileURLWithPath: entry.path)) else { continue }
+            if data.starts(with: Data("bplist00".utf8)) {
+                counts.binary += 1
+                Self.expectTreesJSON(data, entry.file)
+            } else if PropertyListFormat.detect(data) == .xml {
+                counts.xml += 1
+                Self.expectTreesBinary(data, entry.file)
+            }
+        }
+        #expect(counts.binary > 10 && counts.xml > 5, "malformed fixtures: \(counts)")
+    }
+}
