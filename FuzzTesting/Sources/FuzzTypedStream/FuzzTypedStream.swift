@@ -12,9 +12,10 @@ struct FuzzMarker: TypedStreamDecodable {
         while let encoding = coder.nextEncoding {
             switch encoding {
             case "@": values.append(try coder.decodeObject())
+            // First an old binary property list (`i`, `[Nc]`), as NSFont stores its name.
+            case "i" where values.isEmpty: values.append(try coder.decodePropertyList())
             case "i", "q", "s", "c": values.append(try coder.decodeInteger())
             case "d", "f": values.append(try coder.decodeDouble())
-            case "i" where values.count == 1: values.append(try coder.decodePropertyList())
             default: values.append(try coder.decodeNextGroup())
             }
         }
@@ -79,6 +80,20 @@ public func fuzzTypedStream(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CIn
     }
     do {
         let unarchiver = try TypedStreamUnarchiver(forReadingFrom: data)
+        // Values of the graph decoded one by one, as a nib reader walks its objects.
+        for node in unarchiver.objectGraph.nodes.prefix(256) {
+            guard case .object(let object) = node else { continue }
+            for group in object.groups.prefix(8) {
+                for value in group.values.prefix(8) {
+                    do {
+                        _ = try unarchiver.value(of: value)
+                        _ = try unarchiver.value(of: value, as: String.self)
+                    } catch {
+                        FuzzInput.requirePackageError(error, "value(of:)")
+                    }
+                }
+            }
+        }
         unarchiver.setClass(FuzzMarker.self, forClassName: "NSAttributedString")
         unarchiver.setClass(FuzzMarker.self, forClassName: "ROI")
         while !unarchiver.isAtEnd {
