@@ -48,7 +48,17 @@ public func fuzzTypedStream(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CIn
         FuzzInput.requirePackageError(error, "objectGraph(from:)")
     }
     do {
-        _ = try TypedStreamUnarchiver.unarchivedObject(from: data)
+        let value = try TypedStreamUnarchiver.unarchivedObject(from: data)
+        // Paragraph styles and attributed strings written back from what was read (in the
+        // layout read, extra groups and all), and read again.
+        if value is ArchivedParagraphStyle || value is ArchivedAttributedString {
+            do {
+                let written = try TypedStreamArchiver.archivedData(withRootObject: value)
+                _ = try TypedStreamUnarchiver.unarchivedObject(from: written)
+            } catch {
+                FuzzInput.requirePackageError(error, "archivedData(withRootObject:) of a style or string")
+            }
+        }
     } catch {
         FuzzInput.requirePackageError(error, "unarchivedObject(from:)")
     }
