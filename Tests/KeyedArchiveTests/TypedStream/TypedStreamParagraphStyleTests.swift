@@ -297,6 +297,10 @@ struct TypedStreamParagraphStyleTests {
         #expect(object["NSHeadIndent"] == .real(5.5))
         #expect(object["NSWritingDirection"] == .integer(1))
         #expect(object["$0"] == .integer(2))
+        let index = try #require(graph.nodes.indices.first { graph.object(at: $0) != nil })
+        let summary = try #require(graph.summary(ofObjectAt: index))
+        #expect(summary.text.hasPrefix("NSParagraphStyle { NSAlignment = 2; "), "\(summary.text)")
+        #expect(!summary.text.contains("$"), "\(summary.text)")
     }
 
     @Test(
