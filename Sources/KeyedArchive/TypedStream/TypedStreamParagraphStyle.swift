@@ -48,9 +48,11 @@ extension ArchivedParagraphStyle {
 /// | an integer (version 2 and later) | the base writing direction |
 ///
 /// The integers may be of any integer C type (`i`, `q`, `I`, `Q`, … as the writer's
-/// `NSInteger` and `NSUInteger` were), the reals `f` or `d`. Versions 0 to 3 are read; a
-/// style of another version, another class chain or other groups is not (it decodes as
-/// its generic graph). Groups after the known ones are kept when they hold no object.
+/// `NSInteger` and `NSUInteger` were), the reals `f` or `d`. Versions 0 to 3 are read
+/// (their alignments number right 1 and centre 2, as ``ArchivedParagraphStyle/alignment``
+/// does; GNUstep's version 4 swaps them, and is not read); a style of another version,
+/// another class chain or other groups is not (it decodes as its generic graph). Groups
+/// after the known ones are kept when they hold no object.
 enum TypedStreamParagraphStyle {
     /// The versions of `NSParagraphStyle` whose layout is documented.
     static let versions = 0...3
