@@ -12,9 +12,10 @@ struct FuzzMarker: TypedStreamDecodable {
         while let encoding = coder.nextEncoding {
             switch encoding {
             case "@": values.append(try coder.decodeObject())
+            // First an old binary property list (`i`, `[Nc]`), as NSFont stores its name.
+            case "i" where values.isEmpty: values.append(try coder.decodePropertyList())
             case "i", "q", "s", "c": values.append(try coder.decodeInteger())
             case "d", "f": values.append(try coder.decodeDouble())
-            case "i" where values.count == 1: values.append(try coder.decodePropertyList())
             default: values.append(try coder.decodeNextGroup())
             }
         }
@@ -47,7 +48,17 @@ public func fuzzTypedStream(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CIn
         FuzzInput.requirePackageError(error, "objectGraph(from:)")
     }
     do {
-        _ = try TypedStreamUnarchiver.unarchivedObject(from: data)
+        let value = try TypedStreamUnarchiver.unarchivedObject(from: data)
+        // Paragraph styles and attributed strings written back from what was read (in the
+        // layout read, extra groups and all), and read again.
+        if value is ArchivedParagraphStyle || value is ArchivedAttributedString {
+            do {
+                let written = try TypedStreamArchiver.archivedData(withRootObject: value)
+                _ = try TypedStreamUnarchiver.unarchivedObject(from: written)
+            } catch {
+                FuzzInput.requirePackageError(error, "archivedData(withRootObject:) of a style or string")
+            }
+        }
     } catch {
         FuzzInput.requirePackageError(error, "unarchivedObject(from:)")
     }
@@ -79,6 +90,20 @@ public func fuzzTypedStream(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CIn
     }
     do {
         let unarchiver = try TypedStreamUnarchiver(forReadingFrom: data)
+        // Values of the graph decoded one by one, as a nib reader walks its objects.
+        for node in unarchiver.objectGraph.nodes.prefix(256) {
+            guard case .object(let object) = node else { continue }
+            for group in object.groups.prefix(8) {
+                for value in group.values.prefix(8) {
+                    do {
+                        _ = try unarchiver.value(of: value)
+                        _ = try unarchiver.value(of: value, as: String.self)
+                    } catch {
+                        FuzzInput.requirePackageError(error, "value(of:)")
+                    }
+                }
+            }
+        }
         unarchiver.setClass(FuzzMarker.self, forClassName: "NSAttributedString")
         unarchiver.setClass(FuzzMarker.self, forClassName: "ROI")
         while !unarchiver.isAtEnd {

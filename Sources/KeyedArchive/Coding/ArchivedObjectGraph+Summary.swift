@@ -121,7 +121,21 @@ extension ArchivedObjectGraph {
                 className: name, text: measurement.description, details: [],
                 value: ["value": .real(measurement.value), "symbol": .string(measurement.unit.symbol)])
         case .paragraphStyle:
-            guard let style = decoded(ArchivedParagraphStyle.self) else { return nil }
+            var style = ArchivedParagraphStyle(isMutable: name == AppleClass.mutableParagraphStyle.name)
+            if object.fields.contains(where: { $0.key.hasPrefix("$") }) {
+                // A typedstream's style: its values unnamed ($0, $1, …, not repeated here),
+                // and the numbers its reader adds under the keyed names.
+                for field in object.fields where !field.key.hasPrefix("$") {
+                    switch field.value {
+                    case .integer(let number): style.fields[field.key] = number.intValue.map { .integer($0) }
+                    case .real(let number): style.fields[field.key] = .real(number)
+                    default: break
+                    }
+                }
+            } else {
+                guard let keyed = decoded(ArchivedParagraphStyle.self) else { return nil }
+                style = keyed
+            }
             return Summary(
                 className: name, text: style.description, details: [],
                 value: ["text": .string(style.description)])

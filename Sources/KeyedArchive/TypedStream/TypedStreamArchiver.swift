@@ -29,6 +29,7 @@ import Foundation
 /// | ``ArchivedPoint``, ``ArchivedSize``, ``ArchivedRect``, ``ArchivedRange``, ``ArchivedEdgeInsets`` | `NSValue` of `{CGPoint=dd}`, `{CGSize=dd}`, `{CGRect={CGPoint=dd}{CGSize=dd}}`, `{_NSRange=QQ}`, `{NSEdgeInsets=dddd}` |
 /// | ``ArchivedColor`` (RGB, white, CMYK, catalogue) | `NSColor` (version 0) |
 /// | ``ArchivedFont`` | `NSFont` (version 30) |
+/// | ``ArchivedParagraphStyle`` | `NSParagraphStyle` or `NSMutableParagraphStyle`, in the layout of its ``ArchivedParagraphStyle/typedStreamForm`` (version 3 with 64-bit integers when it has none) |
 /// | ``TypedStreamGraph`` rooted at an object | that object, as it was read |
 ///
 /// Numbers are written in the fewest bytes (one byte for -110…127, then 2, 4 or 8), and a
@@ -473,6 +474,8 @@ struct TypedStreamWriter {
             try writeColor(color)
         case let font as ArchivedFont:
             try writeFont(font)
+        case let style as ArchivedParagraphStyle:
+            try writeParagraphStyle(style)
         case let array as [Any]:
             try writeNewObject([("NSArray", 0)]) { writer in
                 writer.writeGroup("i") { $0.writeInteger(Int64(array.count)) }
@@ -558,6 +561,25 @@ struct TypedStreamWriter {
         }
     }
 
+    /// `NSParagraphStyle` in the layout of ``TypedStreamParagraphStyle``: the style's
+    /// fields in the C types it was read with (or 64-bit integers and `float`s), and the
+    /// groups that followed the known ones.
+    private mutating func writeParagraphStyle(_ style: ArchivedParagraphStyle) throws {
+        let (version, groups) = try TypedStreamParagraphStyle.groups(of: style)
+        let chain: [(name: String, version: Int)] =
+            style.isMutable
+            ? [
+                ("NSMutableParagraphStyle", style.typedStreamForm?.mutableVersion ?? 0),
+                ("NSParagraphStyle", version),
+            ]
+            : [("NSParagraphStyle", version)]
+        try writeNewObject(chain) { writer in
+            for group in groups {
+                try writer.writeGroup(encoding: group.encoding, values: group.values, graph: nil)
+            }
+        }
+    }
+
     private mutating func writeDictionary(_ entries: [(Any, Any)]) throws {
         try writeNewObject([("NSDictionary", 0)]) { writer in
             writer.writeGroup("i") { $0.writeInteger(Int64(entries.count)) }
@@ -606,7 +628,8 @@ struct TypedStreamWriter {
         case .array(let values): return try values.map(swiftValue)
         case .font(let font): return font
         case .color(let color): return color
-        case .paragraphStyle, .object:
+        case .paragraphStyle(let style): return style
+        case .object:
             throw KeyedArchiveError(
                 .invalidValue, "attribute value \(value) has no typedstream form that this archiver writes")
         }

@@ -273,11 +273,11 @@ enum OldBinaryPropertyList {
 }
 
 extension TypedStreamGraph {
-    /// For an `NSColor` or `NSFont` of the layouts ``TypedStreamUnarchiver`` reads, the
-    /// fields a keyed archive holds for the same value (`NSColorSpace` and `NSRGB`, or
-    /// `NSName` and `NSSize`, …), added in ``archivedObjectGraph()`` beside the stream's
-    /// own `$0`, `$1`, … so that what reads keyed graphs (the catalogue's summaries) sees
-    /// the colour or font; empty for other objects.
+    /// For an `NSColor`, `NSFont` or paragraph style of the layouts ``TypedStreamUnarchiver``
+    /// reads, the fields a keyed archive holds for the same value (`NSColorSpace` and
+    /// `NSRGB`, `NSName` and `NSSize`, `NSAlignment`, …), added in ``archivedObjectGraph()``
+    /// beside the stream's own `$0`, `$1`, … so that what reads keyed graphs (the
+    /// catalogue's summaries) sees the colour, font or style; empty for other objects.
     func keyedEquivalentFields(of object: Object) -> [ArchivedObjectGraph.Field] {
         let groups = object.groups
         switch object.className {
@@ -320,6 +320,17 @@ extension TypedStreamGraph {
                 case .string(let name)? = try? OldBinaryPropertyList.read(plist)
             else { return [] }
             return [.init(key: "NSName", value: .string(name)), .init(key: "NSSize", value: .real(size))]
+        case "NSParagraphStyle", "NSMutableParagraphStyle":
+            // The numbers; the tab stops have no objects of their own in this graph.
+            guard let style = TypedStreamParagraphStyle.style(of: object, in: self) else { return [] }
+            return style.fields.keys.sorted().compactMap { key -> ArchivedObjectGraph.Field? in
+                switch style.fields[key] {
+                case .integer(let number)?:
+                    return .init(key: key, value: .integer(PropertyListInteger(Int64(number))))
+                case .real(let number)?: return .init(key: key, value: .real(number))
+                default: return nil
+                }
+            }
         default:
             return []
         }

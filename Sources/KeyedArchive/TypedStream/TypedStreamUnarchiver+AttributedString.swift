@@ -189,9 +189,10 @@ extension TypedStreamGraph {
     /// alike: node *n* here is node *n + 1* there (node 0 is `$null`), an object's values
     /// are its fields `$0`, `$1`, … in stream order (the keyed format's unkeyed keys), a
     /// class is a class description, a C string a string; ``root`` is `$top.root`, and the
-    /// other top-level values follow it as `$1`, `$2`, … An `NSColor` or `NSFont` also has
-    /// the fields a keyed archive gives the same value (`NSColorSpace` and `NSRGB`, `NSName`
-    /// and `NSSize`, …), so that it is summarized as in keyed archives.
+    /// other top-level values follow it as `$1`, `$2`, … An `NSColor`, `NSFont` or
+    /// paragraph style also has the fields a keyed archive gives the same value
+    /// (`NSColorSpace` and `NSRGB`, `NSName` and `NSSize`, `NSAlignment`, …), so that it is
+    /// summarized as in keyed archives.
     ///
     /// - Returns: The graph.
     /// - Complexity: O(nodes + values).
@@ -205,8 +206,10 @@ extension TypedStreamGraph {
                 var fields = object.values.enumerated().map { position, value in
                     ArchivedObjectGraph.Field(key: "$\(position)", value: Self.keyedValue(value))
                 }
-                if object.className == "NSColor" || object.className == "NSFont" {
+                switch object.className {
+                case "NSColor", "NSFont", "NSParagraphStyle", "NSMutableParagraphStyle":
                     fields += keyedEquivalentFields(of: object)
+                default: break
                 }
                 nodes.append(
                     .object(

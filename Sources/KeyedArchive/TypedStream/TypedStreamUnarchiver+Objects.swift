@@ -173,6 +173,10 @@ extension TypedStreamUnarchiver {
             return try knownLayout(index: index) { try color() }
         case .font:
             return try knownLayout(index: index) { try font() }
+        case .paragraphStyle, .mutableParagraphStyle:
+            return try knownLayout(index: index) {
+                TypedStreamParagraphStyle.style(of: object, in: objectGraph)
+            }
         }
     }
 
@@ -339,6 +343,8 @@ enum TypedStreamStandardClass: String {
     case mutableAttributedString = "NSMutableAttributedString"
     case color = "NSColor"
     case font = "NSFont"
+    case paragraphStyle = "NSParagraphStyle"
+    case mutableParagraphStyle = "NSMutableParagraphStyle"
 }
 
 /// A number read from a stream, with its C type, and its conversions between Swift types.

@@ -40,6 +40,7 @@ import Foundation
 /// | `NSAttributedString`, `NSMutableAttributedString` | ``ArchivedAttributedString`` (attributes typed as ``ArchivedAttributeValue``) |
 /// | `NSColor` (RGB, white, CMYK and named colours) | ``ArchivedColor`` |
 /// | `NSFont` | ``ArchivedFont`` (its flag bytes in ``ArchivedFont/typedStreamFlags``) |
+/// | `NSParagraphStyle`, `NSMutableParagraphStyle` (versions 0–3 of GNUstep's layout) | ``ArchivedParagraphStyle`` (its layout in ``ArchivedParagraphStyle/typedStreamForm``) |
 /// | a class mapped with ``setClass(_:forClassName:)`` or named by a ``TypedStreamDecodable`` type asked for | that type |
 /// | any other class | ``TypedStreamGraph`` rooted at the object |
 ///
@@ -108,11 +109,12 @@ public final class TypedStreamUnarchiver {
     /// The Foundation classes that decode as standard Swift values, for
     /// ``TypedStreamUnarchivingOptions/allowedClassNames``: strings, numbers, values, data,
     /// dates, URLs, arrays, sets, dictionaries and their mutable variants, `NSNull`,
-    /// attributed strings, colours and fonts.
+    /// attributed strings, colours, fonts and paragraph styles.
     public static let standardClassNames: Set<String> = [
         "NSString", "NSMutableString", "NSNumber", "NSValue", "NSData", "NSMutableData", "NSDate", "NSURL",
         "NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSDictionary", "NSMutableDictionary", "NSNull",
-        "NSAttributedString", "NSMutableAttributedString", "NSColor", "NSFont",
+        "NSAttributedString", "NSMutableAttributedString", "NSColor", "NSFont", "NSParagraphStyle",
+        "NSMutableParagraphStyle",
     ]
 
     // MARK: - Whole-stream conveniences

@@ -26,6 +26,11 @@ public struct ArchivedParagraphStyle: SecureKeyedCoding, Hashable, Sendable, Cus
     public var isMutable: Bool
     /// Every field of the archived object, by key.
     public var fields: [String: ArchivedAttributeValue]
+    /// For a style read from a typedstream (what `NSArchiver` wrote), its class versions
+    /// and groups as read, so that ``TypedStreamArchiver`` writes the ``fields`` back in
+    /// the same layout (the same C types, and any groups after the known ones); `nil` for
+    /// a style from a keyed archive or made in code. Not part of keyed archives.
+    public var typedStreamForm: TypedStreamForm? = nil
 
     /// Creates a style with no fields stored (every property at Apple's default).
     ///
@@ -119,10 +124,15 @@ public struct ArchivedParagraphStyle: SecureKeyedCoding, Hashable, Sendable, Cus
         set { setReal("NSDefaultTabInterval", newValue) }
     }
 
-    /// The tab stops (`NSTabStops`, an array of `NSTextTab`), or `nil` when none are stored.
+    /// The tab stops (`NSTabStops`, an array of `NSTextTab`), or `nil` when none are stored
+    /// (Apple's default: 12 left tab stops 28 points apart). Setting it stores each tab stop
+    /// as an `NSTextTab` with `NSLocation` and, when not 0, `NSAlignment`.
     public var tabStops: [ArchivedTextTab]? {
-        guard case .array(let values)? = fields["NSTabStops"] else { return nil }
-        return values.compactMap(ArchivedTextTab.init)
+        get {
+            guard case .array(let values)? = fields["NSTabStops"] else { return nil }
+            return values.compactMap(ArchivedTextTab.init)
+        }
+        set { fields["NSTabStops"] = newValue.map { .array($0.map(\.attributeValue)) } }
     }
 
     private func real(_ key: String) -> Double? {
@@ -179,6 +189,22 @@ public struct ArchivedTextTab: Hashable, Sendable {
     public init(location: Double, alignment: Int = 0) {
         self.location = location
         self.alignment = alignment
+    }
+
+    /// The tab stop as an `NSTextTab` object kept as a graph, as the keyed reader keeps it:
+    /// `NSLocation` and, when not 0, `NSAlignment`.
+    var attributeValue: ArchivedAttributeValue {
+        var fields = [ArchivedObjectGraph.Field(key: "NSLocation", value: .real(location))]
+        if alignment != 0 {
+            fields.append(.init(key: "NSAlignment", value: .integer(PropertyListInteger(Int64(alignment)))))
+        }
+        let tab = ArchivedObjectGraph.Object(
+            className: AppleClass.textTab.name, classChain: [AppleClass.textTab.name, "NSObject"],
+            fields: fields)
+        return .object(
+            ArchivedObjectGraph(
+                nodes: [.null, .object(tab)], topLevel: [], root: .reference(1), referenceCounts: [0, 1],
+                cyclic: [false, false]))
     }
 
     /// The tab stop an `NSTextTab` object kept as a graph describes, if it is one.
