@@ -284,23 +284,40 @@ struct BinaryPropertyListScanner {
     }
 
     /// Decodes and bounds-checks the marker (and count) of object `index`.
+    ///
+    /// Inlined for the most frequent objects (short dictionaries, short ASCII strings and
+    /// integers up to 8 bytes); the others take ``generalObject(_:offset:marker:)``.
+    @inline(__always)
     func object(_ index: Int) throws -> BinaryPropertyListObject {
         let offset = try offset(of: index)
         let marker = byte(offset)
         let low = Int(marker & 0x0F)
-        if marker >> 4 == 0xD, low < 0x0F, 2 * low * trailer.objectRefSize <= objectsEnd - offset - 1 {
+        let available = objectsEnd - offset - 1
+        switch marker >> 4 {
+        case 0xD where low < 0x0F && 2 * low * trailer.objectRefSize <= available:
             // A dictionary of fewer than 15 entries, as objects are: the most frequent
             // object looked up, decoded without the general path's cases.
             return BinaryPropertyListObject(
                 index: index, kind: .dictionary, marker: marker, offset: offset, payload: offset + 1,
                 count: low)
-        }
-        if marker >> 4 == 0x5, low < 0x0F, low <= objectsEnd - offset - 1 {
+        case 0x5 where low < 0x0F && low <= available:
             // A short ASCII string (a key, a name): the next most frequent.
             return BinaryPropertyListObject(
                 index: index, kind: .asciiString, marker: marker, offset: offset, payload: offset + 1,
                 count: low)
+        case 0x1 where low <= 3 && 1 << low <= available:
+            return BinaryPropertyListObject(
+                index: index, kind: .integer, marker: marker, offset: offset, payload: offset + 1,
+                count: 1 << low)
+        default:
+            return try generalObject(index, offset: offset, marker: marker)
         }
+    }
+
+    /// ``object(_:)`` for every other object, and the errors.
+    @inline(never)
+    private func generalObject(_ index: Int, offset: Int, marker: UInt8) throws -> BinaryPropertyListObject {
+        let low = Int(marker & 0x0F)
         let kind: BinaryPropertyListKind
         var payload = offset + 1
         var count: Int
