@@ -59,6 +59,13 @@ struct KeyPositionTable: Sendable {
     /// The hash of an ASCII key's bytes, or `nil` for a key that is not ASCII.
     @inline(__always)
     private static func byteHash(_ key: String) -> Int? {
+        // In place where the bytes are contiguous (native and small strings), without the
+        // copy and reference counting of `withUTF8`.
+        let inPlace = key.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
+            BinaryPropertyListScanner.isASCII(bytes)
+                ? ByteHash.hash(UnsafeRawBufferPointer(bytes), seed: seed) : nil
+        }
+        if let inPlace { return inPlace }
         var key = key
         return key.withUTF8 {
             BinaryPropertyListScanner.isASCII($0)
@@ -170,14 +177,15 @@ struct KeyPositionTable: Sendable {
     ) -> FillOutcome {
         let mask = slotCount - 1
         for index in 0..<count {
-            let key = keys[index]
-            guard let hash = byteHash(key) else { return .notASCII }
+            guard let hash = byteHash(keys[index]) else { return .notASCII }
             let tag = Self.tag(hash)
             var slot = hash & mask
             while true {
                 let stored = slots[slot]
                 if stored == 0 { break }
-                if stored & 0xFFFF_FFFF_0000_0000 == tag, keys[Self.position(stored)] == key { return .repeated }
+                if stored & 0xFFFF_FFFF_0000_0000 == tag, keys[Self.position(stored)] == keys[index] {
+                    return .repeated
+                }
                 slot = (slot &+ 1) & mask
             }
             slots[slot] = tag | UInt64(truncatingIfNeeded: index + 1)
