@@ -511,8 +511,20 @@ struct OpenStepParser {
         // Reserve no more than the text up to the closing '>' can hold.
         var end = position
         while end < bytes.count && bytes[end] != UInt8(ascii: ">") { end += 1 }
-        var result = [UInt8]()
-        result.reserveCapacity((end - position) / 2)
+        // Decoded into scratch space on the stack, then copied into the `Data` once: one
+        // allocation, not an array's and the `Data`'s.
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, (end - position) / 2)) {
+            scratch in
+            try parseHexPairs(into: scratch, openedAt: start)
+        }
+    }
+
+    /// The hex pairs of data and its `>`, decoded into `scratch`, which has room for all
+    /// of them (half the bytes before the `>`).
+    private mutating func parseHexPairs(into scratch: UnsafeMutableBufferPointer<UInt8>, openedAt start: Int)
+        throws -> Data
+    {
+        var written = 0
         while true {
             guard position < bytes.count else {
                 throw error(
@@ -522,7 +534,8 @@ struct OpenStepParser {
             let byte = bytes[position]
             if byte == UInt8(ascii: ">") {
                 position += 1
-                return Data(result)
+                guard let base = scratch.baseAddress else { return Data() }
+                return Data(bytes: base, count: written)
             }
             if let high = Self.hexValue(byte) {
                 guard position + 1 < bytes.count, let low = Self.hexValue(bytes[position + 1]) else {
@@ -530,7 +543,11 @@ struct OpenStepParser {
                         "odd number of hexadecimal digits in data: "
                             + "'\(Unicode.Scalar(byte))' has no second digit")
                 }
-                result.append(high << 4 | low)
+                guard written < scratch.count else {
+                    throw error("internal error: data longer than its text")
+                }
+                scratch[written] = high << 4 | low
+                written += 1
                 position += 2
             } else if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
                 position += 1
