@@ -16,8 +16,10 @@ struct ReaderFastPathTests {
     }
 
     /// Keys of every length from 0 to 40 bytes, so that every tail of the byte hash is used.
-    static let keysOfEveryLength = (0...40).map { length in
-        String((0..<length).map { Character(Unicode.Scalar(UInt8(0x61 + ($0 * 7 + length) % 26))) })
+    static let keysOfEveryLength: [String] = (0...40).map { length in
+        var bytes: [UInt8] = []
+        for position in 0..<length { bytes.append(UInt8(0x61 + (position * 7 + length) % 26)) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     @Test func keysOfEveryLengthAreFoundInABinaryDictionary() throws {
@@ -30,8 +32,8 @@ struct ReaderFastPathTests {
             #expect(dictionary[key] == PropertyList(index + 1), "key of \(key.utf8.count) bytes")
             // Same length, one byte changed (first and last): absent.
             if !key.isEmpty {
-                #expect(dictionary["#" + key.dropFirst()] == nil)
-                #expect(dictionary[key.dropLast() + "#"] == nil)
+                #expect(dictionary["#" + String(key.dropFirst())] == nil)
+                #expect(dictionary[String(key.dropLast()) + "#"] == nil)
             }
         }
         #expect(dictionary[String(repeating: "z", count: 41)] == nil)
@@ -112,14 +114,17 @@ struct ReaderFastPathTests {
         #expect(changed["entry 3"] == nil)
     }
 
-    @Test(arguments: [
-        ([0x10, 0x7F], PropertyList(127)),
-        ([0x11, 0x01, 0x00], PropertyList(256)),
-        ([0x12, 0x00, 0x01, 0x00, 0x00], PropertyList(65536)),
-        ([0x13, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF], PropertyList(-1)),
-        ([0x14] + [UInt8](repeating: 0, count: 8) + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],
-         PropertyList.integer(exactly: UInt64.max)),
-    ] as [([UInt8], PropertyList?)])
+    @Test(
+        arguments: [
+            ([0x10, 0x7F], PropertyList(127)),
+            ([0x11, 0x01, 0x00], PropertyList(256)),
+            ([0x12, 0x00, 0x01, 0x00, 0x00], PropertyList(65536)),
+            ([0x13, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF], PropertyList(-1)),
+            (
+                [0x14] + [UInt8](repeating: 0, count: 8) + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],
+                PropertyList.integer(exactly: UInt64.max)
+            ),
+        ] as [([UInt8], PropertyList?)])
     func integersOfEveryWidthReadInAnArray(integer: [UInt8], expected: PropertyList?) throws {
         let value = try BPlist.read(BPlist.assemble([[0xA2, 1, 2], integer, [0x10, 0x05]]))
         #expect(value == [try #require(expected), 5])
@@ -138,11 +143,11 @@ struct ReaderFastPathTests {
     @Test func openStepByteOrderMarks() throws {
         let text = "{ name = \"Potato Bug\"; tags = (small, harmless); }"
         let expected: PropertyList = ["name": "Potato Bug", "tags": ["small", "harmless"]]
-        let utf8 = [0xEF, 0xBB, 0xBF] + Array(text.utf8)
+        let utf8: [UInt8] = [0xEF, 0xBB, 0xBF] + Array(text.utf8)
         #expect(try PropertyList(from: Data(utf8), format: .openStep) == expected)
-        let bigEndian = [0xFE, 0xFF] + text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        let bigEndian: [UInt8] = [0xFE, 0xFF] + text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
         #expect(try PropertyList(from: Data(bigEndian), format: .openStep) == expected)
-        let littleEndian = [0xFF, 0xFE] + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        let littleEndian: [UInt8] = [0xFF, 0xFE] + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
         #expect(try PropertyList(from: Data(littleEndian), format: .openStep) == expected)
 
         let empty = try #require(throws: KeyedArchiveError.self) {

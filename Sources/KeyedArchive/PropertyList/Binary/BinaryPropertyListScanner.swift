@@ -285,8 +285,8 @@ struct BinaryPropertyListScanner {
 
     /// Decodes and bounds-checks the marker (and count) of object `index`.
     ///
-    /// Inlined for the most frequent objects (short dictionaries, short ASCII strings and
-    /// integers up to 8 bytes); the others take ``generalObject(_:offset:marker:)``.
+    /// Inlined for the most frequent objects (short dictionaries, short ASCII strings,
+    /// integers up to 8 bytes and UIDs); the others take ``generalObject(_:offset:marker:)``.
     @inline(__always)
     func object(_ index: Int) throws -> BinaryPropertyListObject {
         let offset = try offset(of: index)
@@ -309,6 +309,10 @@ struct BinaryPropertyListScanner {
             return BinaryPropertyListObject(
                 index: index, kind: .integer, marker: marker, offset: offset, payload: offset + 1,
                 count: 1 << low)
+        case 0x8 where low < 8 && low + 1 <= available:
+            // A UID: most of a keyed archive's references.
+            return BinaryPropertyListObject(
+                index: index, kind: .uid, marker: marker, offset: offset, payload: offset + 1, count: low + 1)
         default:
             return try generalObject(index, offset: offset, marker: marker)
         }
@@ -722,7 +726,7 @@ extension BinaryPropertyListScanner {
         let values = MovingStack<PropertyList>(capacity: 16)
         let keys = MovingStack<String>(capacity: 16)
         // Objects referenced so far, and the values kept for those referenced again.
-        _ = seen.insertReportingPresence(root)
+        _ = seen.markReferenced(root)
         // Object indices hashed with a multiply, not SipHash: consulted for every key.
         var shared = IndexTable<SharedValue>(keysBelow: trailer.objectCount)
         // The innermost open container, kept out of `parents`.
@@ -738,7 +742,7 @@ extension BinaryPropertyListScanner {
                 let childIndex: Int
                 if container.kind == .dictionary {
                     let keyIndex = try reference(container, at: next)
-                    if seen.insertReportingPresence(keyIndex) {
+                    if seen.markReferenced(keyIndex) {
                         if case .string(let text)? = shared[keyIndex]?.value {
                             keys.push(text)
                         } else {
@@ -755,7 +759,7 @@ extension BinaryPropertyListScanner {
                 } else {
                     childIndex = try reference(container, at: next)
                 }
-                let again = seen.insertReportingPresence(childIndex)
+                let again = seen.markReferenced(childIndex)
                 if again, let reused = shared[childIndex] {
                     // Counted in full, and checked against the depth limit where it lands.
                     let child = try object(childIndex)
@@ -950,8 +954,17 @@ extension BinaryPropertyListScanner {
 /// file the ``BorrowedIndexBits`` on the stack directly.
 protocol ReferencedObjects {
     /// Inserts `object` (an index below the object count) and returns whether it was there.
-    mutating func insertReportingPresence(_ object: Int) -> Bool
+    mutating func markReferenced(_ object: Int) -> Bool
 }
 
-extension ObjectSet: ReferencedObjects {}
-extension BorrowedIndexBits: ReferencedObjects {}
+extension ObjectSet: ReferencedObjects {
+    /// Not inlined: inlining an `ObjectSet`'s list and bits into the loop of a large file
+    /// cost more than the call (callgrind, an archive of 30,000 objects).
+    @inline(never)
+    mutating func markReferenced(_ object: Int) -> Bool { insertReportingPresence(object) }
+}
+
+extension BorrowedIndexBits: ReferencedObjects {
+    @inline(__always)
+    func markReferenced(_ object: Int) -> Bool { insertReportingPresence(object) }
+}

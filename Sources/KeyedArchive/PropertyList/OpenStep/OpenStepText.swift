@@ -18,8 +18,10 @@ enum OpenStepText {
     ) throws -> Result {
         try data.withUnsafeBytes { raw in
             var bytes = raw.bindMemory(to: UInt8.self)
-            if bytes.count >= 2, (bytes[0] == 0xFE && bytes[1] == 0xFF) || (bytes[0] == 0xFF && bytes[1] == 0xFE)
-            {
+            let isUTF16 =
+                bytes.count >= 2
+                && (bytes[0] == 0xFE && bytes[1] == 0xFF || bytes[0] == 0xFF && bytes[1] == 0xFE)
+            if isUTF16 {
                 let text = try transcodeUTF16(Array(bytes), bigEndian: bytes[0] == 0xFE)
                 return try text.withUnsafeBufferPointer(body)
             }
