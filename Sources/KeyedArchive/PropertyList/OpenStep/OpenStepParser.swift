@@ -101,7 +101,8 @@ struct OpenStepParser {
             step = .value(.topLevel)
         }
         while true {
-            switch step {
+            // Consumed, so that a finished value moves on without a retain and release.
+            switch consume step {
             case .value(let context):
                 step = try startValue(context, stack: &stack)
             case .entry:
@@ -258,7 +259,32 @@ struct OpenStepParser {
     // MARK: - Whitespace and comments
 
     /// Skips whitespace (tab through carriage return, space, U+2028, U+2029) and comments.
+    ///
+    /// Inlined for plain whitespace, what lies between almost any two tokens: the bytes
+    /// are tested against one mask on a local index; comments and the Unicode separators
+    /// take ``skipCommentsAndSeparators()``.
+    @inline(__always)
     mutating func skipWhitespace() throws {
+        // Bits 9–13 (tab, line feed, vertical tab, form feed, carriage return) and 32 (space).
+        let plain: UInt64 = 0x1_0000_3E00
+        var index = position
+        let count = bytes.count
+        while index < count {
+            let byte = bytes[index]
+            if byte <= 0x20, plain >> UInt64(byte) & 1 != 0 {
+                index += 1
+                continue
+            }
+            position = index
+            if byte == UInt8(ascii: "/") || byte == 0xE2 { try skipCommentsAndSeparators() }
+            return
+        }
+        position = index
+    }
+
+    /// The rest of ``skipWhitespace()`` from a `/` or a 0xE2 byte on.
+    @inline(never)
+    private mutating func skipCommentsAndSeparators() throws {
         while position < bytes.count {
             let byte = bytes[position]
             switch byte {
@@ -309,21 +335,26 @@ struct OpenStepParser {
 
     // MARK: - Strings
 
+    /// Whether `byte` may appear in an unquoted string: `A–Z a–z 0–9 _ $ / : . -`, as
+    /// two 64-bit masks (bytes 0–63 and 64–127), one shift and test per byte.
+    @inline(__always)
     static func isUnquotedCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "$"),
-            UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "."), UInt8(ascii: "-"):
-            return true
-        default:
-            return false
-        }
+        // `$` 36, `-` 45, `.` 46, `/` 47, `0`–`9` 48–57, `:` 58.
+        let low: UInt64 = 1 << 36 | 0b111 << 45 | 0x3FF << 48 | 1 << 58
+        // `A`–`Z` 65–90, `_` 95, `a`–`z` 97–122 (each less 64).
+        let high: UInt64 = 0x3FF_FFFF << 1 | 1 << 31 | 0x3FF_FFFF << 33
+        if byte < 64 { return low >> UInt64(byte) & 1 != 0 }
+        if byte < 128 { return high >> UInt64(byte - 64) & 1 != 0 }
+        return false
     }
 
     private mutating func parseUnquotedString() -> String {
         let start = position
-        while position < bytes.count && Self.isUnquotedCharacter(bytes[position]) { position += 1 }
-        return UTF8Text.string(copying: UnsafeBufferPointer(rebasing: bytes[start..<position]))
+        var index = position
+        let count = bytes.count
+        while index < count && Self.isUnquotedCharacter(bytes[index]) { index += 1 }
+        position = index
+        return UTF8Text.string(copying: UnsafeBufferPointer(rebasing: bytes[start..<index]))
     }
 
     /// Parses a string in `"` or `'`, starting at the quote.
@@ -340,6 +371,16 @@ struct OpenStepParser {
                         + "before end of input",
                     at: start)
             }
+            // The plain run up to the next quote or backslash, on a local index.
+            var index = position
+            let count = bytes.count
+            while index < count {
+                let byte = bytes[index]
+                if byte == quote || byte == UInt8(ascii: "\\") { break }
+                index += 1
+            }
+            position = index
+            guard position < bytes.count else { continue }  // reported as unterminated above
             let byte = bytes[position]
             if byte == quote {
                 let segment = UnsafeBufferPointer(rebasing: bytes[segmentStart..<position])
@@ -470,8 +511,20 @@ struct OpenStepParser {
         // Reserve no more than the text up to the closing '>' can hold.
         var end = position
         while end < bytes.count && bytes[end] != UInt8(ascii: ">") { end += 1 }
-        var result = [UInt8]()
-        result.reserveCapacity((end - position) / 2)
+        // Decoded into scratch space on the stack, then copied into the `Data` once: one
+        // allocation, not an array's and the `Data`'s.
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, (end - position) / 2)) {
+            scratch in
+            try parseHexPairs(into: scratch, openedAt: start)
+        }
+    }
+
+    /// The hex pairs of data and its `>`, decoded into `scratch`, which has room for all
+    /// of them (half the bytes before the `>`).
+    private mutating func parseHexPairs(into scratch: UnsafeMutableBufferPointer<UInt8>, openedAt start: Int)
+        throws -> Data
+    {
+        var written = 0
         while true {
             guard position < bytes.count else {
                 throw error(
@@ -481,7 +534,8 @@ struct OpenStepParser {
             let byte = bytes[position]
             if byte == UInt8(ascii: ">") {
                 position += 1
-                return Data(result)
+                guard let base = scratch.baseAddress else { return Data() }
+                return Data(bytes: base, count: written)
             }
             if let high = Self.hexValue(byte) {
                 guard position + 1 < bytes.count, let low = Self.hexValue(bytes[position + 1]) else {
@@ -489,7 +543,11 @@ struct OpenStepParser {
                         "odd number of hexadecimal digits in data: "
                             + "'\(Unicode.Scalar(byte))' has no second digit")
                 }
-                result.append(high << 4 | low)
+                guard written < scratch.count else {
+                    throw error("internal error: data longer than its text")
+                }
+                scratch[written] = high << 4 | low
+                written += 1
                 position += 2
             } else if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
                 position += 1

@@ -38,14 +38,13 @@ import Foundation
 /// call stack, and is bounded by ``PropertyListReadingOptions/maximumDepth``.
 enum OpenStepPropertyListReader {
     static func read(_ data: Data, options: PropertyListReadingOptions) throws -> PropertyList {
-        let text = try OpenStepText.utf8(from: data)
-        guard !text.isEmpty else {
-            throw KeyedArchiveError(
-                .corruptData, "empty input: an OpenStep property list needs at least one character",
-                at: .text(line: 1, column: 1))
-        }
         let budget = options.valueLimit(forInputLength: data.count)
-        return try text.withUnsafeBufferPointer { buffer in
+        return try OpenStepText.withUTF8(from: data) { buffer in
+            guard !buffer.isEmpty else {
+                throw KeyedArchiveError(
+                    .corruptData, "empty input: an OpenStep property list needs at least one character",
+                    at: .text(line: 1, column: 1))
+            }
             var parser = OpenStepParser(
                 bytes: buffer, maximumDepth: options.maximumDepth, valueBudget: budget)
             try parser.skipWhitespace()

@@ -7,26 +7,34 @@ import Foundation
 /// The text-level chores of the OpenStep reader: turning the input bytes into validated
 /// UTF-8, mapping byte offsets to line and column, and describing characters in errors.
 enum OpenStepText {
-    /// The input as UTF-8 without a byte-order mark.
+    /// Lends the input to `body` as UTF-8 without a byte-order mark.
     ///
     /// UTF-8 is assumed unless a byte-order mark says UTF-16 (`FE FF` or `FF FE`); UTF-16
     /// is transcoded, with unpaired surrogates replaced by U+FFFD (what Foundation shows
     /// for them too). UTF-8 must be valid: CoreFoundation refuses text it cannot convert.
-    static func utf8(from data: Data) throws -> [UInt8] {
-        var bytes = [UInt8](data)
-        if bytes.count >= 2, (bytes[0] == 0xFE && bytes[1] == 0xFF) || (bytes[0] == 0xFF && bytes[1] == 0xFE)
-        {
-            return try transcodeUTF16(bytes, bigEndian: bytes[0] == 0xFE)
+    /// UTF-8 input is lent in place, not copied (a small file's one allocation less).
+    static func withUTF8<Result>(
+        from data: Data, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result
+    ) throws -> Result {
+        try data.withUnsafeBytes { raw in
+            var bytes = raw.bindMemory(to: UInt8.self)
+            let isUTF16 =
+                bytes.count >= 2
+                && (bytes[0] == 0xFE && bytes[1] == 0xFF || bytes[0] == 0xFF && bytes[1] == 0xFE)
+            if isUTF16 {
+                let text = try transcodeUTF16(Array(bytes), bigEndian: bytes[0] == 0xFE)
+                return try text.withUnsafeBufferPointer(body)
+            }
+            if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+                bytes = UnsafeBufferPointer(rebasing: bytes[3...])
+            }
+            if let bad = UTF8Text.firstInvalid(in: bytes, from: 0) {
+                throw KeyedArchiveError(
+                    .corruptData, "invalid UTF-8 (byte 0x\(hexByte(bytes[bad])))",
+                    at: UTF8Text.location(of: bad, in: bytes))
+            }
+            return try body(bytes)
         }
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
-            bytes.removeFirst(3)
-        }
-        if let bad = bytes.withUnsafeBufferPointer({ UTF8Text.firstInvalid(in: $0, from: 0) }) {
-            throw KeyedArchiveError(
-                .corruptData, "invalid UTF-8 (byte 0x\(hexByte(bytes[bad])))",
-                at: bytes.withUnsafeBufferPointer { UTF8Text.location(of: bad, in: $0) })
-        }
-        return bytes
     }
 
     private static func transcodeUTF16(_ bytes: [UInt8], bigEndian: Bool) throws -> [UInt8] {
