@@ -23,10 +23,12 @@ import Darwin
 /// A class, so that the builder's mutations reach it without copies; a builder that holds
 /// one is never copied and then used twice.
 final class BinaryPropertyListStorage<Element: BitwiseCopyable> {
-    private var base: UnsafeMutablePointer<Element>?
-    private var capacity = 0
+    // Touched for every object and reference added, by one thread, never across a call
+    // that could reach them again: no dynamic exclusivity checks.
+    @exclusivity(unchecked) private var base: UnsafeMutablePointer<Element>?
+    @exclusivity(unchecked) private var capacity = 0
     /// The number of elements stored.
-    private(set) var count = 0
+    @exclusivity(unchecked) private(set) var count = 0
     private let outOfRange: Element
 
     /// Creates an empty table whose reads out of range give `outOfRange`.
@@ -132,9 +134,10 @@ final class BinaryPropertyListChunks<Element: BitwiseCopyable> {
     /// 2^14 elements a chunk: a few hundred kilobytes for the builder's 24-byte objects.
     private static var chunkShift: Int { 14 }
     private static var chunkSize: Int { 1 << chunkShift }
-    private var chunks: [UnsafeMutablePointer<Element>] = []
+    // As in BinaryPropertyListStorage: no dynamic exclusivity checks.
+    @exclusivity(unchecked) private var chunks: [UnsafeMutablePointer<Element>] = []
     /// The number of elements stored.
-    private(set) var count = 0
+    @exclusivity(unchecked) private(set) var count = 0
     private let outOfRange: Element
 
     /// Creates an empty table whose reads out of range give `outOfRange`.
