@@ -35,7 +35,8 @@ final class Creature: SecureKeyedCoding {
     init(coder: KeyedUnarchiver) throws {
         name = try coder.decodeObject(of: String.self, forKey: "name") ?? ""
         weight = try coder.decodeFloat(forKey: "weight")
-        seen = try coder.decodeObject(of: Date.self, forKey: "seen") ?? Date(timeIntervalSinceReferenceDate: 0)
+        seen =
+            try coder.decodeObject(of: Date.self, forKey: "seen") ?? Date(timeIntervalSinceReferenceDate: 0)
         tags = try coder.decodeObject(of: [String].self, forKey: "tags") ?? []
     }
 }
@@ -144,7 +145,8 @@ let ourMedian = median(ourTimes)
 let theirMedian = median(theirTimes)
 let ratio = theirMedian / ourMedian
 print(
-    "unarchive \(count) objects written by NSKeyedArchiver (\(archive.count) bytes), median of \(rounds) rounds:")
+    "unarchive \(count) objects written by NSKeyedArchiver (\(archive.count) bytes), median of \(rounds) rounds:"
+)
 print(String(format: "  KeyedArchive (README's API)  %8.2f ms", ourMedian * 1e3))
 print(String(format: "  NSKeyedUnarchiver            %8.2f ms", theirMedian * 1e3))
 print(String(format: "  ratio %.1f× (target ≥ 30×): ", ratio) + (ratio >= 30 ? "met" : "MISSED"))
