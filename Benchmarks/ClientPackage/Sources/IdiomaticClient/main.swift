@@ -80,18 +80,21 @@ let count = arguments.first ?? 10_000
 let rounds = max(arguments.dropFirst().first ?? 7, 1)
 
 // The objects, generated deterministically, and Foundation's archive of them.
-var state: UInt64 = 7
-func next() -> UInt64 {
-    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-    return state >> 33
+func makeOriginals(count: Int) -> [FoundationCreature] {
+    var state: UInt64 = 7
+    func next() -> UInt64 {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return state >> 33
+    }
+    let words = ["small", "grey", "harmless", "nocturnal", "shiny", "fast", "loud", "rare"]
+    return (0..<count).map { index in
+        FoundationCreature(
+            name: "Creature #\(index) \(next() % 100_000)", weight: Float(next() % 100_000) / 64,
+            seen: Date(timeIntervalSinceReferenceDate: Double(next() % 700_000_000) + 0.5),
+            tags: [words[Int(next() % 8)], words[Int(next() % 8)]])
+    }
 }
-let words = ["small", "grey", "harmless", "nocturnal", "shiny", "fast", "loud", "rare"]
-let originals = (0..<count).map { index in
-    FoundationCreature(
-        name: "Creature #\(index) \(next() % 100_000)", weight: Float(next() % 100_000) / 64,
-        seen: Date(timeIntervalSinceReferenceDate: Double(next() % 700_000_000) + 0.5),
-        tags: [words[Int(next() % 8)], words[Int(next() % 8)]])
-}
+let originals = makeOriginals(count: count)
 // Foundation on Linux archives a Swift class under its module-qualified name.
 NSKeyedArchiver.setClassName(Creature.archivedClassName, for: FoundationCreature.self)
 NSKeyedUnarchiver.setClass(FoundationCreature.self, forClassName: Creature.archivedClassName)
