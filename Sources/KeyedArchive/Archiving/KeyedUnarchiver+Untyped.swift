@@ -388,8 +388,8 @@ extension KeyedUnarchiver {
     /// The key and value references of the current dictionary object, checked to have
     /// the same count before either is decoded.
     func entryIndices() throws -> (keys: [Int], values: [Int]) {
-        if let keys = try binaryElementIndices(forKey: "NS.keys"),
-            let values = try binaryElementIndices(forKey: "NS.objects")
+        if let keys = try binaryElementIndices(forKey: "NS.keys", acceptsSets: false),
+            let values = try binaryElementIndices(forKey: "NS.objects", acceptsSets: false)
         {
             // The usual layout, read in place.
             guard keys.count == values.count else {
@@ -423,15 +423,15 @@ extension KeyedUnarchiver {
     }
 
     /// The usual layout read straight from a binary archive: `NS.objects` (or `key`) as an
-    /// array of in-range references. `nil` for anything else, which the general path reads
-    /// (and reports errors for).
-    func binaryElementIndices(forKey key: String = "NS.objects") throws -> [Int]? {
+    /// array (or, when `acceptsSets`, a set) of in-range references. `nil` for anything else,
+    /// which the general path reads (and reports errors for).
+    func binaryElementIndices(forKey key: String = "NS.objects", acceptsSets: Bool = true) throws -> [Int]? {
         guard case .binary(let fields) = containers[containers.count - 1].fields else { return nil }
         let binary = source
         let objectCount = binary.objectCount
         do {
             guard let objects = try binary.valueObject(forKey: key, in: fields),
-                objects.kind == .array || objects.kind == .set
+                objects.kind == .array || (acceptsSets && objects.kind == .set)
             else { return nil }
             return try binary.withScanner { scanner -> [Int]? in
                 var indices: [Int] = []

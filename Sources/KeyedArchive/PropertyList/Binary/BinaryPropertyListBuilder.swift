@@ -33,6 +33,10 @@ import Darwin
 /// The keyed archiver streams its object table straight into a builder, without building
 /// a ``PropertyList`` tree first.
 ///
+/// The objects and references live in reference-type tables (see
+/// ``BinaryPropertyListChunks`` and ``BinaryPropertyListStorage``): a builder is used where
+/// it was made, never copied and then used twice, which would share them.
+///
 /// - Complexity: Adding a scalar is O(its size) on average; `finish` is O(output size).
 struct BinaryPropertyListBuilder {
     private enum EntryKind: UInt8 {
@@ -575,12 +579,12 @@ struct BinaryPropertyListBuilder {
     /// Writes header, objects, offset table and trailer, with the smallest reference
     /// and offset sizes that fit.
     ///
-    /// - Parameter topObject: The root object.
-    /// - Returns: The binary property list.
     /// The tables that find equal objects are freed first: nothing is looked up any more,
     /// and the output is allocated next. Objects added afterwards are not de-duplicated
     /// against those added before.
     ///
+    /// - Parameter topObject: The root object.
+    /// - Returns: The binary property list.
     /// - Throws: `invalidValue` if there are no objects, `topObject` or a reference is out
     ///   of range, or a reserved object was never set.
     mutating func finish(topObject: Int) throws -> Data {
