@@ -131,8 +131,10 @@ final class BinaryPropertyListStorage<Element: BitwiseCopyable> {
 /// Indices out of range read `outOfRange` and writes to them are dropped, as in
 /// ``BinaryPropertyListStorage``. A class, never copied by its owner.
 final class BinaryPropertyListChunks<Element: BitwiseCopyable> {
-    /// 2^14 elements a chunk: a few hundred kilobytes for the builder's 24-byte objects.
-    private static var chunkShift: Int { 14 }
+    /// 2^10 elements a chunk (24 KB of the builder's objects): small enough to go where
+    /// earlier, freed allocations were (a heap that holds free pages touched before
+    /// counts them in the process's memory, so reusing them costs nothing more).
+    private static var chunkShift: Int { 10 }
     private static var chunkSize: Int { 1 << chunkShift }
     // As in BinaryPropertyListStorage: no dynamic exclusivity checks.
     @exclusivity(unchecked) private var chunks: [UnsafeMutablePointer<Element>] = []
