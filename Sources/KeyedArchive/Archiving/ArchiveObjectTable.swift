@@ -123,8 +123,9 @@ struct ArchiveObjectTable {
 
     private mutating func growEntryIndex(to count: Int) {
         guard count > entryIndexByObject.count else { return }
-        // Doubling keeps the growth amortized: plain values are added one at a time.
-        let target = max(count, builder.objectCount, 2 * entryIndexByObject.count)
+        // Growing by half keeps the growth amortized (plain values are added one at a time)
+        // and zero-fills less ahead of the objects than doubling.
+        let target = max(count, builder.objectCount, entryIndexByObject.count + entryIndexByObject.count / 2)
         entryIndexByObject.append(contentsOf: repeatElement(0, count: target - entryIndexByObject.count))
     }
 
