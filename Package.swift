@@ -30,8 +30,9 @@ let package = Package(
             name: "Benchmarks",
             dependencies: ["KeyedArchive"],
             path: "Benchmarks",
-            // The peers benchmark's scripts and harnesses, and the pytypedstream comparison.
-            exclude: ["peers", "typedstream-vs-pytypedstream.py"]
+            // The peers benchmark's scripts and harnesses, the pytypedstream comparison, and
+            // the client package (a package of its own).
+            exclude: ["peers", "typedstream-vs-pytypedstream.py", "ClientPackage"]
         ),
         .executableTarget(
             name: "ScaryCreatures",

@@ -74,6 +74,7 @@ enum BenchmarkRegistry {
             CodableBenchmarks.self,
             AppleClassBenchmarks.self,
             TypedStreamBenchmarks.self,
+            IdiomaticBenchmarks.self,
         ]
     }
 

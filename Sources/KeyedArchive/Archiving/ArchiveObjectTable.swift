@@ -123,8 +123,9 @@ struct ArchiveObjectTable {
 
     private mutating func growEntryIndex(to count: Int) {
         guard count > entryIndexByObject.count else { return }
-        // Doubling keeps the growth amortized: plain values are added one at a time.
-        let target = max(count, builder.objectCount, 2 * entryIndexByObject.count)
+        // Growing by half keeps the growth amortized (plain values are added one at a time)
+        // and zero-fills less ahead of the objects than doubling.
+        let target = max(count, builder.objectCount, entryIndexByObject.count + entryIndexByObject.count / 2)
         entryIndexByObject.append(contentsOf: repeatElement(0, count: target - entryIndexByObject.count))
     }
 
@@ -324,7 +325,7 @@ struct ArchiveObjectTable {
     // MARK: Output
 
     /// Finishes the archive: `$top` from the given fields, the `$objects` array and the
-    /// root dictionary, as a binary property list. Call once.
+    /// root dictionary, as a binary property list. Call once: the table is emptied.
     mutating func finishBinary(topKeys: ArraySlice<Int>, topValues: ArraySlice<Int>) throws -> Data {
         scratchKeys.removeAll(keepingCapacity: true)
         scratchValues.removeAll(keepingCapacity: true)
@@ -338,13 +339,26 @@ struct ArchiveObjectTable {
             scratchKeys.append(key)
             scratchValues.append(value)
         }
+        // The last objects and references, reserved exactly: the `$objects` array alone
+        // would otherwise make the references grow to twice what they need.
+        builder.reserve(references: 2 * scratchKeys.count + entries.count + 8)
         let top = try builder.addDictionary(keys: scratchKeys, values: scratchValues)
         let objects = builder.addArray(entries)
         let rootKeys = ["$archiver", "$objects", "$top", "$version"].map { builder.addString($0) }
         let archiver = builder.addString("NSKeyedArchiver")
         let version = builder.addInteger(PropertyListInteger(100_000))
         let root = try builder.addDictionary(keys: rootKeys, values: [archiver, objects, top, version])
-        return try builder.finish(topObject: root)
+        // Only the builder's objects are written from here: what finds entries goes first,
+        // before the output is allocated, and the builder once it is written.
+        entries = []
+        entryIndexByObject = []
+        classDescriptions = [:]
+        keys = ArchiveKeyCache()
+        scratchKeys = []
+        scratchValues = []
+        let data = try builder.finish(topObject: root)
+        builder = BinaryPropertyListBuilder()
+        return data
     }
 }
 

@@ -65,24 +65,28 @@ extension KeyedUnarchiver {
         let (keyIndices, valueIndices) = try entryIndices()
         var keys: [K] = []
         keys.reserveCapacity(keyIndices.count)
-        for (position, uid) in keyIndices.enumerated() {
+        // Index loops and `decodeEntry`, as in `decodeElements`.
+        for position in keyIndices.indices {
+            let uid = keyIndices[position]
             path.append(.dictionaryKey(position))
             defer { path.removeLast() }
-            guard let key = try decodeReference(uid, as: K.self) else {
-                throw failure(.invalidArchive, "a dictionary key is nil")
-            }
-            keys.append(key)
+            guard uid != 0 else { throw failure(.invalidArchive, "a dictionary key is nil") }
+            keys.append(try decodeEntry(uid, as: K.self))
         }
+        let keysAreStrings = ObjectIdentifier(K.self) == ObjectIdentifier(String.self)
         var dictionary: [K: V] = [:]
         dictionary.reserveCapacity(keys.count)
-        for (position, uid) in valueIndices.enumerated() {
+        for position in valueIndices.indices {
+            let uid = valueIndices[position]
             let key = keys[position]
-            path.append((key as? String).map { .dictionaryValue($0) } ?? .dictionaryValueAt(position))
+            // `K` is `String` when `keysAreStrings`: no dynamic cast for the usual keys.
+            path.append(
+                keysAreStrings
+                    ? .dictionaryValue(unsafeBitCast(key, to: String.self))
+                    : ((key as? String).map { .dictionaryValue($0) } ?? .dictionaryValueAt(position)))
             defer { path.removeLast() }
-            guard let value = try decodeReference(uid, as: V.self) else {
-                throw failure(.invalidArchive, "a dictionary value is nil")
-            }
-            dictionary[key] = value
+            guard uid != 0 else { throw failure(.invalidArchive, "a dictionary value is nil") }
+            dictionary[key] = try decodeEntry(uid, as: V.self)
         }
         return dictionary
     }

@@ -83,8 +83,34 @@ extension KeyedUnarchiver {
     }
 
     /// How the untyped methods decode an object of the class `description`, or the
-    /// error for a class they may not decode.
+    /// error for a class they may not decode. Remembered per class for the last `allowed`
+    /// (errors and generic decoding are worked out each time).
     func untypedDecoding(
+        of description: ClassDescription, allowed: [any KeyedCoding.Type]?
+    ) throws -> UntypedDecoding {
+        let sameAllowed = isUntypedDecodingsAllowed(allowed)
+        if sameAllowed, let known = untypedDecodings[description.uid] { return known }
+        let decoding = try workOutUntypedDecoding(of: description, allowed: allowed)
+        if case .generic = decoding { return decoding }
+        if !sameAllowed {
+            untypedDecodings.removeAll(keepingCapacity: true)
+            untypedDecodingsAllowed = allowed?.map { ObjectIdentifier($0) } ?? []
+            untypedDecodingsForAnyType = allowed == nil
+        }
+        untypedDecodings[description.uid] = decoding
+        return decoding
+    }
+
+    /// Whether ``untypedDecodings`` were worked out for `allowed`.
+    private func isUntypedDecodingsAllowed(_ allowed: [any KeyedCoding.Type]?) -> Bool {
+        guard let known = untypedDecodingsAllowed else { return false }
+        guard let allowed else { return untypedDecodingsForAnyType }
+        guard !untypedDecodingsForAnyType, known.count == allowed.count else { return false }
+        for index in 0..<known.count where known[index] != ObjectIdentifier(allowed[index]) { return false }
+        return true
+    }
+
+    private func workOutUntypedDecoding(
         of description: ClassDescription, allowed: [any KeyedCoding.Type]?
     ) throws -> UntypedDecoding {
         if let chosen = try resolve(description, allowed: allowed) {
@@ -362,6 +388,17 @@ extension KeyedUnarchiver {
     /// The key and value references of the current dictionary object, checked to have
     /// the same count before either is decoded.
     func entryIndices() throws -> (keys: [Int], values: [Int]) {
+        if let keys = try binaryElementIndices(forKey: "NS.keys", acceptsSets: false),
+            let values = try binaryElementIndices(forKey: "NS.objects", acceptsSets: false)
+        {
+            // The usual layout, read in place.
+            guard keys.count == values.count else {
+                throw failure(
+                    .invalidArchive,
+                    "the dictionary has \(keys.count) keys (NS.keys) but \(values.count) values (NS.objects)")
+            }
+            return (keys, values)
+        }
         let fields = try currentDictionary()
         if fields["NS.keys"] != nil || fields["NS.objects"] != nil {
             let keys = try references(fields["NS.keys"] ?? .array([]), key: "NS.keys")
@@ -386,15 +423,15 @@ extension KeyedUnarchiver {
     }
 
     /// The usual layout read straight from a binary archive: `NS.objects` (or `key`) as an
-    /// array of in-range references. `nil` for anything else, which the general path reads
-    /// (and reports errors for).
-    func binaryElementIndices(forKey key: String = "NS.objects") throws -> [Int]? {
+    /// array (or, when `acceptsSets`, a set) of in-range references. `nil` for anything else,
+    /// which the general path reads (and reports errors for).
+    func binaryElementIndices(forKey key: String = "NS.objects", acceptsSets: Bool = true) throws -> [Int]? {
         guard case .binary(let fields) = containers[containers.count - 1].fields else { return nil }
         let binary = source
         let objectCount = binary.objectCount
         do {
             guard let objects = try binary.valueObject(forKey: key, in: fields),
-                objects.kind == .array || objects.kind == .set
+                objects.kind == .array || (acceptsSets && objects.kind == .set)
             else { return nil }
             return try binary.withScanner { scanner -> [Int]? in
                 var indices: [Int] = []

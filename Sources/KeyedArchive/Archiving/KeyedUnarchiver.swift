@@ -124,6 +124,12 @@ public final class KeyedUnarchiver {
     /// Which objects are standard collections on a cycle of standard collections, worked
     /// out when the untyped methods first meet such a cycle (see ``cyclicCollection(at:allowed:)``).
     var collectionCycleMembers: [Bool]?
+    /// How the untyped methods decode the class descriptions seen (by index), for the
+    /// allowed types in ``untypedDecodingsAllowed`` (`nil`: any mapped type): the objects
+    /// of a collection repeat one class, and working it out costs more than decoding many.
+    @exclusivity(unchecked) var untypedDecodings: [Int: UntypedDecoding] = [:]
+    @exclusivity(unchecked) var untypedDecodingsAllowed: [ObjectIdentifier]?
+    @exclusivity(unchecked) var untypedDecodingsForAnyType = false
     /// Assignments waiting for an object in progress to finish, by object index.
     @exclusivity(unchecked) var pendingAssignments: [Int: [(Any) -> Void]] = [:]
     /// Class descriptions by their object index, with the type last resolved for them.
@@ -652,6 +658,7 @@ extension KeyedUnarchiver {
     func forgetResolutions() {
         resolutions.removeAll()
         classes.removeAll()
+        untypedDecodings.removeAll()
         resolutionsUnchanged = false
     }
 

@@ -3,6 +3,13 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Assembles a binary property list (`bplist00`) from a flat table of objects.
 ///
@@ -25,6 +32,10 @@ import Foundation
 ///
 /// The keyed archiver streams its object table straight into a builder, without building
 /// a ``PropertyList`` tree first.
+///
+/// The objects and references live in reference-type tables (see
+/// ``BinaryPropertyListChunks`` and ``BinaryPropertyListStorage``): a builder is used where
+/// it was made, never copied and then used twice, which would share them.
 ///
 /// - Complexity: Adding a scalar is O(its size) on average; `finish` is O(output size).
 struct BinaryPropertyListBuilder {
@@ -80,13 +91,16 @@ struct BinaryPropertyListBuilder {
         var scalarLength: Int { Int(headerLength) + Int(count) }
     }
 
-    private var entries: [Entry] = []
+    /// The objects, in order, in chunks (see ``BinaryPropertyListChunks``): for a large
+    /// archive this table is most of the builder's memory.
+    private let entries = BinaryPropertyListChunks<Entry>(
+        outOfRange: Entry(kind: .reserved, start: 0, count: 0, hash: 0))
     /// The payloads of strings and data (what follows their headers), back to back.
     private var scalarBytes: [UInt8] = []
-    /// Element references of arrays; key then value references of dictionaries: the
-    /// first `referenceCount`; the rest is room for more, written in place.
-    private var references: [UInt32] = []
-    private var referenceCount = 0
+    /// Element references of arrays; key then value references of dictionaries.
+    /// `UInt32.max` (never an object) stands for a reference that cannot be stored.
+    private let references = BinaryPropertyListStorage<UInt32>(outOfRange: UInt32.max)
+    private var referenceCount: Int { references.count }
     /// Open-addressing table of scalar entries (entry index + 1; 0 is empty).
     private var slots: [UInt32] = []
     private var scalarCount = 0
@@ -401,7 +415,7 @@ struct BinaryPropertyListBuilder {
                     references[start..<start + 2 * count])
         }
         if found, mayRelease, object == entries.count - 1 {
-            referenceCount = start
+            references.truncate(to: start)
             entries.removeLast()
             return Int(dictionarySlots[slot]) - 1
         }
@@ -449,7 +463,7 @@ struct BinaryPropertyListBuilder {
                     references[start..<end])
         }
         if found {
-            referenceCount = start
+            references.truncate(to: start)
             return Int(dictionarySlots[slot]) - 1
         }
         let object = appendEntry(Entry(kind: .array, start: start, count: count, hash: hash))
@@ -463,7 +477,7 @@ struct BinaryPropertyListBuilder {
     ///
     /// - Throws: `invalidValue` if `object` is not such a dictionary or has no such position.
     mutating func replaceValue(ofDictionary object: Int, at position: Int, with value: Int) throws {
-        guard entries.indices.contains(object), entries[object].kind == .dictionary,
+        guard entries.contains(object), entries[object].kind == .dictionary,
             entries[object].hash == 0, (0..<entries[object].elementCount).contains(position)
         else {
             throw KeyedArchiveError(.invalidValue, "object \(object) has no replaceable value \(position)")
@@ -472,36 +486,20 @@ struct BinaryPropertyListBuilder {
             value)
     }
 
-    /// Appends references, written in place into room made by doubling (cheaper than
-    /// `Array.append(contentsOf:)` for the few references of one object).
+    /// Appends references, written in place (see ``BinaryPropertyListStorage``).
     @inline(__always)
     private mutating func appendReferences<Run: Collection<Int>>(_ run: Run) {
-        let start = referenceCount
-        let end = start + run.count
-        guard end <= limit else {
+        guard references.count + run.count <= limit else {
             exceedLimit("more than \(limit) object references")
             return
         }
-        if end > references.count {
-            let capacity = min(max(end, 2 * references.count, 256), limit)
-            references.append(contentsOf: repeatElement(0, count: capacity - references.count))
-        }
-        let unrepresentable = references.withUnsafeMutableBufferPointer { buffer -> Int? in
-            var index = start
-            var unrepresentable: Int?
-            for reference in run where index < end {
-                if reference >= 0, reference < Int(UInt32.max) {
-                    buffer[index] = UInt32(truncatingIfNeeded: reference)
-                } else {
-                    buffer[index] = UInt32.max
-                    unrepresentable = unrepresentable ?? reference
-                }
-                index += 1
-            }
-            return unrepresentable
+        var unrepresentable: Int?
+        references.append(run) { reference in
+            if reference >= 0, reference < Int(UInt32.max) { return UInt32(truncatingIfNeeded: reference) }
+            unrepresentable = unrepresentable ?? reference
+            return UInt32.max
         }
         if let unrepresentable { noteUnrepresentable(unrepresentable) }
-        referenceCount = end
     }
 
     /// A reference as stored: `UInt32.max` (never an object) for one 32 bits cannot hold,
@@ -579,7 +577,7 @@ struct BinaryPropertyListBuilder {
     }
 
     private func checkReserved(_ object: Int) throws {
-        guard entries.indices.contains(object), entries[object].kind == .reserved else {
+        guard entries.contains(object), entries[object].kind == .reserved else {
             throw KeyedArchiveError(.invalidValue, "object \(object) is not a reserved, unset container")
         }
     }
@@ -589,11 +587,15 @@ struct BinaryPropertyListBuilder {
     /// Writes header, objects, offset table and trailer, with the smallest reference
     /// and offset sizes that fit.
     ///
+    /// The tables that find equal objects are freed first: nothing is looked up any more,
+    /// and the output is allocated next. Objects added afterwards are not de-duplicated
+    /// against those added before.
+    ///
     /// - Parameter topObject: The root object.
     /// - Returns: The binary property list.
     /// - Throws: `invalidValue` if there are no objects, `topObject` or a reference is out
     ///   of range, or a reserved object was never set.
-    func finish(topObject: Int) throws -> Data {
+    mutating func finish(topObject: Int) throws -> Data {
         if let limitError { throw limitError }
         let objectCount = entries.count
         if let unrepresentableReference {
@@ -601,29 +603,30 @@ struct BinaryPropertyListBuilder {
                 .invalidValue,
                 "object reference \(unrepresentableReference) does not exist (\(objectCount) objects)")
         }
-        guard entries.indices.contains(topObject) else {
+        guard entries.contains(topObject) else {
             throw KeyedArchiveError(
                 .invalidValue, "top object \(topObject) does not exist (\(objectCount) objects)")
         }
         let referenceSize = BinaryPropertyListWidth.bytes(forCount: objectCount)
-        let tableOffset = try entries.withUnsafeBufferPointer { entries in
-            try references.withUnsafeBufferPointer { references in
-                try Self.checkedObjectsEnd(
-                    entries, UnsafeBufferPointer(rebasing: references[..<referenceCount]),
-                    referenceSize: referenceSize)
-            }
+        let tableOffset = try references.withUnsafeBufferPointer { references in
+            try Self.checkedObjectsEnd(entries, references, referenceSize: referenceSize)
         }
         let offsetSize = BinaryPropertyListWidth.bytes(forCount: tableOffset)
         let total = tableOffset + objectCount * offsetSize + BinaryPropertyListTrailer.size
+        releaseLookupTables()
 
-        var data = Data(count: total)
-        let written = data.withUnsafeMutableBytes { buffer in
-            var output = Output(buffer: buffer, scratchLimit: tableOffset)
+        // Every byte is written below (the check after writing makes sure), so the output
+        // is not zero-filled first: its pages are touched once, by the writing.
+        let base = malloc(total) ?? .allocate(byteCount: total, alignment: 16)
+        do {
+            var output = Output(
+                buffer: UnsafeMutableRawBufferPointer(start: base, count: total), scratchLimit: tableOffset)
             output.append(contentsOf: "bplist00".utf8)
             scalarBytes.withUnsafeBytes { scalars in
                 references.withUnsafeBufferPointer { references in
-                    entries.withUnsafeBufferPointer { entries in
-                        for (index, entry) in entries.enumerated() {
+                    var index = 0
+                    entries.forEachChunk { chunk in
+                        for entry in chunk {
                             output.store(
                                 output.position, width: offsetSize, at: tableOffset + index * offsetSize)
                             switch entry.kind {
@@ -644,11 +647,12 @@ struct BinaryPropertyListBuilder {
                             case .reserved:
                                 break
                             }
+                            index += 1
                         }
                     }
                 }
             }
-            guard output.position == tableOffset else { return -1 }
+            let objectsEnd = output.position
             output.skip(objectCount * offsetSize)
             output.appendBigEndian(0, width: 6)  // 5 unused bytes and the sort version
             output.appendBigEndian(UInt64(offsetSize), width: 1)
@@ -656,22 +660,41 @@ struct BinaryPropertyListBuilder {
             output.appendBigEndian(UInt64(objectCount), width: 8)
             output.appendBigEndian(UInt64(topObject), width: 8)
             output.appendBigEndian(UInt64(tableOffset), width: 8)
-            return output.overflowed ? -1 : output.position
+            guard objectsEnd == tableOffset, !output.overflowed, output.position == total else {
+                free(base)
+                throw KeyedArchiveError(
+                    .invalidValue, "internal error: wrote \(output.position) of \(total) bytes")
+            }
         }
-        guard written == total else {
-            throw KeyedArchiveError(.invalidValue, "internal error: wrote \(written) of \(total) bytes")
-        }
-        return data
+        return Data(bytesNoCopy: base, count: total, deallocator: .free)
+    }
+
+    /// Makes room for `extraReferences` more references, exactly (for a caller that knows
+    /// what it will add last).
+    mutating func reserve(references extraReferences: Int) {
+        references.reserve(references.count + extraReferences)
+    }
+
+    /// Frees the tables that find equal objects (scalars, shareable containers, UIDs).
+    private mutating func releaseLookupTables() {
+        slots = []
+        scalarCount = 0
+        dictionarySlots = []
+        shareableCount = 0
+        uidObjects = BinaryPropertyListUIDTable()
+        hasTableUIDs = false
     }
 
     /// Where the objects end (the offset table's offset), after checking that every object
     /// was set, every reference exists and every dictionary key is a string.
     private static func checkedObjectsEnd(
-        _ entries: UnsafeBufferPointer<Entry>, _ references: UnsafeBufferPointer<UInt32>, referenceSize: Int
+        _ entries: BinaryPropertyListChunks<Entry>, _ references: UnsafeBufferPointer<UInt32>,
+        referenceSize: Int
     ) throws -> Int {
         let objectCount = entries.count
         var position = 8
-        for (index, entry) in entries.enumerated() {
+        for index in 0..<objectCount {
+            let entry = entries[index]
             let length: Int
             let count = entry.elementCount
             switch entry.kind {

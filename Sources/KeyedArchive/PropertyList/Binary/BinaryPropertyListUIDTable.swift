@@ -2,8 +2,8 @@
 /// archives refer to the same small UIDs over and over, and each is written once.
 ///
 /// Only UIDs below a limit the writer chooses are remembered, and the table grows to the
-/// largest remembered UID (doubling, never past the limit), so its size follows what the
-/// writer allows, never a UID's value alone.
+/// largest remembered UID (by half at least, never past the limit), so its size follows
+/// what the writer allows, never a UID's value alone.
 struct BinaryPropertyListUIDTable {
     /// The object of UID `i` plus one at index `i`; 0 when not written yet.
     private var objects: [UInt32] = []
@@ -25,7 +25,7 @@ struct BinaryPropertyListUIDTable {
         guard value < UInt64(max(0, limit)) else { return }
         let index = Int(value)
         if index >= objects.count {
-            let grown = min(max(index + 1, objects.count * 2), limit)
+            let grown = min(max(index + 1, objects.count + objects.count / 2), limit)
             assert(grown > index, "the table grows to hold every UID below the limit")
             objects.append(contentsOf: repeatElement(0, count: grown - objects.count))
         }
