@@ -155,10 +155,11 @@ extension KeyedUnarchiver {
                 "\(DisplayText.quotedIfNeeded(className(ofClassUID: classUID))) is not a standard collection or value"
             )
         }
-        if let cached = decodedUntyped[uid] { return cached }
+        let key = UntypedValueKey(uid: uid, allowed: untypedAllowedIndex(allowed))
+        if let cached = decodedUntyped[key] { return cached }
         if let members = collectionCycleMembers, members.indices.contains(uid), members[uid] {
             let graph = try cyclicCollection(at: uid, allowed: allowed)
-            decodedUntyped[uid] = graph
+            decodedUntyped[key] = graph
             return graph
         }
         let value: Any
@@ -175,8 +176,29 @@ extension KeyedUnarchiver {
         } catch let cycle as UntypedCycle where cycle.uid == uid {
             value = try cyclicCollection(at: uid, allowed: allowed)
         }
-        decodedUntyped[uid] = value
+        decodedUntyped[key] = value
         return value
+    }
+
+    /// A value decoded by the untyped methods: its object index and the index of the
+    /// allowed types in ``untypedAllowedLists``.
+    struct UntypedValueKey: Hashable {
+        let uid: Int
+        let allowed: Int
+    }
+
+    /// The index of `allowed` in ``untypedAllowedLists``, appended when new.
+    func untypedAllowedIndex(_ allowed: [any KeyedCoding.Type]?) -> Int {
+        for (index, known) in untypedAllowedLists.enumerated() {
+            switch (known, allowed) {
+            case (nil, nil): return index
+            case (let known?, let allowed?) where known.count == allowed.count:
+                if zip(known, allowed).allSatisfy({ $0 == ObjectIdentifier($1) }) { return index }
+            default: continue
+            }
+        }
+        untypedAllowedLists.append(allowed?.map { ObjectIdentifier($0) })
+        return untypedAllowedLists.count - 1
     }
 
     /// Thrown from inside the untyped decoding of a collection that reaches the collection

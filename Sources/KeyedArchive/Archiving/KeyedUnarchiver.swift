@@ -116,8 +116,14 @@ public final class KeyedUnarchiver {
     /// cached from their second decode on (see ``instantiate(_:uid:fields:classUID:)``). The same
     /// set as ``stringsReadOnce``: an entry is either a plain string or an object.
     let valuesReadOnce: ObjectIndexSet
-    /// Values decoded by the untyped methods (`[Any]`, `[String: Any]`, …), by object index.
-    @exclusivity(unchecked) var decodedUntyped: [Int: Any] = [:]
+    /// Values decoded by the untyped methods (`[Any]`, `[String: Any]`, …), by object index
+    /// and the allowed types their elements were checked against (an index into
+    /// ``untypedAllowedLists``): a collection decoded for some types is not handed to a
+    /// call that allows others.
+    @exclusivity(unchecked) var decodedUntyped: [UntypedValueKey: Any] = [:]
+    /// The lists of allowed types the untyped methods have decoded collections for
+    /// (`nil`: any mapped type), in the order first seen; as many as the calling code has.
+    @exclusivity(unchecked) var untypedAllowedLists: [[ObjectIdentifier]?] = []
     /// The indices in `containers` of the standard collections the untyped methods are
     /// decoding, innermost last (see ``isUntypedCollectionCycle(_:)``).
     @exclusivity(unchecked) var untypedCollections: [Int] = []
@@ -659,6 +665,8 @@ extension KeyedUnarchiver {
         resolutions.removeAll()
         classes.removeAll()
         untypedDecodings.removeAll()
+        // Collections decoded under the old rules would skip the new ones.
+        decodedUntyped.removeAll()
         resolutionsUnchanged = false
     }
 

@@ -33,6 +33,30 @@ struct IdiomaticPathTests {
         #expect(more?.compactMap { ($0 as? Creature)?.name } == ["creature 0", "creature 1"])
     }
 
+    /// A standard collection decoded once is not handed to a later call that allows other
+    /// types without its elements being checked against those (secure coding).
+    @Test func aCollectionDecodedOnceIsCheckedAgainstEachCallsAllowedTypes() throws {
+        let archiver = KeyedArchiver(requiringSecureCoding: true)
+        let shared = Self.creatures(2)
+        archiver.encode(shared, forKey: "first")
+        archiver.encode(shared, forKey: "second")
+        let data = try archiver.finishedData()
+        do {
+            let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+            let first = try unarchiver.decodeObject(of: [Creature.self], forKey: "first") as? [Any]
+            #expect(first?.count == 2)
+            // The same array object, now with types that do not include its elements.
+            let refused = ArchiveTest.error {
+                try unarchiver.decodeObject(of: [Point.self], forKey: "second")
+            }
+            #expect(refused?.code == .classNotAllowed)
+            #expect(refused?.message.contains("Creature") == true)
+            // The first types again: decoded (and shared) as before.
+            let again = try unarchiver.decodeObject(of: [Creature.self], forKey: "second") as? [Any]
+            #expect(again?.compactMap { ($0 as? Creature)?.name } == ["creature 0", "creature 1"])
+        }
+    }
+
     @Test(arguments: [PropertyListFormat.binary, .xml])
     func aDictionaryReadsBackFromBytesAndFromAValue(_ format: PropertyListFormat) throws {
         let source = Dictionary(uniqueKeysWithValues: Self.creatures(40).map { ($0.name, $0) })
