@@ -473,7 +473,7 @@ struct BinaryPropertyListWriterScalingTests {
             for index in 0..<count { dictionary["k\(index)"] = [.integer(PropertyListInteger(index))] }
             let value = PropertyList.dictionary(dictionary)
             var best = Double.infinity
-            for _ in 0..<3 {
+            for _ in 0..<5 {
                 let start = ContinuousClock.now
                 let data = try value.data(format: .binary)
                 let elapsed = ContinuousClock.now - start
@@ -485,6 +485,7 @@ struct BinaryPropertyListWriterScalingTests {
         }
         let small = try secondsToWrite(20_000)
         let large = try secondsToWrite(80_000)
-        #expect(large < small * 9, "20k entries: \(small) s, 80k entries: \(large) s")
+        // Linear is 4×, quadratic 16×; 12× leaves room for a machine busy with other work.
+        #expect(large < small * 12, "20k entries: \(small) s, 80k entries: \(large) s")
     }
 }
