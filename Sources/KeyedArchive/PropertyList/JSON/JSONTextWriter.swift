@@ -85,15 +85,7 @@ struct JSONTextWriter {
                 }
             }
             guard let top = stack.indices.last else { return }
-            if output.count >= Self.chunkSize, let destination {
-                drainedCount += output.count
-                try output.withUnsafeBytes(destination)
-                output.removeAll(keepingCapacity: true)
-            }
-            guard drainedCount + output.count <= maximumOutputBytes else {
-                throw KeyedArchiveError(
-                    .limitExceeded, "the JSON would be longer than \(maximumOutputBytes) bytes")
-            }
+            try drainAndCheckLength()
             let next = stack[top].next
             if next < stack[top].count {
                 if next > 0 { output.append(UInt8(ascii: ",")) }
@@ -156,6 +148,13 @@ struct JSONTextWriter {
             }
         }
         guard !eventFrames.isEmpty else { return }
+        try drainAndCheckLength()
+    }
+
+    /// Hands a full chunk of output to the destination (when there is one) and refuses
+    /// output longer than ``maximumOutputBytes``, counting what was handed over.
+    @inline(__always)
+    private mutating func drainAndCheckLength() throws {
         if output.count >= Self.chunkSize, let destination {
             drainedCount += output.count
             try output.withUnsafeBytes(destination)
