@@ -88,26 +88,17 @@ extension KeyedUnarchiver {
     func untypedDecoding(
         of description: ClassDescription, allowed: [any KeyedCoding.Type]?
     ) throws -> UntypedDecoding {
-        let sameAllowed = isUntypedDecodingsAllowed(allowed)
+        let allowedIndex = untypedAllowedIndex(allowed)
+        let sameAllowed = allowedIndex == untypedDecodingsAllowedIndex
         if sameAllowed, let known = untypedDecodings[description.uid] { return known }
         let decoding = try workOutUntypedDecoding(of: description, allowed: allowed)
         if case .generic = decoding { return decoding }
         if !sameAllowed {
             untypedDecodings.removeAll(keepingCapacity: true)
-            untypedDecodingsAllowed = allowed?.map { ObjectIdentifier($0) } ?? []
-            untypedDecodingsForAnyType = allowed == nil
+            untypedDecodingsAllowedIndex = allowedIndex
         }
         untypedDecodings[description.uid] = decoding
         return decoding
-    }
-
-    /// Whether ``untypedDecodings`` were worked out for `allowed`.
-    private func isUntypedDecodingsAllowed(_ allowed: [any KeyedCoding.Type]?) -> Bool {
-        guard let known = untypedDecodingsAllowed else { return false }
-        guard let allowed else { return untypedDecodingsForAnyType }
-        guard !untypedDecodingsForAnyType, known.count == allowed.count else { return false }
-        for index in 0..<known.count where known[index] != ObjectIdentifier(allowed[index]) { return false }
-        return true
     }
 
     private func workOutUntypedDecoding(

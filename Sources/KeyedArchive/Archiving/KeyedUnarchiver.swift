@@ -131,11 +131,11 @@ public final class KeyedUnarchiver {
     /// out when the untyped methods first meet such a cycle (see ``cyclicCollection(at:allowed:)``).
     var collectionCycleMembers: [Bool]?
     /// How the untyped methods decode the class descriptions seen (by index), for the
-    /// allowed types in ``untypedDecodingsAllowed`` (`nil`: any mapped type): the objects
-    /// of a collection repeat one class, and working it out costs more than decoding many.
+    /// allowed types at ``untypedDecodingsAllowedIndex`` of ``untypedAllowedLists``: the
+    /// objects of a collection repeat one class, and working it out costs more than
+    /// decoding many.
     @exclusivity(unchecked) var untypedDecodings: [Int: UntypedDecoding] = [:]
-    @exclusivity(unchecked) var untypedDecodingsAllowed: [ObjectIdentifier]?
-    @exclusivity(unchecked) var untypedDecodingsForAnyType = false
+    @exclusivity(unchecked) var untypedDecodingsAllowedIndex: Int?
     /// Assignments waiting for an object in progress to finish, by object index.
     @exclusivity(unchecked) var pendingAssignments: [Int: [(Any) -> Void]] = [:]
     /// Class descriptions by their object index, with the type last resolved for them.
