@@ -127,11 +127,7 @@ struct HashableBenchCreature: SecureKeyedCoding, Hashable {
     }
 
     init(coder: KeyedUnarchiver) throws {
-        name = try coder.decodeObject(of: String.self, forKey: "name") ?? ""
-        weight = try coder.decodeFloat(forKey: "weight")
-        seen =
-            try coder.decodeObject(of: Date.self, forKey: "seen") ?? Date(timeIntervalSinceReferenceDate: 0)
-        tags = try coder.decodeObject(of: [String].self, forKey: "tags") ?? []
+        self.init(try BenchCreature.readIdiomatically(coder))
     }
 }
 

@@ -224,6 +224,18 @@ final class BenchCreature: SecureKeyedCoding, Equatable {
         tags = try coder.decodeArrayOfObjects(ofClass: String.self, forKey: "tags") ?? []
     }
 
+    /// The fields read the README's way (`decodeObject(of: [String].self, forKey:)` for the
+    /// tags), for the types that decode the same object idiomatically.
+    @inline(__always)
+    static func readIdiomatically(_ coder: KeyedUnarchiver) throws -> BenchCreature {
+        BenchCreature(
+            name: try coder.decodeObject(of: String.self, forKey: "name") ?? "",
+            weight: try coder.decodeFloat(forKey: "weight"),
+            seen: try coder.decodeObject(of: Date.self, forKey: "seen")
+                ?? Date(timeIntervalSinceReferenceDate: 0),
+            tags: try coder.decodeObject(of: [String].self, forKey: "tags") ?? [])
+    }
+
     static func == (lhs: BenchCreature, rhs: BenchCreature) -> Bool {
         lhs.name == rhs.name && lhs.weight == rhs.weight && lhs.seen == rhs.seen && lhs.tags == rhs.tags
     }
@@ -245,11 +257,11 @@ final class IdiomaticBenchCreature: SecureKeyedCoding {
     }
 
     init(coder: KeyedUnarchiver) throws {
-        name = try coder.decodeObject(of: String.self, forKey: "name") ?? ""
-        weight = try coder.decodeFloat(forKey: "weight")
-        seen =
-            try coder.decodeObject(of: Date.self, forKey: "seen") ?? Date(timeIntervalSinceReferenceDate: 0)
-        tags = try coder.decodeObject(of: [String].self, forKey: "tags") ?? []
+        let read = try BenchCreature.readIdiomatically(coder)
+        name = read.name
+        weight = read.weight
+        seen = read.seen
+        tags = read.tags
     }
 }
 

@@ -43,23 +43,9 @@ import Testing
     }
 
     /// Every fixture as XML (XML ones as they are, the others as the tree writes them).
-    static let xmlFixtures: [(name: String, data: Data)] = {
-        guard ToolFixtures.isAvailable else { return [] }
-        var found: [(name: String, data: Data)] = []
-        for folder in ["plists", "apple-keyed-archives"] {
-            let url = ToolFixtures.root.appendingPathComponent(folder)
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
-            for name in names.sorted() where !name.hasSuffix(".json") && !name.hasSuffix(".md") {
-                guard let data = try? Data(contentsOf: url.appendingPathComponent(name)) else { continue }
-                if PropertyListFormat.detect(data) == .xml {
-                    found.append(("\(folder)/\(name)", data))
-                } else if let value = try? PropertyList(from: data), let xml = try? value.data(format: .xml) {
-                    found.append(("\(folder)/\(name) as XML", xml))
-                }
-            }
-        }
-        return found
-    }()
+    static let xmlFixtures = ToolFixtures.propertyLists(as: .xml, label: "XML") {
+        PropertyListFormat.detect($0) == .xml
+    }
 
     // MARK: - The tree's result, through the tool
 

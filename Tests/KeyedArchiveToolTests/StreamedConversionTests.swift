@@ -28,25 +28,9 @@ import Testing
 
     /// Every binary fixture, and every XML or OpenStep one written as binary: the binary
     /// property lists the streamed conversion reads.
-    static let binaryFixtures: [(name: String, data: Data)] = {
-        guard ToolFixtures.isAvailable else { return [] }
-        var found: [(name: String, data: Data)] = []
-        for folder in ["plists", "apple-keyed-archives"] {
-            let url = ToolFixtures.root.appendingPathComponent(folder)
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
-            for name in names.sorted() where !name.hasSuffix(".json") && !name.hasSuffix(".md") {
-                guard let data = try? Data(contentsOf: url.appendingPathComponent(name)) else { continue }
-                if data.starts(with: Data("bplist00".utf8)) {
-                    found.append(("\(folder)/\(name)", data))
-                } else if let value = try? PropertyList(from: data),
-                    let binary = try? value.data(format: .binary)
-                {
-                    found.append(("\(folder)/\(name) as binary", binary))
-                }
-            }
-        }
-        return found
-    }()
+    static let binaryFixtures = ToolFixtures.propertyLists(as: .binary, label: "binary") {
+        $0.starts(with: Data("bplist00".utf8))
+    }
 
     @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
     func everyFixtureStreamsTheTreesBytes() throws {

@@ -143,6 +143,31 @@ enum ToolFixtures {
         var path: String { ToolFixtures.root.appendingPathComponent(file).path }
     }
 
+    /// Every property-list fixture (of `plists/` and `apple-keyed-archives/`) as `format`:
+    /// the ones already in it (`isInFormat`) as they are, the others that read as the tree
+    /// writes them (named `… as <label>`).
+    static func propertyLists(
+        as format: PropertyListFormat, label: String, isInFormat: (Data) -> Bool
+    ) -> [(name: String, data: Data)] {
+        guard isAvailable else { return [] }
+        var found: [(name: String, data: Data)] = []
+        for folder in ["plists", "apple-keyed-archives"] {
+            let url = root.appendingPathComponent(folder)
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+            for name in names.sorted() where !name.hasSuffix(".json") && !name.hasSuffix(".md") {
+                guard let data = try? Data(contentsOf: url.appendingPathComponent(name)) else { continue }
+                if isInFormat(data) {
+                    found.append(("\(folder)/\(name)", data))
+                } else if let value = try? PropertyList(from: data),
+                    let written = try? value.data(format: format)
+                {
+                    found.append(("\(folder)/\(name) as \(label)", written))
+                }
+            }
+        }
+        return found
+    }
+
     /// The `malformed/` entries of the manifest with what each must do.
     static let malformed: [Entry] = {
         guard isAvailable,
