@@ -58,11 +58,34 @@ extension KeyedUnarchiver {
         return elements
     }
 
+    /// The elements of the current collection object, decoded as `E`s, as a set; of equal
+    /// elements the first is kept.
+    func decodeSetElements<E: KeyedCoding & Hashable>(of type: E.Type) throws -> Set<E> {
+        let elements = try decodeElements(of: E.self)
+        var set = Set<E>(minimumCapacity: elements.count)
+        // `update(with:)` from the last element back keeps the first of equal elements, as
+        // `insert` in order would, and costs less in unspecialized code (`insert` returns a
+        // tuple whose metadata is looked up on every call).
+        var position = elements.count
+        while position > 0 {
+            position -= 1
+            set.update(with: elements[position])
+        }
+        return set
+    }
+
     /// The entries of the current dictionary object, decoded as `K`s and `V`s.
     func decodeEntries<K: KeyedCoding & Hashable, V: KeyedCoding>(
         keys keyType: K.Type, values valueType: V.Type
     ) throws -> [K: V] {
         let (keyIndices, valueIndices) = try entryIndices()
+        if ObjectIdentifier(K.self) == ObjectIdentifier(String.self) {
+            // The usual keys: a dictionary generic in its values only hashes its keys
+            // without going through `K`'s witnesses. `K` is `String`, so the cast
+            // reinterprets a value as its own type.
+            let entries = try decodeStringKeyedEntries(keys: keyIndices, values: valueIndices, as: V.self)
+            return unsafeBitCast(entries, to: [K: V].self)
+        }
         var keys: [K] = []
         keys.reserveCapacity(keyIndices.count)
         // Index loops and `decodeEntry`, as in `decodeElements`.
@@ -73,21 +96,56 @@ extension KeyedUnarchiver {
             guard uid != 0 else { throw failure(.invalidArchive, "a dictionary key is nil") }
             keys.append(try decodeEntry(uid, as: K.self))
         }
-        let keysAreStrings = ObjectIdentifier(K.self) == ObjectIdentifier(String.self)
         var dictionary: [K: V] = [:]
         dictionary.reserveCapacity(keys.count)
         for position in valueIndices.indices {
             let uid = valueIndices[position]
             let key = keys[position]
-            // `K` is `String` when `keysAreStrings`: no dynamic cast for the usual keys.
-            path.append(
-                keysAreStrings
-                    ? .dictionaryValue(unsafeBitCast(key, to: String.self))
-                    : ((key as? String).map { .dictionaryValue($0) } ?? .dictionaryValueAt(position)))
+            path.append((key as? String).map { .dictionaryValue($0) } ?? .dictionaryValueAt(position))
             defer { path.removeLast() }
             guard uid != 0 else { throw failure(.invalidArchive, "a dictionary value is nil") }
-            dictionary[key] = try decodeEntry(uid, as: V.self)
+            // `updateValue`, not the subscript: in unspecialized code the subscript costs
+            // more run-time metadata lookups.
+            dictionary.updateValue(try decodeEntry(uid, as: V.self), forKey: key)
         }
         return dictionary
+    }
+
+    /// The entries of the current dictionary object whose keys are strings.
+    private func decodeStringKeyedEntries<V: KeyedCoding>(
+        keys keyIndices: [Int], values valueIndices: [Int], as valueType: V.Type
+    ) throws -> [String: V] {
+        var keys: [String] = []
+        keys.reserveCapacity(keyIndices.count)
+        for position in keyIndices.indices {
+            let uid = keyIndices[position]
+            path.append(.dictionaryKey(position))
+            defer { path.removeLast() }
+            guard uid != 0 else { throw failure(.invalidArchive, "a dictionary key is nil") }
+            keys.append(try decodeKeyString(uid))
+        }
+        var dictionary: [String: V] = [:]
+        dictionary.reserveCapacity(keys.count)
+        for position in valueIndices.indices {
+            let uid = valueIndices[position]
+            let key = keys[position]
+            path.append(.dictionaryValue(key))
+            defer { path.removeLast() }
+            guard uid != 0 else { throw failure(.invalidArchive, "a dictionary value is nil") }
+            dictionary.updateValue(try decodeEntry(uid, as: V.self), forKey: key)
+        }
+        return dictionary
+    }
+
+    /// `$objects[uid]`, a dictionary key, as a string. A long key read in place is kept
+    /// from its first read on (not its second, as other strings): archives share a key's
+    /// string with the value it names (a name field), which then reads it without copying.
+    private func decodeKeyString(_ uid: Int) throws -> String {
+        guard let text = try binaryString(uid) else { return try decodeEntry(uid, as: String.self) }
+        // Long (or UTF-16) strings are those `binaryString` marks as read once.
+        if stringsReadOnce.contains(uid), !strings.contains(uid) {
+            strings.insert(text, forKey: uid)
+        }
+        return text
     }
 }

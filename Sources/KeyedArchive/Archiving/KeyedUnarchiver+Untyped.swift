@@ -279,22 +279,98 @@ extension KeyedUnarchiver {
     }
 
     func untypedElements(allowed: [any KeyedCoding.Type]?) throws -> [Any] {
-        let indices = try elementIndices()
         var elements: [Any] = []
+        try appendUntypedElements(try elementIndices(), from: 0, to: &elements, allowed: allowed)
+        return elements
+    }
+
+    /// Decodes the elements at `indices[start...]` untyped, appending them to `elements`.
+    private func appendUntypedElements(
+        _ indices: [Int], from start: Int, to elements: inout [Any], allowed: [any KeyedCoding.Type]?
+    ) throws {
         elements.reserveCapacity(indices.count)
-        for (position, uid) in indices.enumerated() {
+        for position in start..<indices.count {
             path.append(.index(position))
             defer { path.removeLast() }
-            guard let element = try decodeUntypedReference(uid, allowed: allowed) else {
+            guard let element = try decodeUntypedReference(indices[position], allowed: allowed) else {
                 throw failure(.invalidArchive, "a collection element is nil")
             }
             elements.append(element)
         }
+    }
+
+    /// The current array object's elements: as `[T]` when every element decodes as the
+    /// one type `T` (a class or value type the caller allowed or mapped), so that the
+    /// caller's `as? [T]` is a constant-time check rather than a cast of every element;
+    /// as `[Any]` otherwise (mixed types, standard values, subclasses).
+    func untypedArray(allowed: [any KeyedCoding.Type]?) throws -> Any {
+        let indices = try elementIndices()
+        if let first = indices.first, let type = homogeneousCandidate(first, allowed: allowed) {
+            return try homogeneousArray(indices, as: type, allowed: allowed)
+        }
+        var elements: [Any] = []
+        try appendUntypedElements(indices, from: 0, to: &elements, allowed: allowed)
         return elements
     }
 
-    func untypedArray(allowed: [any KeyedCoding.Type]?) throws -> [Any] {
-        try untypedElements(allowed: allowed)
+    /// The type `$objects[uid]` decodes as when the untyped decoding gives it one (its
+    /// class is mapped or allowed, checked for secure coding), else `nil`. Errors are left
+    /// to the general path, which reports them where they belong.
+    private func homogeneousCandidate(_ uid: Int, allowed: [any KeyedCoding.Type]?) -> (any KeyedCoding.Type)? {
+        guard uid != 0, let object = source.quickObject(uid),
+            let resolved = try? resolvedClass(of: .binary(object), uid: uid),
+            case .type(let chosen)? = try? untypedDecoding(of: resolved.description, allowed: allowed)
+        else { return nil }
+        return chosen
+    }
+
+    /// The elements at `indices` as `[U]` while each decodes untyped as `U`, exactly as
+    /// ``decodeUntypedReference(_:allowed:)`` would decode it (its class checked against
+    /// the allowed types and secure coding before anything is built); from the first that
+    /// does not on, the elements go to an `[Any]`.
+    private func homogeneousArray<U: KeyedCoding>(
+        _ indices: [Int], as type: U.Type, allowed: [any KeyedCoding.Type]?
+    ) throws -> Any {
+        var elements: [U] = []
+        elements.reserveCapacity(indices.count)
+        // The class description last found to decode as `U`: the elements of an array
+        // usually share one. Held by identity, as a change of the rules mid-way (an
+        // `init(coder:)` calling `setClass`) replaces the descriptions.
+        var knownClass: ResolvedClass?
+        var position = 0
+        while position < indices.count {
+            let uid = indices[position]
+            guard uid != 0, let object = source.quickObject(uid) else { break }
+            let fields = ArchiveFields.binary(object)
+            path.append(.index(position))
+            defer { path.removeLast() }
+            let resolved = try resolvedClass(of: fields, uid: uid)
+            if resolved !== knownClass {
+                guard case .type(let chosen) = try untypedDecoding(of: resolved.description, allowed: allowed),
+                    ObjectIdentifier(chosen) == ObjectIdentifier(U.self)
+                else { break }
+                knownClass = resolved
+            }
+            if let className = inProgressClassName(uid) { throw cycleFailure(className: className, uid: uid) }
+            if decoded.contains(uid) {
+                // Decoded before: kept only if it is a `U` itself (a class instance decoded
+                // before as another type goes to the general path, which returns it as is).
+                guard let known = cached(uid, as: U.self),
+                    ObjectIdentifier(Swift.type(of: known)) == ObjectIdentifier(U.self)
+                else { break }
+                elements.append(try cast(known, as: U.self, "found \(Swift.type(of: known))"))
+            } else {
+                elements.append(
+                    try instantiate(U.self, uid: uid, fields: fields, classUID: resolved.description.uid))
+            }
+            position += 1
+        }
+        guard position < indices.count else { return elements }
+        var mixed: [Any] = []
+        mixed.reserveCapacity(indices.count)
+        for element in elements { mixed.append(element) }
+        try appendUntypedElements(indices, from: position, to: &mixed, allowed: allowed)
+        return mixed
     }
 
     /// A set's elements as `Set<AnyHashable>`, or as an ``ArchivedCollection`` when one

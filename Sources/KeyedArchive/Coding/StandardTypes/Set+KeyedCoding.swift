@@ -12,12 +12,13 @@ extension Set: KeyedCoding where Element: KeyedCoding {
         coder.encodeReferences(self, forKey: "NS.objects")
     }
 
-    /// Reads the elements, each of which must be an `Element`; duplicates collapse.
+    /// Reads the elements, each of which must be an `Element`; duplicates collapse (the
+    /// first of equal elements is kept).
     ///
     /// - Parameter coder: The unarchiver.
     /// - Throws: ``KeyedArchiveError`` located at the offending element.
     public init(coder: KeyedUnarchiver) throws {
-        self = Set(try coder.decodeElements(of: Element.self))
+        self = try coder.decodeSetElements(of: Element.self)
     }
 }
 
