@@ -112,28 +112,50 @@ extension KeyedUnarchiver {
     }
 
     /// The entries of the current dictionary object whose keys are strings.
+    ///
+    /// Decoded straight into the dictionary's storage (all keys, then all values, in
+    /// archive order) and hashed in one pass when complete: inserting entry by entry
+    /// through unspecialized code looks up the dictionary's run-time metadata for every
+    /// entry. `allowingDuplicates`, as the archive is not trusted: a repeated key keeps
+    /// its last value.
     private func decodeStringKeyedEntries<V: KeyedCoding>(
         keys keyIndices: [Int], values valueIndices: [Int], as valueType: V.Type
     ) throws -> [String: V] {
-        var keys: [String] = []
-        keys.reserveCapacity(keyIndices.count)
-        for position in keyIndices.indices {
-            let uid = keyIndices[position]
-            path.append(.dictionaryKey(position))
-            defer { path.removeLast() }
-            guard uid != 0 else { throw failure(.invalidArchive, "a dictionary key is nil") }
-            keys.append(try decodeKeyString(uid))
+        let count = keyIndices.count  // `entryIndices` checked that the values are as many
+        guard count > 0, valueIndices.count == count else { return [:] }
+        var thrown: (any Error)?
+        let dictionary = [String: V](_unsafeUninitializedCapacity: count, allowingDuplicates: true) {
+            keyBuffer, valueBuffer in
+            guard let keyBase = keyBuffer.baseAddress, let valueBase = valueBuffer.baseAddress else { return 0 }
+            var keyCount = 0
+            var valueCount = 0
+            do {
+                while keyCount < count {
+                    let uid = keyIndices[keyCount]
+                    path.append(.dictionaryKey(keyCount))
+                    defer { path.removeLast() }
+                    guard uid != 0 else { throw failure(.invalidArchive, "a dictionary key is nil") }
+                    (keyBase + keyCount).initialize(to: try decodeKeyString(uid))
+                    keyCount += 1
+                }
+                while valueCount < count {
+                    let uid = valueIndices[valueCount]
+                    path.append(.dictionaryValue(keyBase[valueCount]))
+                    defer { path.removeLast() }
+                    guard uid != 0 else { throw failure(.invalidArchive, "a dictionary value is nil") }
+                    (valueBase + valueCount).initialize(to: try decodeEntry(uid, as: V.self))
+                    valueCount += 1
+                }
+            } catch {
+                // The entries with a value are handed over (and dropped with the
+                // dictionary); the keys without one are released here.
+                thrown = error
+                (keyBase + valueCount).deinitialize(count: keyCount - valueCount)
+                return valueCount
+            }
+            return count
         }
-        var dictionary: [String: V] = [:]
-        dictionary.reserveCapacity(keys.count)
-        for position in valueIndices.indices {
-            let uid = valueIndices[position]
-            let key = keys[position]
-            path.append(.dictionaryValue(key))
-            defer { path.removeLast() }
-            guard uid != 0 else { throw failure(.invalidArchive, "a dictionary value is nil") }
-            dictionary.updateValue(try decodeEntry(uid, as: V.self), forKey: key)
-        }
+        if let thrown { throw thrown }
         return dictionary
     }
 
