@@ -126,7 +126,9 @@ extension KeyedUnarchiver {
         var thrown: (any Error)?
         let dictionary = [String: V](_unsafeUninitializedCapacity: count, allowingDuplicates: true) {
             keyBuffer, valueBuffer in
-            guard let keyBase = keyBuffer.baseAddress, let valueBase = valueBuffer.baseAddress else { return 0 }
+            guard let keyBase = keyBuffer.baseAddress, let valueBase = valueBuffer.baseAddress else {
+                return 0
+            }
             var keyCount = 0
             var valueCount = 0
             do {

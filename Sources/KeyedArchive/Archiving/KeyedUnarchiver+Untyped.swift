@@ -316,7 +316,8 @@ extension KeyedUnarchiver {
     /// The type `$objects[uid]` decodes as when the untyped decoding gives it one (its
     /// class is mapped or allowed, checked for secure coding), else `nil`. Errors are left
     /// to the general path, which reports them where they belong.
-    private func homogeneousCandidate(_ uid: Int, allowed: [any KeyedCoding.Type]?) -> (any KeyedCoding.Type)? {
+    private func homogeneousCandidate(_ uid: Int, allowed: [any KeyedCoding.Type]?) -> (any KeyedCoding.Type)?
+    {
         guard uid != 0, let object = source.quickObject(uid),
             let resolved = try? resolvedClass(of: .binary(object), uid: uid),
             case .type(let chosen)? = try? untypedDecoding(of: resolved.description, allowed: allowed)
@@ -346,7 +347,8 @@ extension KeyedUnarchiver {
             defer { path.removeLast() }
             let resolved = try resolvedClass(of: fields, uid: uid)
             if resolved !== knownClass {
-                guard case .type(let chosen) = try untypedDecoding(of: resolved.description, allowed: allowed),
+                guard
+                    case .type(let chosen) = try untypedDecoding(of: resolved.description, allowed: allowed),
                     ObjectIdentifier(chosen) == ObjectIdentifier(U.self)
                 else { break }
                 knownClass = resolved
