@@ -329,7 +329,9 @@ public final class KeyedUnarchiver {
     ///
     /// Standard collections decode as `[Any]`, `[String: Any]` (or `[AnyHashable: Any]`
     /// when a key is not a string) and `Set<AnyHashable>`; their elements are checked
-    /// against the same `types`. What those cannot hold is never refused: a set with an
+    /// against the same `types`. An array whose elements all decode as one type `T` (one
+    /// of `types`, or a mapped type) decodes as `[T]`, so that the caller's `as? [T]`
+    /// checks its type once instead of casting every element (`as? [Any]` reads it too). What those cannot hold is never refused: a set with an
     /// element, or a dictionary with a key, that is not `Hashable` decodes as an
     /// ``ArchivedCollection``, and a collection that contains itself (directly or through
     /// other collections) as the ``ArchivedObjectGraph`` rooted at it. `NSNull` decodes as
@@ -464,6 +466,14 @@ public final class KeyedUnarchiver {
 
     /// Decodes the root object of an archive as any of `classes` (or a standard type),
     /// with secure coding required.
+    ///
+    /// ```swift
+    /// // An array of one class decodes as an array of it: the cast checks its type once.
+    /// let creatures = try KeyedUnarchiver.unarchivedObject(ofClasses: [Creature.self], from: data)
+    ///     as? [Creature]
+    /// ```
+    ///
+    /// Standard values decode as with ``decodeObject(of:forKey:)->Any?``.
     ///
     /// - Parameters:
     ///   - classes: The types the root object (and the elements of standard collections)

@@ -16,7 +16,7 @@
 /// | `NSDictionary`, `NSMutableDictionary` with only `String` keys | `[String: Any]` |
 /// | the same with other `Hashable` keys | `[AnyHashable: Any]` |
 /// | the same with a key that is not `Hashable` | `ArchivedCollection` (``Kind-swift.enum/dictionary``) |
-/// | `NSArray`, `NSOrderedSet` and their mutable variants | `[Any]` |
+/// | `NSArray`, `NSOrderedSet` and their mutable variants | `[Any]`, or `[T]` when every element decodes as the one type `T` |
 /// | any collection that contains itself, directly or through other collections | ``ArchivedObjectGraph`` rooted at it |
 ///
 /// A Swift value cannot contain itself, so a collection on a cycle decodes as the generic
