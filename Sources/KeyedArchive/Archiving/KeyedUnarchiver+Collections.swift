@@ -121,8 +121,11 @@ extension KeyedUnarchiver {
     private func decodeStringKeyedEntries<V: KeyedCoding>(
         keys keyIndices: [Int], values valueIndices: [Int], as valueType: V.Type
     ) throws -> [String: V] {
-        let count = keyIndices.count  // `entryIndices` checked that the values are as many
-        guard count > 0, valueIndices.count == count else { return [:] }
+        let count = keyIndices.count
+        guard valueIndices.count == count else {
+            throw failure(.invalidArchive, "the dictionary has \(count) keys but \(valueIndices.count) values")
+        }
+        guard count > 0 else { return [:] }
         var thrown: (any Error)?
         let dictionary = [String: V](_unsafeUninitializedCapacity: count, allowingDuplicates: true) {
             keyBuffer, valueBuffer in
