@@ -123,7 +123,8 @@ extension KeyedUnarchiver {
     ) throws -> [String: V] {
         let count = keyIndices.count
         guard valueIndices.count == count else {
-            throw failure(.invalidArchive, "the dictionary has \(count) keys but \(valueIndices.count) values")
+            throw failure(
+                .invalidArchive, "the dictionary has \(count) keys but \(valueIndices.count) values")
         }
         guard count > 0 else { return [:] }
         var thrown: (any Error)?
