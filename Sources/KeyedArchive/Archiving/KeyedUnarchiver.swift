@@ -331,7 +331,8 @@ public final class KeyedUnarchiver {
     /// when a key is not a string) and `Set<AnyHashable>`; their elements are checked
     /// against the same `types`. An array whose elements all decode as one type `T` (one
     /// of `types`, or a mapped type) decodes as `[T]`, so that the caller's `as? [T]`
-    /// checks its type once instead of casting every element (`as? [Any]` reads it too). What those cannot hold is never refused: a set with an
+    /// checks its type once instead of casting every element (`as? [Any]` reads it too).
+    /// What those cannot hold is never refused: a set with an
     /// element, or a dictionary with a key, that is not `Hashable` decodes as an
     /// ``ArchivedCollection``, and a collection that contains itself (directly or through
     /// other collections) as the ``ArchivedObjectGraph`` rooted at it. `NSNull` decodes as
