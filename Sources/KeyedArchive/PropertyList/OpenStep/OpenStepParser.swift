@@ -16,6 +16,8 @@ struct OpenStepParser {
     /// (one growing buffer for the whole parse, not one per container).
     private let values = MovingStack<PropertyList>(capacity: 16)
     private let keys = MovingStack<String>(capacity: 16)
+    /// Whether short ASCII strings may be built in place (``SmallText``), read once a parse.
+    private let buildsSmallStrings = SmallText.isAvailable
 
     init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, valueBudget: Int) {
         self.bytes = bytes
@@ -108,12 +110,7 @@ struct OpenStepParser {
             case .entry:
                 step = try startEntry(stack: &stack)
             case .completed(let value):
-                remainingValues -= 1
-                guard remainingValues >= 0 else {
-                    throw KeyedArchiveError(
-                        .limitExceeded, "the property list holds more values than the reading options allow",
-                        at: UTF8Text.location(of: position, in: bytes))
-                }
+                try countValue()
                 guard !stack.isEmpty else { return value }
                 step = try add(value, to: &stack)
             }
@@ -176,55 +173,115 @@ struct OpenStepParser {
 
     /// At the start of a dictionary entry: a key, or the end of the dictionary.
     private mutating func startEntry(stack: inout [Frame]) throws -> Step {
-        try skipWhitespace()
         guard let top = stack.indices.last else { throw error("internal error: no open dictionary") }
         let isStringsFile = stack[top].kind == .stringsFile
-        guard let byte = peek() else {
-            if isStringsFile { return closeDictionary(&stack) }
-            throw unterminated(stack[top], expecting: "a key or '}'")
+        while true {
+            try skipWhitespace()
+            guard let byte = peek() else {
+                if isStringsFile { return closeDictionary(&stack) }
+                throw unterminated(stack[top], expecting: "a key or '}'")
+            }
+            if byte == UInt8(ascii: "}") && !isStringsFile {
+                position += 1
+                return closeDictionary(&stack)
+            }
+            let key: String
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                key = try parseQuotedString()
+            } else if Self.isUnquotedCharacter(byte) {
+                key = parseUnquotedString()
+            } else {
+                throw error(
+                    isStringsFile
+                        ? "expected a key or end of input, found \(found)"
+                        : "expected a key or '}', found \(found)")
+            }
+            try skipWhitespace()
+            switch peek() {
+            case UInt8(ascii: "="):
+                position += 1
+                keys.push(key)
+                // A string or data value is read here and the entry finished, without a round
+                // trip through `parse`; anything else (a container, an error) goes that way.
+                try skipWhitespace()
+                guard position < bytes.count, let value = try parseScalar(bytes[position]) else {
+                    return .value(.dictionaryValue)
+                }
+                try countValue()
+                values.push(value)
+                try skipWhitespace()
+                guard peek() == UInt8(ascii: ";") else {
+                    throw error("expected ';' after dictionary value, found \(found)")
+                }
+                position += 1
+                continue
+            case UInt8(ascii: ";"):
+                // `key;` stands for `key = key;`; the ';' is left to end the entry.
+                keys.push(key)
+                return .completed(.string(key))
+            default:
+                throw error(
+                    "expected '=' or ';' after key \(DisplayText.quoted(key, maximumScalars: 40)), found \(found)"
+                )
+            }
         }
-        if byte == UInt8(ascii: "}") && !isStringsFile {
-            position += 1
-            return closeDictionary(&stack)
-        }
-        let key: String
-        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
-            key = try parseQuotedString()
-        } else if Self.isUnquotedCharacter(byte) {
-            key = parseUnquotedString()
-        } else {
-            throw error(
-                isStringsFile
-                    ? "expected a key or end of input, found \(found)"
-                    : "expected a key or '}', found \(found)")
-        }
-        try skipWhitespace()
-        switch peek() {
-        case UInt8(ascii: "="):
-            position += 1
-            keys.push(key)
-            return .value(.dictionaryValue)
-        case UInt8(ascii: ";"):
-            // `key;` stands for `key = key;`; the ';' is left to end the entry.
-            keys.push(key)
-            return .completed(.string(key))
-        default:
-            throw error(
-                "expected '=' or ';' after key \(DisplayText.quoted(key, maximumScalars: 40)), found \(found)"
-            )
-        }
+    }
+
+    /// Reads a string or data value starting with `byte` (the byte at the position), or
+    /// returns `nil` (position unchanged) for anything else.
+    @inline(__always)
+    private mutating func parseScalar(_ byte: UInt8) throws -> PropertyList? {
+        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") { return .string(try parseQuotedString()) }
+        if Self.isUnquotedCharacter(byte) { return .string(parseUnquotedString()) }
+        if byte == UInt8(ascii: "<") { return .data(try parseData()) }
+        return nil
+    }
+
+    /// Counts one finished value against the budget, as `parse` does for those it finishes.
+    @inline(__always)
+    private mutating func countValue() throws {
+        remainingValues -= 1
+        guard remainingValues >= 0 else { throw valueBudgetExceeded() }
+    }
+
+    private func valueBudgetExceeded() -> KeyedArchiveError {
+        KeyedArchiveError(
+            .limitExceeded, "the property list holds more values than the reading options allow",
+            at: UTF8Text.location(of: position, in: bytes))
     }
 
     /// Adds a finished value to the innermost open container and reads what follows it.
     /// After an array's `(` or a `,` in it: the array's end (it is empty, or the comma
     /// trails) or its next element.
+    ///
+    /// String and data elements are read here, one after another, without a round trip
+    /// through `parse`; a container (or an error) goes that way.
     private mutating func nextElementOrEnd(stack: inout [Frame]) throws -> Step {
-        try skipWhitespace()
-        if peek() == UInt8(ascii: ")") {
-            position += 1
-            return closeArray(&stack)
+        while true {
+            try skipWhitespace()
+            guard position < bytes.count else { return .value(.arrayElement) }
+            let byte = bytes[position]
+            if byte == UInt8(ascii: ")") {
+                position += 1
+                return closeArray(&stack)
+            }
+            guard let value = try parseScalar(byte) else { return .value(.arrayElement) }
+            try countValue()
+            values.push(value)
+            try skipWhitespace()
+            switch peek() {
+            case UInt8(ascii: ","):
+                position += 1
+            case UInt8(ascii: ")"):
+                position += 1
+                return closeArray(&stack)
+            case nil:
+                guard let frame = stack.last else { throw error("internal error: no open array") }
+                throw unterminated(frame, expecting: "',' or ')'")
+            default:
+                throw error("expected ',' or ')' after array element, found \(found)")
+            }
         }
-        return .value(.arrayElement)
     }
 
     private mutating func add(_ value: consuming PropertyList, to stack: inout [Frame]) throws -> Step {
@@ -354,7 +411,15 @@ struct OpenStepParser {
         let count = bytes.count
         while index < count && Self.isUnquotedCharacter(bytes[index]) { index += 1 }
         position = index
-        return UTF8Text.string(copying: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        return string(from: start, to: index)
+    }
+
+    /// The text of `bytes[start..<end]` (whole characters) as a `String`: built in place
+    /// when short and ASCII, else copied.
+    @inline(__always)
+    private func string(from start: Int, to end: Int) -> String {
+        if buildsSmallStrings, let text = SmallText.string(bytes, from: start, to: end) { return text }
+        return UTF8Text.string(copying: UnsafeBufferPointer(rebasing: bytes[start..<end]))
     }
 
     /// Parses a string in `"` or `'`, starting at the quote.
@@ -371,9 +436,29 @@ struct OpenStepParser {
                         + "before end of input",
                     at: start)
             }
-            // The plain run up to the next quote or backslash, on a local index.
+            // The plain run up to the next quote or backslash, on a local index: eight bytes
+            // at a time while a whole word is left, then byte by byte.
             var index = position
             let count = bytes.count
+            if let base = bytes.baseAddress {
+                let quotes = UInt64(quote) &* 0x0101_0101_0101_0101
+                let backslashes: UInt64 = 0x5C5C_5C5C_5C5C_5C5C
+                while index + 8 <= count {
+                    let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                    // A zero byte in `word ^ quotes` or `word ^ backslashes` marks a match; the
+                    // lowest flagged byte is exact.
+                    let a = word ^ quotes
+                    let b = word ^ backslashes
+                    let flags =
+                        ((a &- 0x0101_0101_0101_0101) & ~a | (b &- 0x0101_0101_0101_0101) & ~b)
+                        & 0x8080_8080_8080_8080
+                    if flags != 0 {
+                        index += flags.trailingZeroBitCount >> 3
+                        break
+                    }
+                    index += 8
+                }
+            }
             while index < count {
                 let byte = bytes[index]
                 if byte == quote || byte == UInt8(ascii: "\\") { break }
@@ -383,9 +468,10 @@ struct OpenStepParser {
             guard position < bytes.count else { continue }  // reported as unterminated above
             let byte = bytes[position]
             if byte == quote {
-                let segment = UnsafeBufferPointer(rebasing: bytes[segmentStart..<position])
+                let segmentEnd = position
                 position += 1
-                guard var buffer = unescaped else { return UTF8Text.string(copying: segment) }
+                guard var buffer = unescaped else { return string(from: segmentStart, to: segmentEnd) }
+                let segment = UnsafeBufferPointer(rebasing: bytes[segmentStart..<segmentEnd])
                 unescaped = nil
                 buffer.append(contentsOf: segment)
                 return String(decoding: buffer, as: UTF8.self)
@@ -495,6 +581,15 @@ struct OpenStepParser {
 
     // MARK: - Data
 
+    /// The value of a hex digit, or 0xFF for any other byte: arithmetic, no branch per range.
+    @inline(__always)
+    static func hexDigit(_ byte: UInt8) -> UInt8 {
+        let decimal = byte &- UInt8(ascii: "0")
+        if decimal < 10 { return decimal }
+        let letter = (byte | 0x20) &- UInt8(ascii: "a")
+        return letter < 6 ? letter &+ 10 : 0xFF
+    }
+
     static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
@@ -531,6 +626,16 @@ struct OpenStepParser {
                     "unterminated data opened at \(describeLocation(of: start)): "
                         + "expected hexadecimal digits or '>', found end of input")
             }
+            // Runs of digit pairs, the bulk of data, without the checks for spacing and errors.
+            while position + 1 < bytes.count, written < scratch.count {
+                let high = Self.hexDigit(bytes[position])
+                let low = Self.hexDigit(bytes[position + 1])
+                guard high | low < 0x10 else { break }
+                scratch[written] = high << 4 | low
+                written += 1
+                position += 2
+            }
+            guard position < bytes.count else { continue }  // reported as unterminated above
             let byte = bytes[position]
             if byte == UInt8(ascii: ">") {
                 position += 1
