@@ -18,6 +18,8 @@ struct OpenStepParser {
     private let keys = MovingStack<String>(capacity: 16)
     /// Whether short ASCII strings may be built in place (``SmallText``), read once a parse.
     private let buildsSmallStrings = SmallText.isAvailable
+    /// Reused by every quoted string with escapes (see ``parseQuotedString()``).
+    private var escapeBuffer: [UInt8] = []
 
     init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, valueBudget: Int) {
         self.bytes = bytes
@@ -423,70 +425,100 @@ struct OpenStepParser {
     }
 
     /// Parses a string in `"` or `'`, starting at the quote.
+    ///
+    /// A string without escapes, nearly all of them, is one scan and one `String`; the
+    /// first backslash hands over to ``parseEscapedString(openedAt:quote:segmentStart:)``.
     private mutating func parseQuotedString() throws -> String {
         let start = position
         let quote = bytes[position]
-        position += 1
-        var segmentStart = position
-        var unescaped: [UInt8]? = nil
-        while true {
-            guard position < bytes.count else {
-                throw error(
-                    "unterminated string: no closing \(quote == UInt8(ascii: "'") ? "\"'\"" : "'\"'") "
-                        + "before end of input",
-                    at: start)
-            }
-            // The plain run up to the next quote or backslash, on a local index: eight bytes
-            // at a time while a whole word is left, then byte by byte.
-            var index = position
-            let count = bytes.count
-            if let base = bytes.baseAddress {
-                let quotes = UInt64(quote) &* 0x0101_0101_0101_0101
-                let backslashes: UInt64 = 0x5C5C_5C5C_5C5C_5C5C
-                while index + 8 <= count {
-                    let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                    // A zero byte in `word ^ quotes` or `word ^ backslashes` marks a match; the
-                    // lowest flagged byte is exact.
-                    let a = word ^ quotes
-                    let b = word ^ backslashes
-                    let flags =
-                        ((a &- 0x0101_0101_0101_0101) & ~a | (b &- 0x0101_0101_0101_0101) & ~b)
-                        & 0x8080_8080_8080_8080
-                    if flags != 0 {
-                        index += flags.trailingZeroBitCount >> 3
-                        break
-                    }
-                    index += 8
-                }
-            }
-            while index < count {
-                let byte = bytes[index]
-                if byte == quote || byte == UInt8(ascii: "\\") { break }
-                index += 1
-            }
-            position = index
-            guard position < bytes.count else { continue }  // reported as unterminated above
-            let byte = bytes[position]
-            if byte == quote {
-                let segmentEnd = position
-                position += 1
-                guard var buffer = unescaped else { return string(from: segmentStart, to: segmentEnd) }
-                let segment = UnsafeBufferPointer(rebasing: bytes[segmentStart..<segmentEnd])
-                unescaped = nil
-                buffer.append(contentsOf: segment)
-                return String(decoding: buffer, as: UTF8.self)
-            }
-            guard byte == UInt8(ascii: "\\") else {
-                position += 1
-                continue
-            }
-            var buffer = unescaped ?? []
-            unescaped = nil
-            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[segmentStart..<position]))
+        let contentStart = position + 1
+        position = endOfPlainRun(from: contentStart, quote: quote)
+        guard position < bytes.count else { throw unterminatedString(openedAt: start, quote: quote) }
+        if bytes[position] == quote {
             position += 1
-            guard position < bytes.count else { continue }  // reported as unterminated above
+            return string(from: contentStart, to: position - 1)
+        }
+        return try parseEscapedString(openedAt: start, quote: quote, segmentStart: contentStart)
+    }
+
+    private func unterminatedString(openedAt start: Int, quote: UInt8) -> KeyedArchiveError {
+        error(
+            "unterminated string: no closing \(quote == UInt8(ascii: "'") ? "\"'\"" : "'\"'") before end of input",
+            at: start)
+    }
+
+    /// The offset of the first `quote` or backslash from `index` on (or the end of the
+    /// input): eight bytes at a time while a whole word is left, then byte by byte.
+    @inline(__always)
+    private func endOfPlainRun(from start: Int, quote: UInt8) -> Int {
+        var index = start
+        let count = bytes.count
+        if let base = bytes.baseAddress {
+            let quotes = UInt64(quote) &* 0x0101_0101_0101_0101
+            let backslashes: UInt64 = 0x5C5C_5C5C_5C5C_5C5C
+            while index + 8 <= count {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                // A zero byte in `word ^ quotes` or `word ^ backslashes` marks a match; the
+                // lowest flagged byte is exact.
+                let a = word ^ quotes
+                let b = word ^ backslashes
+                let flags =
+                    ((a &- 0x0101_0101_0101_0101) & ~a | (b &- 0x0101_0101_0101_0101) & ~b)
+                    & 0x8080_8080_8080_8080
+                if flags != 0 { return index + flags.trailingZeroBitCount >> 3 }
+                index += 8
+            }
+        }
+        while index < count {
+            let byte = bytes[index]
+            if byte == quote || byte == UInt8(ascii: "\\") { break }
+            index += 1
+        }
+        return index
+    }
+
+    /// The rest of a quoted string from its first backslash (at the position) on; the
+    /// text before it starts at `segmentStart`.
+    ///
+    /// The text is gathered in the parse's one buffer for escapes (``escapeBuffer``,
+    /// swapped in here and back at the end), reserved once for the rest of the string: no
+    /// allocation a string once the buffer has grown.
+    @inline(never)
+    private mutating func parseEscapedString(openedAt start: Int, quote: UInt8, segmentStart: Int) throws
+        -> String
+    {
+        var buffer: [UInt8] = []
+        swap(&buffer, &escapeBuffer)
+        // Unescaped text is never longer than its escaped form: reserve up to the closing
+        // quote (or the end of input), skipping escaped characters.
+        var end = position
+        while end < bytes.count && bytes[end] != quote { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
+        buffer.reserveCapacity(Swift.min(end, bytes.count) - segmentStart)
+        var segmentStart = segmentStart
+        while true {
+            guard position < bytes.count else { throw unterminatedString(openedAt: start, quote: quote) }
+            let segment = UnsafeBufferPointer(rebasing: bytes[segmentStart..<position])
+            if bytes[position] == quote {
+                position += 1
+                buffer.append(contentsOf: segment)
+                let text = buffer.withUnsafeBufferPointer { unescaped in
+                    if buildsSmallStrings,
+                        let text = SmallText.string(unescaped, from: 0, to: unescaped.count)
+                    {
+                        return text
+                    }
+                    return UTF8Text.string(copying: unescaped)
+                }
+                buffer.removeAll(keepingCapacity: true)
+                swap(&buffer, &escapeBuffer)
+                return text
+            }
+            // A backslash.
+            buffer.append(contentsOf: segment)
+            position += 1
+            guard position < bytes.count else { throw unterminatedString(openedAt: start, quote: quote) }
             segmentStart = try appendEscape(to: &buffer, escapeStart: position - 1)
-            unescaped = buffer
+            position = endOfPlainRun(from: position, quote: quote)
         }
     }
 
