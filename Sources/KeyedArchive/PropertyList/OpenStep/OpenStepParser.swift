@@ -13,18 +13,49 @@ struct OpenStepParser {
     private var remainingValues: Int
     /// The finished values and the keys of the open containers, innermost last: a
     /// container takes its own off the top when it closes, as arrays of exactly its size
-    /// (one growing buffer for the whole parse, not one per container).
-    private let values = MovingStack<PropertyList>(capacity: 16)
-    private let keys = MovingStack<String>(capacity: 16)
+    /// (one buffer for the whole parse, not one per container; on the call stack while it
+    /// fits, see ``withParser(bytes:maximumDepth:valueBudget:_:)``).
+    private var values: LentStack<PropertyList>
+    private var keys: LentStack<String>
     /// Whether short ASCII strings may be built in place (``SmallText``), read once a parse.
     private let buildsSmallStrings = SmallText.isAvailable
     /// Reused by every quoted string with escapes (see ``parseQuotedString()``).
     private var escapeBuffer: [UInt8] = []
 
-    init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, valueBudget: Int) {
+    private init(
+        bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, valueBudget: Int,
+        valueSpace: UnsafeMutableBufferPointer<PropertyList>, keySpace: UnsafeMutableBufferPointer<String>
+    ) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
         self.remainingValues = valueBudget
+        values = LentStack(space: valueSpace)
+        keys = LentStack(space: keySpace)
+    }
+
+    /// Runs `body` with a parser over `bytes` whose stacks start on the call stack: a small
+    /// file's parse allocates nothing but its values. The stacks are emptied when `body`
+    /// returns or throws.
+    static func withParser<Result>(
+        bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, valueBudget: Int,
+        _ body: (inout OpenStepParser) throws -> Result
+    ) throws -> Result {
+        // At most 1 KB each: larger temporary allocations ask the system for the stack's
+        // bounds first, which costs more than the heap.
+        try withUnsafeTemporaryAllocation(
+            of: PropertyList.self, capacity: Swift.max(1, 1024 / MemoryLayout<PropertyList>.stride)
+        ) { valueSpace in
+            try withUnsafeTemporaryAllocation(of: String.self, capacity: 32) { keySpace in
+                var parser = OpenStepParser(
+                    bytes: bytes, maximumDepth: maximumDepth, valueBudget: valueBudget,
+                    valueSpace: valueSpace, keySpace: keySpace)
+                defer {
+                    parser.values.releaseAll()
+                    parser.keys.releaseAll()
+                }
+                return try body(&parser)
+            }
+        }
     }
 
     var isAtEnd: Bool { position >= bytes.count }
@@ -64,14 +95,14 @@ struct OpenStepParser {
     }
 
     /// Closes the innermost container, which must be an array.
-    private mutating func closeArray(_ stack: inout [Frame]) -> Step {
+    private mutating func closeArray(_ stack: inout LentStack<Frame>) -> Step {
         guard let frame = stack.popLast() else { return .completed(.array([])) }
         return .completed(.array(values.popArray(from: frame.valueBase)))
     }
 
     /// Closes the innermost container, which must be a dictionary; the last of repeated
     /// keys wins.
-    private mutating func closeDictionary(_ stack: inout [Frame]) -> Step {
+    private mutating func closeDictionary(_ stack: inout LentStack<Frame>) -> Step {
         guard let frame = stack.popLast() else { return .completed(.dictionary(PropertyListDictionary())) }
         let keyArray = keys.popArray(from: frame.keyBase)
         return .completed(
@@ -95,8 +126,14 @@ struct OpenStepParser {
     /// Parses one value (or, for a strings file, entries up to the end of input),
     /// leaving the position just after it.
     mutating func parse(asStringsFile: Bool) throws -> PropertyList {
-        var stack: [Frame] = []
-        stack.reserveCapacity(8)
+        try withUnsafeTemporaryAllocation(of: Frame.self, capacity: 16) { space in
+            var stack = LentStack<Frame>(space: space)
+            defer { stack.releaseAll() }
+            return try parse(asStringsFile: asStringsFile, stack: &stack)
+        }
+    }
+
+    private mutating func parse(asStringsFile: Bool, stack: inout LentStack<Frame>) throws -> PropertyList {
         var step: Step
         if asStringsFile {
             try open(.stringsFile, on: &stack)
@@ -119,17 +156,17 @@ struct OpenStepParser {
         }
     }
 
-    private mutating func open(_ kind: ContainerKind, on stack: inout [Frame]) throws {
+    private mutating func open(_ kind: ContainerKind, on stack: inout LentStack<Frame>) throws {
         guard stack.count < maximumDepth else {
             throw KeyedArchiveError(
                 .limitExceeded,
                 "arrays and dictionaries are nested more than \(maximumDepth) deep (maximumDepth)",
                 at: UTF8Text.location(of: position, in: bytes))
         }
-        stack.append(Frame(kind: kind, openedAt: position, valueBase: values.count, keyBase: keys.count))
+        stack.push(Frame(kind: kind, openedAt: position, valueBase: values.count, keyBase: keys.count))
     }
 
-    private mutating func startValue(_ context: ValueContext, stack: inout [Frame]) throws -> Step {
+    private mutating func startValue(_ context: ValueContext, stack: inout LentStack<Frame>) throws -> Step {
         try skipWhitespace()
         guard let byte = peek() else { throw expectedValue(context, stack: stack) }
         switch byte {
@@ -151,7 +188,7 @@ struct OpenStepParser {
         }
     }
 
-    private func expectedValue(_ context: ValueContext, stack: [Frame]) -> KeyedArchiveError {
+    private func expectedValue(_ context: ValueContext, stack: LentStack<Frame>) -> KeyedArchiveError {
         switch context {
         case .topLevel:
             return error("expected a value, found \(found)")
@@ -174,14 +211,14 @@ struct OpenStepParser {
     }
 
     /// At the start of a dictionary entry: a key, or the end of the dictionary.
-    private mutating func startEntry(stack: inout [Frame]) throws -> Step {
-        guard let top = stack.indices.last else { throw error("internal error: no open dictionary") }
-        let isStringsFile = stack[top].kind == .stringsFile
+    private mutating func startEntry(stack: inout LentStack<Frame>) throws -> Step {
+        guard let top = stack.last else { throw error("internal error: no open dictionary") }
+        let isStringsFile = top.kind == .stringsFile
         while true {
             try skipWhitespace()
             guard let byte = peek() else {
                 if isStringsFile { return closeDictionary(&stack) }
-                throw unterminated(stack[top], expecting: "a key or '}'")
+                throw unterminated(top, expecting: "a key or '}'")
             }
             if byte == UInt8(ascii: "}") && !isStringsFile {
                 position += 1
@@ -202,7 +239,7 @@ struct OpenStepParser {
             switch peek() {
             case UInt8(ascii: "="):
                 position += 1
-                keys.push(key)
+                keys.push(consume key)
                 // A string or data value is read here and the entry finished, without a round
                 // trip through `parse`; anything else (a container, an error) goes that way.
                 try skipWhitespace()
@@ -210,7 +247,7 @@ struct OpenStepParser {
                     return .value(.dictionaryValue)
                 }
                 try countValue()
-                values.push(value)
+                values.push(consume value)
                 try skipWhitespace()
                 guard peek() == UInt8(ascii: ";") else {
                     throw error("expected ';' after dictionary value, found \(found)")
@@ -258,7 +295,7 @@ struct OpenStepParser {
     ///
     /// String and data elements are read here, one after another, without a round trip
     /// through `parse`; a container (or an error) goes that way.
-    private mutating func nextElementOrEnd(stack: inout [Frame]) throws -> Step {
+    private mutating func nextElementOrEnd(stack: inout LentStack<Frame>) throws -> Step {
         while true {
             try skipWhitespace()
             guard position < bytes.count else { return .value(.arrayElement) }
@@ -269,7 +306,7 @@ struct OpenStepParser {
             }
             guard let value = try parseScalar(byte) else { return .value(.arrayElement) }
             try countValue()
-            values.push(value)
+            values.push(consume value)
             try skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","):
@@ -286,9 +323,11 @@ struct OpenStepParser {
         }
     }
 
-    private mutating func add(_ value: consuming PropertyList, to stack: inout [Frame]) throws -> Step {
-        guard let top = stack.indices.last else { return .completed(value) }
-        switch stack[top].kind {
+    private mutating func add(_ value: consuming PropertyList, to stack: inout LentStack<Frame>) throws
+        -> Step
+    {
+        guard let top = stack.last else { return .completed(value) }
+        switch top.kind {
         case .array:
             values.push(consume value)
             try skipWhitespace()
@@ -300,7 +339,7 @@ struct OpenStepParser {
                 position += 1
                 return closeArray(&stack)
             case nil:
-                throw unterminated(stack[top], expecting: "',' or ')'")
+                throw unterminated(top, expecting: "',' or ')'")
             default:
                 throw error("expected ',' or ')' after array element, found \(found)")
             }
