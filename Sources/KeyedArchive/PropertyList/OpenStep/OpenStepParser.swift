@@ -450,9 +450,46 @@ struct OpenStepParser {
         let start = position
         var index = position
         let count = bytes.count
+        // Eight bytes at a time while a whole word is left: the first byte that is not an
+        // unquoted character ends the string.
+        if let base = bytes.baseAddress {
+            while index + 8 <= count {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                let others = ~Self.unquotedCharacters(in: word) & 0x8080_8080_8080_8080
+                if others != 0 {
+                    index += others.trailingZeroBitCount >> 3
+                    position = index
+                    return string(from: start, to: index)
+                }
+                index += 8
+            }
+        }
         while index < count && Self.isUnquotedCharacter(bytes[index]) { index += 1 }
         position = index
         return string(from: start, to: index)
+    }
+
+    /// The bytes of `word` that are unquoted characters, as 0x80 in their place (and 0
+    /// elsewhere): ``isUnquotedCharacter(_:)`` for eight bytes at once, by per-byte range
+    /// tests that cannot carry from one byte into the next.
+    @inline(__always)
+    static func unquotedCharacters(in word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        // Each byte less its high bit, so that adding up to 0x80 never carries.
+        let low7 = word & ~high
+        /// 0x80 in each byte of `low7` from `first` through `last`.
+        @inline(__always) func inRange(_ value: UInt64, _ first: UInt8, _ last: UInt8) -> UInt64 {
+            let atLeastFirst = value &+ ones &* UInt64(0x80 - first)
+            let aboveLast = value &+ ones &* UInt64(0x7F - last)
+            return atLeastFirst & ~aboveLast & high
+        }
+        // Letters (either case: 0x20 set), `-` `.` `/` digits `:`, `_`, `$`.
+        let members =
+            inRange(low7 | ones &* 0x20, 0x61, 0x7A) | inRange(low7, 0x2D, 0x3A) | inRange(low7, 0x5F, 0x5F)
+            | inRange(low7, 0x24, 0x24)
+        // Bytes with the high bit set (non-ASCII) are never members.
+        return members & ~word
     }
 
     /// The text of `bytes[start..<end]` (whole characters) as a `String`: built in place
