@@ -13,14 +13,49 @@ struct OpenStepParser {
     private var remainingValues: Int
     /// The finished values and the keys of the open containers, innermost last: a
     /// container takes its own off the top when it closes, as arrays of exactly its size
-    /// (one growing buffer for the whole parse, not one per container).
-    private let values = MovingStack<PropertyList>(capacity: 16)
-    private let keys = MovingStack<String>(capacity: 16)
+    /// (one buffer for the whole parse, not one per container; on the call stack while it
+    /// fits, see ``withParser(bytes:maximumDepth:valueBudget:_:)``).
+    private var values: LentStack<PropertyList>
+    private var keys: LentStack<String>
+    /// Whether short ASCII strings may be built in place (``SmallText``), read once a parse.
+    private let buildsSmallStrings = SmallText.isAvailable
+    /// Reused by every quoted string with escapes (see ``parseQuotedString()``).
+    private var escapeBuffer: [UInt8] = []
 
-    init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, valueBudget: Int) {
+    private init(
+        bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, valueBudget: Int,
+        valueSpace: UnsafeMutableBufferPointer<PropertyList>, keySpace: UnsafeMutableBufferPointer<String>
+    ) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
         self.remainingValues = valueBudget
+        values = LentStack(space: valueSpace)
+        keys = LentStack(space: keySpace)
+    }
+
+    /// Runs `body` with a parser over `bytes` whose stacks start on the call stack: a small
+    /// file's parse allocates nothing but its values. The stacks are emptied when `body`
+    /// returns or throws.
+    static func withParser<Result>(
+        bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, valueBudget: Int,
+        _ body: (inout OpenStepParser) throws -> Result
+    ) throws -> Result {
+        // At most 1 KB each: larger temporary allocations ask the system for the stack's
+        // bounds first, which costs more than the heap.
+        try withUnsafeTemporaryAllocation(
+            of: PropertyList.self, capacity: Swift.max(1, 1024 / MemoryLayout<PropertyList>.stride)
+        ) { valueSpace in
+            try withUnsafeTemporaryAllocation(of: String.self, capacity: 32) { keySpace in
+                var parser = OpenStepParser(
+                    bytes: bytes, maximumDepth: maximumDepth, valueBudget: valueBudget,
+                    valueSpace: valueSpace, keySpace: keySpace)
+                defer {
+                    parser.values.releaseAll()
+                    parser.keys.releaseAll()
+                }
+                return try body(&parser)
+            }
+        }
     }
 
     var isAtEnd: Bool { position >= bytes.count }
@@ -60,14 +95,14 @@ struct OpenStepParser {
     }
 
     /// Closes the innermost container, which must be an array.
-    private mutating func closeArray(_ stack: inout [Frame]) -> Step {
+    private mutating func closeArray(_ stack: inout LentStack<Frame>) -> Step {
         guard let frame = stack.popLast() else { return .completed(.array([])) }
         return .completed(.array(values.popArray(from: frame.valueBase)))
     }
 
     /// Closes the innermost container, which must be a dictionary; the last of repeated
     /// keys wins.
-    private mutating func closeDictionary(_ stack: inout [Frame]) -> Step {
+    private mutating func closeDictionary(_ stack: inout LentStack<Frame>) -> Step {
         guard let frame = stack.popLast() else { return .completed(.dictionary(PropertyListDictionary())) }
         let keyArray = keys.popArray(from: frame.keyBase)
         return .completed(
@@ -91,8 +126,14 @@ struct OpenStepParser {
     /// Parses one value (or, for a strings file, entries up to the end of input),
     /// leaving the position just after it.
     mutating func parse(asStringsFile: Bool) throws -> PropertyList {
-        var stack: [Frame] = []
-        stack.reserveCapacity(8)
+        try withUnsafeTemporaryAllocation(of: Frame.self, capacity: 16) { space in
+            var stack = LentStack<Frame>(space: space)
+            defer { stack.releaseAll() }
+            return try parse(asStringsFile: asStringsFile, stack: &stack)
+        }
+    }
+
+    private mutating func parse(asStringsFile: Bool, stack: inout LentStack<Frame>) throws -> PropertyList {
         var step: Step
         if asStringsFile {
             try open(.stringsFile, on: &stack)
@@ -108,29 +149,24 @@ struct OpenStepParser {
             case .entry:
                 step = try startEntry(stack: &stack)
             case .completed(let value):
-                remainingValues -= 1
-                guard remainingValues >= 0 else {
-                    throw KeyedArchiveError(
-                        .limitExceeded, "the property list holds more values than the reading options allow",
-                        at: UTF8Text.location(of: position, in: bytes))
-                }
+                try countValue()
                 guard !stack.isEmpty else { return value }
                 step = try add(value, to: &stack)
             }
         }
     }
 
-    private mutating func open(_ kind: ContainerKind, on stack: inout [Frame]) throws {
+    private mutating func open(_ kind: ContainerKind, on stack: inout LentStack<Frame>) throws {
         guard stack.count < maximumDepth else {
             throw KeyedArchiveError(
                 .limitExceeded,
                 "arrays and dictionaries are nested more than \(maximumDepth) deep (maximumDepth)",
                 at: UTF8Text.location(of: position, in: bytes))
         }
-        stack.append(Frame(kind: kind, openedAt: position, valueBase: values.count, keyBase: keys.count))
+        stack.push(Frame(kind: kind, openedAt: position, valueBase: values.count, keyBase: keys.count))
     }
 
-    private mutating func startValue(_ context: ValueContext, stack: inout [Frame]) throws -> Step {
+    private mutating func startValue(_ context: ValueContext, stack: inout LentStack<Frame>) throws -> Step {
         try skipWhitespace()
         guard let byte = peek() else { throw expectedValue(context, stack: stack) }
         switch byte {
@@ -152,7 +188,7 @@ struct OpenStepParser {
         }
     }
 
-    private func expectedValue(_ context: ValueContext, stack: [Frame]) -> KeyedArchiveError {
+    private func expectedValue(_ context: ValueContext, stack: LentStack<Frame>) -> KeyedArchiveError {
         switch context {
         case .topLevel:
             return error("expected a value, found \(found)")
@@ -175,61 +211,123 @@ struct OpenStepParser {
     }
 
     /// At the start of a dictionary entry: a key, or the end of the dictionary.
-    private mutating func startEntry(stack: inout [Frame]) throws -> Step {
-        try skipWhitespace()
-        guard let top = stack.indices.last else { throw error("internal error: no open dictionary") }
-        let isStringsFile = stack[top].kind == .stringsFile
-        guard let byte = peek() else {
-            if isStringsFile { return closeDictionary(&stack) }
-            throw unterminated(stack[top], expecting: "a key or '}'")
+    private mutating func startEntry(stack: inout LentStack<Frame>) throws -> Step {
+        guard let top = stack.last else { throw error("internal error: no open dictionary") }
+        let isStringsFile = top.kind == .stringsFile
+        while true {
+            try skipWhitespace()
+            guard let byte = peek() else {
+                if isStringsFile { return closeDictionary(&stack) }
+                throw unterminated(top, expecting: "a key or '}'")
+            }
+            if byte == UInt8(ascii: "}") && !isStringsFile {
+                position += 1
+                return closeDictionary(&stack)
+            }
+            let key: String
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                key = try parseQuotedString()
+            } else if Self.isUnquotedCharacter(byte) {
+                key = parseUnquotedString()
+            } else {
+                throw error(
+                    isStringsFile
+                        ? "expected a key or end of input, found \(found)"
+                        : "expected a key or '}', found \(found)")
+            }
+            try skipWhitespace()
+            switch peek() {
+            case UInt8(ascii: "="):
+                position += 1
+                keys.push(consume key)
+                // A string or data value is read here and the entry finished, without a round
+                // trip through `parse`; anything else (a container, an error) goes that way.
+                try skipWhitespace()
+                guard position < bytes.count, let value = try parseScalar(bytes[position]) else {
+                    return .value(.dictionaryValue)
+                }
+                try countValue()
+                values.push(consume value)
+                try skipWhitespace()
+                guard peek() == UInt8(ascii: ";") else {
+                    throw error("expected ';' after dictionary value, found \(found)")
+                }
+                position += 1
+                continue
+            case UInt8(ascii: ";"):
+                // `key;` stands for `key = key;`; the ';' is left to end the entry.
+                keys.push(key)
+                return .completed(.string(key))
+            default:
+                throw error(
+                    "expected '=' or ';' after key \(DisplayText.quoted(key, maximumScalars: 40)), found \(found)"
+                )
+            }
         }
-        if byte == UInt8(ascii: "}") && !isStringsFile {
-            position += 1
-            return closeDictionary(&stack)
-        }
-        let key: String
-        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
-            key = try parseQuotedString()
-        } else if Self.isUnquotedCharacter(byte) {
-            key = parseUnquotedString()
-        } else {
-            throw error(
-                isStringsFile
-                    ? "expected a key or end of input, found \(found)"
-                    : "expected a key or '}', found \(found)")
-        }
-        try skipWhitespace()
-        switch peek() {
-        case UInt8(ascii: "="):
-            position += 1
-            keys.push(key)
-            return .value(.dictionaryValue)
-        case UInt8(ascii: ";"):
-            // `key;` stands for `key = key;`; the ';' is left to end the entry.
-            keys.push(key)
-            return .completed(.string(key))
-        default:
-            throw error(
-                "expected '=' or ';' after key \(DisplayText.quoted(key, maximumScalars: 40)), found \(found)"
-            )
-        }
+    }
+
+    /// Reads a string or data value starting with `byte` (the byte at the position), or
+    /// returns `nil` (position unchanged) for anything else.
+    @inline(__always)
+    private mutating func parseScalar(_ byte: UInt8) throws -> PropertyList? {
+        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") { return .string(try parseQuotedString()) }
+        if Self.isUnquotedCharacter(byte) { return .string(parseUnquotedString()) }
+        if byte == UInt8(ascii: "<") { return .data(try parseData()) }
+        return nil
+    }
+
+    /// Counts one finished value against the budget, as `parse` does for those it finishes.
+    @inline(__always)
+    private mutating func countValue() throws {
+        remainingValues -= 1
+        guard remainingValues >= 0 else { throw valueBudgetExceeded() }
+    }
+
+    private func valueBudgetExceeded() -> KeyedArchiveError {
+        KeyedArchiveError(
+            .limitExceeded, "the property list holds more values than the reading options allow",
+            at: UTF8Text.location(of: position, in: bytes))
     }
 
     /// Adds a finished value to the innermost open container and reads what follows it.
     /// After an array's `(` or a `,` in it: the array's end (it is empty, or the comma
     /// trails) or its next element.
-    private mutating func nextElementOrEnd(stack: inout [Frame]) throws -> Step {
-        try skipWhitespace()
-        if peek() == UInt8(ascii: ")") {
-            position += 1
-            return closeArray(&stack)
+    ///
+    /// String and data elements are read here, one after another, without a round trip
+    /// through `parse`; a container (or an error) goes that way.
+    private mutating func nextElementOrEnd(stack: inout LentStack<Frame>) throws -> Step {
+        while true {
+            try skipWhitespace()
+            guard position < bytes.count else { return .value(.arrayElement) }
+            let byte = bytes[position]
+            if byte == UInt8(ascii: ")") {
+                position += 1
+                return closeArray(&stack)
+            }
+            guard let value = try parseScalar(byte) else { return .value(.arrayElement) }
+            try countValue()
+            values.push(consume value)
+            try skipWhitespace()
+            switch peek() {
+            case UInt8(ascii: ","):
+                position += 1
+            case UInt8(ascii: ")"):
+                position += 1
+                return closeArray(&stack)
+            case nil:
+                guard let frame = stack.last else { throw error("internal error: no open array") }
+                throw unterminated(frame, expecting: "',' or ')'")
+            default:
+                throw error("expected ',' or ')' after array element, found \(found)")
+            }
         }
-        return .value(.arrayElement)
     }
 
-    private mutating func add(_ value: consuming PropertyList, to stack: inout [Frame]) throws -> Step {
-        guard let top = stack.indices.last else { return .completed(value) }
-        switch stack[top].kind {
+    private mutating func add(_ value: consuming PropertyList, to stack: inout LentStack<Frame>) throws
+        -> Step
+    {
+        guard let top = stack.last else { return .completed(value) }
+        switch top.kind {
         case .array:
             values.push(consume value)
             try skipWhitespace()
@@ -241,7 +339,7 @@ struct OpenStepParser {
                 position += 1
                 return closeArray(&stack)
             case nil:
-                throw unterminated(stack[top], expecting: "',' or ')'")
+                throw unterminated(top, expecting: "',' or ')'")
             default:
                 throw error("expected ',' or ')' after array element, found \(found)")
             }
@@ -352,55 +450,151 @@ struct OpenStepParser {
         let start = position
         var index = position
         let count = bytes.count
+        // Eight bytes at a time while a whole word is left: the first byte that is not an
+        // unquoted character ends the string.
+        if let base = bytes.baseAddress {
+            while index + 8 <= count {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                let others = ~Self.unquotedCharacters(in: word) & 0x8080_8080_8080_8080
+                if others != 0 {
+                    index += others.trailingZeroBitCount >> 3
+                    position = index
+                    return string(from: start, to: index)
+                }
+                index += 8
+            }
+        }
         while index < count && Self.isUnquotedCharacter(bytes[index]) { index += 1 }
         position = index
-        return UTF8Text.string(copying: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        return string(from: start, to: index)
+    }
+
+    /// The bytes of `word` that are unquoted characters, as 0x80 in their place (and 0
+    /// elsewhere): ``isUnquotedCharacter(_:)`` for eight bytes at once, by per-byte range
+    /// tests that cannot carry from one byte into the next.
+    @inline(__always)
+    static func unquotedCharacters(in word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        // Each byte less its high bit, so that adding up to 0x80 never carries.
+        let low7 = word & ~high
+        /// 0x80 in each byte of `low7` from `first` through `last`.
+        @inline(__always) func inRange(_ value: UInt64, _ first: UInt8, _ last: UInt8) -> UInt64 {
+            let atLeastFirst = value &+ ones &* UInt64(0x80 - first)
+            let aboveLast = value &+ ones &* UInt64(0x7F - last)
+            return atLeastFirst & ~aboveLast & high
+        }
+        // Letters (either case: 0x20 set), `-` `.` `/` digits `:`, `_`, `$`.
+        let members =
+            inRange(low7 | ones &* 0x20, 0x61, 0x7A) | inRange(low7, 0x2D, 0x3A) | inRange(low7, 0x5F, 0x5F)
+            | inRange(low7, 0x24, 0x24)
+        // Bytes with the high bit set (non-ASCII) are never members.
+        return members & ~word
+    }
+
+    /// The text of `bytes[start..<end]` (whole characters) as a `String`: built in place
+    /// when short and ASCII, else copied.
+    @inline(__always)
+    private func string(from start: Int, to end: Int) -> String {
+        if buildsSmallStrings, let text = SmallText.string(bytes, from: start, to: end) { return text }
+        return UTF8Text.string(copying: UnsafeBufferPointer(rebasing: bytes[start..<end]))
     }
 
     /// Parses a string in `"` or `'`, starting at the quote.
+    ///
+    /// A string without escapes, nearly all of them, is one scan and one `String`; the
+    /// first backslash hands over to ``parseEscapedString(openedAt:quote:segmentStart:)``.
     private mutating func parseQuotedString() throws -> String {
         let start = position
         let quote = bytes[position]
-        position += 1
-        var segmentStart = position
-        var unescaped: [UInt8]? = nil
-        while true {
-            guard position < bytes.count else {
-                throw error(
-                    "unterminated string: no closing \(quote == UInt8(ascii: "'") ? "\"'\"" : "'\"'") "
-                        + "before end of input",
-                    at: start)
-            }
-            // The plain run up to the next quote or backslash, on a local index.
-            var index = position
-            let count = bytes.count
-            while index < count {
-                let byte = bytes[index]
-                if byte == quote || byte == UInt8(ascii: "\\") { break }
-                index += 1
-            }
-            position = index
-            guard position < bytes.count else { continue }  // reported as unterminated above
-            let byte = bytes[position]
-            if byte == quote {
-                let segment = UnsafeBufferPointer(rebasing: bytes[segmentStart..<position])
-                position += 1
-                guard var buffer = unescaped else { return UTF8Text.string(copying: segment) }
-                unescaped = nil
-                buffer.append(contentsOf: segment)
-                return String(decoding: buffer, as: UTF8.self)
-            }
-            guard byte == UInt8(ascii: "\\") else {
-                position += 1
-                continue
-            }
-            var buffer = unescaped ?? []
-            unescaped = nil
-            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[segmentStart..<position]))
+        let contentStart = position + 1
+        position = endOfPlainRun(from: contentStart, quote: quote)
+        guard position < bytes.count else { throw unterminatedString(openedAt: start, quote: quote) }
+        if bytes[position] == quote {
             position += 1
-            guard position < bytes.count else { continue }  // reported as unterminated above
+            return string(from: contentStart, to: position - 1)
+        }
+        return try parseEscapedString(openedAt: start, quote: quote, segmentStart: contentStart)
+    }
+
+    private func unterminatedString(openedAt start: Int, quote: UInt8) -> KeyedArchiveError {
+        error(
+            "unterminated string: no closing \(quote == UInt8(ascii: "'") ? "\"'\"" : "'\"'") before end of input",
+            at: start)
+    }
+
+    /// The offset of the first `quote` or backslash from `index` on (or the end of the
+    /// input): eight bytes at a time while a whole word is left, then byte by byte.
+    @inline(__always)
+    private func endOfPlainRun(from start: Int, quote: UInt8) -> Int {
+        var index = start
+        let count = bytes.count
+        if let base = bytes.baseAddress {
+            let quotes = UInt64(quote) &* 0x0101_0101_0101_0101
+            let backslashes: UInt64 = 0x5C5C_5C5C_5C5C_5C5C
+            while index + 8 <= count {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                // A zero byte in `word ^ quotes` or `word ^ backslashes` marks a match; the
+                // lowest flagged byte is exact.
+                let a = word ^ quotes
+                let b = word ^ backslashes
+                let flags =
+                    ((a &- 0x0101_0101_0101_0101) & ~a | (b &- 0x0101_0101_0101_0101) & ~b)
+                    & 0x8080_8080_8080_8080
+                if flags != 0 { return index + flags.trailingZeroBitCount >> 3 }
+                index += 8
+            }
+        }
+        while index < count {
+            let byte = bytes[index]
+            if byte == quote || byte == UInt8(ascii: "\\") { break }
+            index += 1
+        }
+        return index
+    }
+
+    /// The rest of a quoted string from its first backslash (at the position) on; the
+    /// text before it starts at `segmentStart`.
+    ///
+    /// The text is gathered in the parse's one buffer for escapes (``escapeBuffer``,
+    /// swapped in here and back at the end), reserved once for the rest of the string: no
+    /// allocation a string once the buffer has grown.
+    @inline(never)
+    private mutating func parseEscapedString(openedAt start: Int, quote: UInt8, segmentStart: Int) throws
+        -> String
+    {
+        var buffer: [UInt8] = []
+        swap(&buffer, &escapeBuffer)
+        // Unescaped text is never longer than its escaped form: reserve up to the closing
+        // quote (or the end of input), skipping escaped characters.
+        var end = position
+        while end < bytes.count && bytes[end] != quote { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
+        buffer.reserveCapacity(Swift.min(end, bytes.count) - segmentStart)
+        var segmentStart = segmentStart
+        while true {
+            guard position < bytes.count else { throw unterminatedString(openedAt: start, quote: quote) }
+            let segment = UnsafeBufferPointer(rebasing: bytes[segmentStart..<position])
+            if bytes[position] == quote {
+                position += 1
+                buffer.append(contentsOf: segment)
+                let text = buffer.withUnsafeBufferPointer { unescaped in
+                    if buildsSmallStrings,
+                        let text = SmallText.string(unescaped, from: 0, to: unescaped.count)
+                    {
+                        return text
+                    }
+                    return UTF8Text.string(copying: unescaped)
+                }
+                buffer.removeAll(keepingCapacity: true)
+                swap(&buffer, &escapeBuffer)
+                return text
+            }
+            // A backslash.
+            buffer.append(contentsOf: segment)
+            position += 1
+            guard position < bytes.count else { throw unterminatedString(openedAt: start, quote: quote) }
             segmentStart = try appendEscape(to: &buffer, escapeStart: position - 1)
-            unescaped = buffer
+            position = endOfPlainRun(from: position, quote: quote)
         }
     }
 
@@ -495,6 +689,15 @@ struct OpenStepParser {
 
     // MARK: - Data
 
+    /// The value of a hex digit, or 0xFF for any other byte: arithmetic, no branch per range.
+    @inline(__always)
+    static func hexDigit(_ byte: UInt8) -> UInt8 {
+        let decimal = byte &- UInt8(ascii: "0")
+        if decimal < 10 { return decimal }
+        let letter = (byte | 0x20) &- UInt8(ascii: "a")
+        return letter < 6 ? letter &+ 10 : 0xFF
+    }
+
     static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
@@ -531,6 +734,16 @@ struct OpenStepParser {
                     "unterminated data opened at \(describeLocation(of: start)): "
                         + "expected hexadecimal digits or '>', found end of input")
             }
+            // Runs of digit pairs, the bulk of data, without the checks for spacing and errors.
+            while position + 1 < bytes.count, written < scratch.count {
+                let high = Self.hexDigit(bytes[position])
+                let low = Self.hexDigit(bytes[position + 1])
+                guard high | low < 0x10 else { break }
+                scratch[written] = high << 4 | low
+                written += 1
+                position += 2
+            }
+            guard position < bytes.count else { continue }  // reported as unterminated above
             let byte = bytes[position]
             if byte == UInt8(ascii: ">") {
                 position += 1

@@ -45,21 +45,28 @@ enum OpenStepPropertyListReader {
                     .corruptData, "empty input: an OpenStep property list needs at least one character",
                     at: .text(line: 1, column: 1))
             }
-            var parser = OpenStepParser(
-                bytes: buffer, maximumDepth: options.maximumDepth, valueBudget: budget)
-            try parser.skipWhitespace()
-            if parser.isAtEnd { return .dictionary(PropertyListDictionary()) }
-            let value = try parser.parse(asStringsFile: false)
-            try parser.skipWhitespace()
-            if parser.isAtEnd { return value }
-            guard case .string = value else {
-                throw parser.error("expected end of input after the top-level value, found \(parser.found)")
+            let value = try OpenStepParser.withParser(
+                bytes: buffer, maximumDepth: options.maximumDepth, valueBudget: budget
+            ) { parser -> PropertyList? in
+                try parser.skipWhitespace()
+                if parser.isAtEnd { return .dictionary(PropertyListDictionary()) }
+                let value = try parser.parse(asStringsFile: false)
+                try parser.skipWhitespace()
+                if parser.isAtEnd { return value }
+                guard case .string = value else {
+                    throw parser.error(
+                        "expected end of input after the top-level value, found \(parser.found)")
+                }
+                return nil
             }
+            if let value { return value }
             // A string followed by more text: read the whole input again as the entries of a
             // strings file, as CoreFoundation does.
-            var stringsParser = OpenStepParser(
-                bytes: buffer, maximumDepth: options.maximumDepth, valueBudget: budget)
-            return try stringsParser.parse(asStringsFile: true)
+            return try OpenStepParser.withParser(
+                bytes: buffer, maximumDepth: options.maximumDepth, valueBudget: budget
+            ) { parser in
+                try parser.parse(asStringsFile: true)
+            }
         }
     }
 }
