@@ -9,7 +9,8 @@ final class MovingStack<Element> {
     // Touched for every value read; no access spans a call that could reach the stack
     // again, so Swift's dynamic exclusivity checks on class properties would only cost time.
     @exclusivity(unchecked) private var base: UnsafeMutablePointer<Element>
-    @exclusivity(unchecked) private var capacity: Int
+    /// The number of elements the storage has room for.
+    @exclusivity(unchecked) private(set) var capacity: Int
     /// The number of elements on the stack.
     @exclusivity(unchecked) private(set) var count = 0
 

@@ -681,8 +681,10 @@ extension BinaryPropertyListScanner {
 
     /// Materializes `root` spending from `remaining`, a budget shared by several calls (one
     /// budget for a whole archive, say); `budget` is the whole of it, for the error message.
-    func materialize(_ root: Int, maximumDepth: Int, remaining: inout Int, budget: Int) throws -> PropertyList
-    {
+    func materialize(
+        _ root: Int, maximumDepth: Int, remaining: inout Int, budget: Int,
+        context: BinaryPropertyListReadingContext? = nil
+    ) throws -> PropertyList {
         let objectCount = trailer.objectCount
         if objectCount <= Self.borrowedBitsLimit {
             // A small file (a document of a few hundred objects): the objects referenced
@@ -699,14 +701,15 @@ extension BinaryPropertyListScanner {
                 var path = ObjectPath(borrowing: BorrowedIndexBits(words: start + words, bound: objectCount))
                 return try materialize(
                     root, maximumDepth: maximumDepth, remaining: &remaining, budget: budget, seen: &seen,
-                    path: &path)
+                    path: &path, context: context)
             }
             if let value { return value }
         }
         var seen = ObjectSet(objectCount: objectCount)
         var path = ObjectPath(objectCount: objectCount)
         return try materialize(
-            root, maximumDepth: maximumDepth, remaining: &remaining, budget: budget, seen: &seen, path: &path)
+            root, maximumDepth: maximumDepth, remaining: &remaining, budget: budget, seen: &seen, path: &path,
+            context: context)
     }
 
     /// Files of at most this many objects are materialized with ``BorrowedIndexBits`` on
@@ -715,7 +718,7 @@ extension BinaryPropertyListScanner {
 
     private func materialize(
         _ root: Int, maximumDepth: Int, remaining: inout Int, budget: Int, seen: inout some ReferencedObjects,
-        path: inout ObjectPath
+        path: inout ObjectPath, context: BinaryPropertyListReadingContext?
     ) throws -> PropertyList {
         let start = remaining
         let rootObject = try object(root)
@@ -723,14 +726,17 @@ extension BinaryPropertyListScanner {
         if !rootObject.kind.isContainer { return try scalar(rootObject) }
 
         try enter(rootObject, depth: 1, path: &path, maximumDepth: maximumDepth)
-        let values = MovingStack<PropertyList>(capacity: 16)
-        let keys = MovingStack<String>(capacity: 16)
+        // A reused context's stacks are empty; this reader's values start at its bases.
+        let values = context?.values ?? MovingStack<PropertyList>(capacity: 16)
+        let keys = context?.keys ?? MovingStack<String>(capacity: 16)
+        let keyTable = context?.keyTable
         // Objects referenced so far, and the values kept for those referenced again.
         _ = seen.markReferenced(root)
         // Object indices hashed with a multiply, not SipHash: consulted for every key.
         var shared = IndexTable<SharedValue>(keysBelow: trailer.objectCount)
         // The innermost open container, kept out of `parents`.
-        var current = OpenContainer(object: rootObject, valueBase: 0, keyBase: 0, remainingBefore: start)
+        var current = OpenContainer(
+            object: rootObject, valueBase: values.count, keyBase: keys.count, remainingBefore: start)
         var parents: [OpenContainer] = []
         parents.reserveCapacity(8)
 
@@ -742,7 +748,9 @@ extension BinaryPropertyListScanner {
                 let childIndex: Int
                 if container.kind == .dictionary {
                     let keyIndex = try reference(container, at: next)
-                    if seen.markReferenced(keyIndex) {
+                    if let keyTable, let text = try tableKey(keyIndex, position: next, of: container, in: keyTable) {
+                        keys.push(text)
+                    } else if seen.markReferenced(keyIndex) {
                         if case .string(let text)? = shared[keyIndex]?.value {
                             keys.push(text)
                         } else {
@@ -882,6 +890,22 @@ extension BinaryPropertyListScanner {
             "object \(object.index): the property list expands to more than \(budget) values "
                 + "(shared objects count each time they are referenced)",
             at: .byteOffset(object.offset))
+    }
+
+    /// The string of a dictionary key that is an ASCII string object short enough for
+    /// `table`, from the table when it holds it; `nil` for any other key.
+    @inline(__always)
+    private func tableKey(
+        _ index: Int, position: Int, of dictionary: BinaryPropertyListObject,
+        in table: BinaryPropertyListReadingContext.KeyTable
+    ) throws -> String? {
+        let key = try object(index)
+        guard key.kind == .asciiString, key.count > 0,
+            key.count <= BinaryPropertyListReadingContext.KeyTable.maximumLength
+        else { return nil }
+        // Up to `maximumLength` bytes from the payload may be read: at least the offset
+        // table's byte and the 32-byte trailer follow the object area.
+        return try table.text(at: base + key.payload, count: key.count) { try string(key) }
     }
 
     /// The string of a dictionary key.

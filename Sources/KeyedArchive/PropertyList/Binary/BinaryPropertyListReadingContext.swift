@@ -1,0 +1,107 @@
+/// What reading one binary property list into a tree leaves behind for reading the next:
+/// the value and key stacks of ``BinaryPropertyListScanner``'s materializer, and the
+/// strings of short ASCII dictionary keys.
+///
+/// Documents of one kind (settings, bundles' `Info.plist`s) repeat the same keys, and a
+/// small document's parse spent a third of its time making key strings and its stacks.
+/// One context is kept for the whole process, lent to one reader at a time
+/// (``borrow()`` / ``giveBack(_:)``, under a lock taken twice per document); a reader that
+/// finds it lent works without one, as before. What it keeps is bounded: the key table has
+/// a fixed number of slots of keys of at most ``KeyTable/maximumLength`` bytes, and stacks
+/// that grew large are dropped when the context is given back.
+final class BinaryPropertyListReadingContext: @unchecked Sendable {
+    let values = MovingStack<PropertyList>(capacity: 64)
+    let keys = MovingStack<String>(capacity: 64)
+    let keyTable = KeyTable()
+    /// Stacks that grew past this many elements are not kept.
+    private static let keptStackCapacity = 4096
+
+    private static let lock = ArchiveLock()
+    nonisolated(unsafe) private static var spare: BinaryPropertyListReadingContext? = BinaryPropertyListReadingContext()
+
+    /// The process's context, or `nil` while another reader has it.
+    static func borrow() -> BinaryPropertyListReadingContext? {
+        lock.withLock {
+            let context = spare
+            spare = nil
+            return context
+        }
+    }
+
+    /// Returns a context taken with ``borrow()``, emptied, for the next reader; dropped
+    /// instead if its stacks grew large.
+    static func giveBack(_ context: BinaryPropertyListReadingContext) {
+        // A reader that threw leaves values on the stacks.
+        context.values.removeAll(from: 0)
+        context.keys.removeAll(from: 0)
+        guard context.values.capacity <= keptStackCapacity, context.keys.capacity <= keptStackCapacity else {
+            return
+        }
+        lock.withLock { spare = context }
+    }
+
+    /// A direct-mapped table from the bytes of a short ASCII string object (at most
+    /// ``maximumLength`` bytes) to its `String`: a hit costs a hash of four words and a
+    /// comparison, not the allocation (for more than 15 bytes) and UTF-8 validation of a new
+    /// string. A slot holds the last string stored in it, so colliding keys (even chosen
+    /// ones) cost a miss each, never a search.
+    final class KeyTable {
+        /// Keys longer than this are not kept.
+        static let maximumLength = 32
+        private static let slotBits = 8
+        private struct Slot {
+            var first: UInt64 = 0
+            var second: UInt64 = 0
+            var third: UInt64 = 0
+            var fourth: UInt64 = 0
+            /// The number of bytes, or -1 for an empty slot.
+            var count = -1
+            var text = ""
+        }
+        private let slots: UnsafeMutablePointer<Slot>
+
+        init() {
+            slots = .allocate(capacity: 1 << Self.slotBits)
+            slots.initialize(repeating: Slot(), count: 1 << Self.slotBits)
+        }
+
+        deinit {
+            slots.deinitialize(count: 1 << Self.slotBits)
+            slots.deallocate()
+        }
+
+        /// The word of bytes `8 * index ..< 8 * index + 8` of the `count` at `bytes`, as
+        /// little-endian, with the bytes past `count` zeroed.
+        @inline(__always)
+        private static func word(_ bytes: UnsafeRawPointer, _ index: Int, count: Int) -> UInt64 {
+            let valid = count - 8 * index
+            if valid <= 0 { return 0 }
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 8 * index, as: UInt64.self))
+            return valid >= 8 ? word : word & ((1 &<< UInt64(8 * valid)) &- 1)
+        }
+
+        /// The string of the `count` bytes (1 to ``maximumLength``) at `bytes`, which may be
+        /// read up to ``maximumLength`` bytes on (they must be readable memory), made by
+        /// `make` unless the table holds it.
+        @inline(__always)
+        func text(at bytes: UnsafeRawPointer, count: Int, make: () throws -> String) rethrows -> String {
+            let first = Self.word(bytes, 0, count: count)
+            let second = Self.word(bytes, 1, count: count)
+            let third = Self.word(bytes, 2, count: count)
+            let fourth = Self.word(bytes, 3, count: count)
+            var mixed = (first ^ UInt64(truncatingIfNeeded: count)) &* 0x9E37_79B9_7F4A_7C15
+            mixed = (mixed ^ second ^ third &* 0xBF58_476D_1CE4_E5B9) &* 0x94D0_49BB_1331_11EB
+            mixed ^= fourth
+            mixed ^= mixed >> 29
+            let slot = slots + Int(truncatingIfNeeded: (mixed &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - Self.slotBits))
+            if slot.pointee.count == count, slot.pointee.first == first, slot.pointee.second == second,
+                slot.pointee.third == third, slot.pointee.fourth == fourth
+            {
+                return slot.pointee.text
+            }
+            let text = try make()
+            slot.pointee = Slot(first: first, second: second, third: third, fourth: fourth, count: count, text: text)
+            return text
+        }
+    }
+}
