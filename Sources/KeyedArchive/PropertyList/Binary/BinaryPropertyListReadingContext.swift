@@ -12,7 +12,11 @@
 final class BinaryPropertyListReadingContext: @unchecked Sendable {
     let values = MovingStack<PropertyList>(capacity: 64)
     let keys = MovingStack<String>(capacity: 64)
+    /// Lent by value to the reader (no reference counting per key); the context owns its
+    /// storage, so the table is valid while the context is alive.
     let keyTable = KeyTable()
+
+    deinit { keyTable.deallocate() }
     /// Stacks that grew past this many elements are not kept.
     private static let keptStackCapacity = 4096
 
@@ -45,7 +49,7 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
     /// comparison, not the allocation (for more than 15 bytes) and UTF-8 validation of a new
     /// string. A slot holds the last string stored in it, so colliding keys (even chosen
     /// ones) cost a miss each, never a search.
-    final class KeyTable {
+    struct KeyTable {
         /// Keys longer than this are not kept.
         static let maximumLength = 32
         private static let slotBits = 8
@@ -65,7 +69,8 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
             slots.initialize(repeating: Slot(), count: 1 << Self.slotBits)
         }
 
-        deinit {
+        /// Frees the storage; the owning context's deinit calls it.
+        func deallocate() {
             slots.deinitialize(count: 1 << Self.slotBits)
             slots.deallocate()
         }
