@@ -16,7 +16,13 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
     /// storage, so the table is valid while the context is alive.
     let keyTable = KeyTable()
 
-    deinit { keyTable.deallocate() }
+    /// The key lists of the last dictionaries read, by their keys' slots in ``keyTable``.
+    let keyLists = KeyLists()
+
+    deinit {
+        keyTable.deallocate()
+        keyLists.deallocate()
+    }
     /// Stacks that grew past this many elements are not kept.
     private static let keptStackCapacity = 4096
 
@@ -88,8 +94,13 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
         /// The string of the `count` bytes (1 to ``maximumLength``) at `bytes`, which may be
         /// read up to ``maximumLength`` bytes on (they must be readable memory), made by
         /// `make` unless the table holds it.
+        ///
+        /// `slot` receives the slot's number (below 256), the same for the same text while
+        /// it stays in the table: ``KeyLists`` hashes a dictionary's keys by their slots.
         @inline(__always)
-        func text(at bytes: UnsafeRawPointer, count: Int, make: () throws -> String) rethrows -> String {
+        func text(
+            at bytes: UnsafeRawPointer, count: Int, slot number: inout Int, make: () throws -> String
+        ) rethrows -> String {
             let first = Self.word(bytes, 0, count: count)
             let second = Self.word(bytes, 1, count: count)
             let third = Self.word(bytes, 2, count: count)
@@ -98,7 +109,8 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
             mixed = (mixed ^ second ^ third &* 0xBF58_476D_1CE4_E5B9) &* 0x94D0_49BB_1331_11EB
             mixed ^= fourth
             mixed ^= mixed >> 29
-            let slot = slots + Int(truncatingIfNeeded: (mixed &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - Self.slotBits))
+            number = Int(truncatingIfNeeded: (mixed &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - Self.slotBits))
+            let slot = slots + number
             if slot.pointee.count == count, slot.pointee.first == first, slot.pointee.second == second,
                 slot.pointee.third == third, slot.pointee.fourth == fourth
             {
@@ -107,6 +119,69 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
             let text = try make()
             slot.pointee = Slot(first: first, second: second, third: third, fourth: fourth, count: count, text: text)
             return text
+        }
+    }
+
+    /// The keys (and their position table) of recently read dictionaries whose keys all
+    /// came from ``keyTable``, for dictionaries that have the same keys in the same order:
+    /// the objects of one kind in a document, and the same kind of document read again.
+    /// Such a dictionary shares the stored `keys` array and position table (copy on write)
+    /// instead of allocating its own and checking its keys for repeats again: the keys were
+    /// found distinct when the list was stored. A list is looked up by a hash of its keys'
+    /// slots and compared key by key, so a collision costs one comparison, never a wrong
+    /// match; a slot holds the last list stored in it.
+    struct KeyLists {
+        /// Lists of more keys than this are not kept.
+        static let maximumCount = 64
+        private static let slotBits = 6
+        private struct Entry {
+            var keys: [String] = []
+            var positions = KeyPositionTable()
+        }
+        private let entries: UnsafeMutablePointer<Entry>
+
+        init() {
+            entries = .allocate(capacity: 1 << Self.slotBits)
+            entries.initialize(repeating: Entry(), count: 1 << Self.slotBits)
+        }
+
+        /// Frees the storage; the owning context's deinit calls it.
+        func deallocate() {
+            entries.deinitialize(count: 1 << Self.slotBits)
+            entries.deallocate()
+        }
+
+        /// Folds the slot of a dictionary's next key into `hash`.
+        @inline(__always)
+        static func combine(_ hash: UInt64, slot: Int) -> UInt64 {
+            (hash ^ UInt64(truncatingIfNeeded: slot &+ 1)) &* 0x9E37_79B9_7F4A_7C15
+        }
+
+        @inline(__always)
+        private func entry(_ hash: UInt64, count: Int) -> UnsafeMutablePointer<Entry> {
+            let mixed = (hash ^ UInt64(truncatingIfNeeded: count)) &* 0xBF58_476D_1CE4_E5B9
+            return entries + Int(truncatingIfNeeded: mixed >> UInt64(64 - Self.slotBits))
+        }
+
+        /// The stored keys and position table equal to `keys`, in order, if any.
+        @inline(__always)
+        func match(_ keys: UnsafeBufferPointer<String>, hash: UInt64) -> (keys: [String], positions: KeyPositionTable)?
+        {
+            let entry = entry(hash, count: keys.count)
+            let stored = entry.pointee.keys
+            guard stored.count == keys.count, !keys.isEmpty else { return nil }
+            let equal = stored.withUnsafeBufferPointer { stored in
+                for index in 0..<keys.count where stored[index] != keys[index] { return false }
+                return true
+            }
+            return equal ? (stored, entry.pointee.positions) : nil
+        }
+
+        /// Keeps the keys of `dictionary`, read from a list of `count` keys that hashed to
+        /// `hash`, if none was repeated (the dictionary has them all) and they are few enough.
+        func remember(_ dictionary: PropertyListDictionary, count: Int, hash: UInt64) {
+            guard count > 0, count <= Self.maximumCount, dictionary.count == count else { return }
+            entry(hash, count: count).pointee = Entry(keys: dictionary.keys, positions: dictionary.positionTable)
         }
     }
 }

@@ -730,6 +730,8 @@ extension BinaryPropertyListScanner {
         let values = context?.values ?? MovingStack<PropertyList>(capacity: 16)
         let keys = context?.keys ?? MovingStack<String>(capacity: 16)
         let keyTable = context?.keyTable
+        let keyLists = context?.keyLists
+        var keySlot = 0
         // Objects referenced so far, and the values kept for those referenced again.
         _ = seen.markReferenced(root)
         // Object indices hashed with a multiply, not SipHash: consulted for every key.
@@ -748,9 +750,14 @@ extension BinaryPropertyListScanner {
                 let childIndex: Int
                 if container.kind == .dictionary {
                     let keyIndex = try reference(container, at: next)
-                    if let keyTable, let text = try tableKey(keyIndex, position: next, of: container, in: keyTable) {
+                    if let keyTable,
+                        let text = try tableKey(keyIndex, position: next, of: container, in: keyTable, slot: &keySlot)
+                    {
                         keys.push(text)
+                        current.keyListHash = BinaryPropertyListReadingContext.KeyLists.combine(
+                            current.keyListHash, slot: keySlot)
                     } else if seen.markReferenced(keyIndex) {
+                        current.keysFromTable = false
                         if case .string(let text)? = shared[keyIndex]?.value {
                             keys.push(text)
                         } else {
@@ -760,6 +767,7 @@ extension BinaryPropertyListScanner {
                             keys.push(text)
                         }
                     } else {
+                        current.keysFromTable = false
                         keys.push(try key(keyIndex, position: next, of: container))
                     }
                     try spend(&remaining, budget: budget, at: container)
@@ -802,12 +810,27 @@ extension BinaryPropertyListScanner {
                 path.remove(container.index)
                 let value: PropertyList
                 if container.kind == .dictionary {
-                    // Keys and values moved out as two arrays, which usually become the
-                    // dictionary's storage as they are (no append per entry).
-                    let keyArray = keys.popArray(from: current.keyBase)
-                    value = .dictionary(
-                        PropertyListDictionary(
-                            readKeys: keyArray, values: values.popArray(from: current.valueBase)))
+                    let keyCount = keys.count - current.keyBase
+                    if let keyLists, current.keysFromTable,
+                        let same = keyLists.match(keys.elements(from: current.keyBase), hash: current.keyListHash)
+                    {
+                        // The keys of a dictionary read before: its keys array and table shared.
+                        keys.removeAll(from: current.keyBase)
+                        value = .dictionary(
+                            PropertyListDictionary(
+                                distinctKeys: same.keys, positions: same.positions,
+                                values: values.popArray(from: current.valueBase)))
+                    } else {
+                        // Keys and values moved out as two arrays, which usually become the
+                        // dictionary's storage as they are (no append per entry).
+                        let keyArray = keys.popArray(from: current.keyBase)
+                        let dictionary = PropertyListDictionary(
+                            readKeys: keyArray, values: values.popArray(from: current.valueBase))
+                        if let keyLists, current.keysFromTable {
+                            keyLists.remember(dictionary, count: keyCount, hash: current.keyListHash)
+                        }
+                        value = .dictionary(dictionary)
+                    }
                 } else {
                     value = .array(values.popArray(from: current.valueBase))
                 }
@@ -838,6 +861,10 @@ extension BinaryPropertyListScanner {
         var next = 0
         /// The nesting levels of the deepest finished child container (0 if none).
         var height = 0
+        /// Whether every key so far came from the context's key table, and the hash of
+        /// their slots there (see ``BinaryPropertyListReadingContext/KeyLists``).
+        var keysFromTable = true
+        var keyListHash: UInt64 = 0
     }
 
     /// A finished value kept for objects referenced more than once.
@@ -897,7 +924,7 @@ extension BinaryPropertyListScanner {
     @inline(__always)
     private func tableKey(
         _ index: Int, position: Int, of dictionary: BinaryPropertyListObject,
-        in table: BinaryPropertyListReadingContext.KeyTable
+        in table: BinaryPropertyListReadingContext.KeyTable, slot: inout Int
     ) throws -> String? {
         let key = try object(index)
         guard key.kind == .asciiString, key.count > 0,
@@ -905,7 +932,7 @@ extension BinaryPropertyListScanner {
         else { return nil }
         // Up to `maximumLength` bytes from the payload may be read: at least the offset
         // table's byte and the 32-byte trailer follow the object area.
-        return try table.text(at: base + key.payload, count: key.count) { try string(key) }
+        return try table.text(at: base + key.payload, count: key.count, slot: &slot) { try string(key) }
     }
 
     /// The string of a dictionary key.
