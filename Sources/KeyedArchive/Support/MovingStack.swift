@@ -58,7 +58,18 @@ final class MovingStack<Element> {
         return base[index]
     }
 
+    /// Moves the top element out, or returns `nil` if the stack is empty.
+    func popLast() -> Element? {
+        guard count > 0 else { return nil }
+        count -= 1
+        return (base + count).move()
+    }
+
     /// Moves the elements from `start` to the top out, in order, as an array.
+    ///
+    /// Not inlined: inlined into the binary reader's loop, its appends were no longer
+    /// inlined themselves (callgrind: a call per element).
+    @inline(never)
     func popArray(from start: Int) -> [Element] {
         guard start >= 0, start < count else { return [] }
         let end = count

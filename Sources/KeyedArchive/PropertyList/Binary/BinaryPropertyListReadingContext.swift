@@ -12,6 +12,8 @@
 final class BinaryPropertyListReadingContext: @unchecked Sendable {
     let values = MovingStack<PropertyList>(capacity: 64)
     let keys = MovingStack<String>(capacity: 64)
+    /// The shared keys of the open dictionaries that have them, innermost last.
+    let sharedKeys = MovingStack<KeyLists.Match>(capacity: 16)
     /// Lent by value to the reader (no reference counting per key); the context owns its
     /// storage, so the table is valid while the context is alive.
     let keyTable = KeyTable()
@@ -44,7 +46,10 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
         // A reader that threw leaves values on the stacks.
         context.values.removeAll(from: 0)
         context.keys.removeAll(from: 0)
-        guard context.values.capacity <= keptStackCapacity, context.keys.capacity <= keptStackCapacity else {
+        context.sharedKeys.removeAll(from: 0)
+        guard context.values.capacity <= keptStackCapacity, context.keys.capacity <= keptStackCapacity,
+            context.sharedKeys.capacity <= keptStackCapacity
+        else {
             return
         }
         lock.withLock { spare = context }
@@ -81,36 +86,18 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
             slots.deallocate()
         }
 
-        /// The word of bytes `8 * index ..< 8 * index + 8` of the `count` at `bytes`, as
-        /// little-endian, with the bytes past `count` zeroed.
-        @inline(__always)
-        private static func word(_ bytes: UnsafeRawPointer, _ index: Int, count: Int) -> UInt64 {
-            let valid = count - 8 * index
-            if valid <= 0 { return 0 }
-            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 8 * index, as: UInt64.self))
-            return valid >= 8 ? word : word & ((1 &<< UInt64(8 * valid)) &- 1)
-        }
-
         /// The string of the `count` bytes (1 to ``maximumLength``) at `bytes`, which may be
         /// read up to ``maximumLength`` bytes on (they must be readable memory), made by
         /// `make` unless the table holds it.
-        ///
-        /// `slot` receives the slot's number (below 256), the same for the same text while
-        /// it stays in the table: ``KeyLists`` hashes a dictionary's keys by their slots.
         @inline(__always)
-        func text(
-            at bytes: UnsafeRawPointer, count: Int, slot number: inout Int, make: () throws -> String
-        ) rethrows -> String {
-            let first = Self.word(bytes, 0, count: count)
-            let second = Self.word(bytes, 1, count: count)
-            let third = Self.word(bytes, 2, count: count)
-            let fourth = Self.word(bytes, 3, count: count)
+        func text(at bytes: UnsafeRawPointer, count: Int, make: () throws -> String) rethrows -> String {
+            let key = RawKey(bytes, count: count)
+            let (first, second, third, fourth) = (key.first, key.second, key.third, key.fourth)
             var mixed = (first ^ UInt64(truncatingIfNeeded: count)) &* 0x9E37_79B9_7F4A_7C15
             mixed = (mixed ^ second ^ third &* 0xBF58_476D_1CE4_E5B9) &* 0x94D0_49BB_1331_11EB
             mixed ^= fourth
             mixed ^= mixed >> 29
-            number = Int(truncatingIfNeeded: (mixed &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - Self.slotBits))
-            let slot = slots + number
+            let slot = slots + Int(truncatingIfNeeded: (mixed &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - Self.slotBits))
             if slot.pointee.count == count, slot.pointee.first == first, slot.pointee.second == second,
                 slot.pointee.third == third, slot.pointee.fourth == fourth
             {
@@ -122,23 +109,33 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
         }
     }
 
-    /// The keys (and their position table) of recently read dictionaries whose keys all
-    /// came from ``keyTable``, for dictionaries that have the same keys in the same order:
-    /// the objects of one kind in a document, and the same kind of document read again.
-    /// Such a dictionary shares the stored `keys` array and position table (copy on write)
-    /// instead of allocating its own and checking its keys for repeats again: the keys were
-    /// found distinct when the list was stored. A list is looked up by a hash of its keys'
-    /// slots and compared key by key, so a collision costs one comparison, never a wrong
-    /// match; a slot holds the last list stored in it.
+    /// The keys (and their position table) of recently read dictionaries, for
+    /// dictionaries with the same keys in the same order: the objects of one kind in a
+    /// document, and the same kind of document read again. Such a dictionary is recognized
+    /// before its entries are read, by the bytes of its key objects (short ASCII strings),
+    /// and then shares the stored `keys` array and position table (copy on write): its keys
+    /// are neither made into strings nor checked for repeats (they were found distinct when
+    /// the list was stored). A list is found by a hash of its count and first keys and then
+    /// compared key by key, so a collision costs a comparison, never a wrong match; a slot
+    /// holds the last list stored in it.
     struct KeyLists {
         /// Lists of more keys than this are not kept.
         static let maximumCount = 64
         private static let slotBits = 6
+        /// How many keys, from the first, choose the slot.
+        private static let hashedKeys = 4
         private struct Entry {
             var keys: [String] = []
             var positions = KeyPositionTable()
+            var raw: [RawKey] = []
         }
         private let entries: UnsafeMutablePointer<Entry>
+
+        /// Keys and position table shared with an earlier dictionary.
+        struct Match {
+            let keys: [String]
+            let positions: KeyPositionTable
+        }
 
         init() {
             entries = .allocate(capacity: 1 << Self.slotBits)
@@ -151,37 +148,79 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
             entries.deallocate()
         }
 
-        /// Folds the slot of a dictionary's next key into `hash`.
+        /// The entry for a list of `count` keys, chosen by the first ones (`nil` if one of
+        /// those is not a short ASCII string).
         @inline(__always)
-        static func combine(_ hash: UInt64, slot: Int) -> UInt64 {
-            (hash ^ UInt64(truncatingIfNeeded: slot &+ 1)) &* 0x9E37_79B9_7F4A_7C15
+        private func entry(count: Int, _ rawKey: (Int) -> RawKey?) -> UnsafeMutablePointer<Entry>? {
+            var hash = UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15
+            for index in 0..<Swift.min(count, Self.hashedKeys) {
+                guard let key = rawKey(index) else { return nil }
+                hash = (hash ^ key.first ^ key.second &* 0xBF58_476D_1CE4_E5B9) &* 0x94D0_49BB_1331_11EB
+                hash = (hash ^ key.third ^ key.fourth &* 0xBF58_476D_1CE4_E5B9) &* 0x9E37_79B9_7F4A_7C15
+            }
+            return entries + Int(truncatingIfNeeded: hash >> UInt64(64 - Self.slotBits))
         }
 
+        /// The stored list of `count` keys whose `rawKey(i)` equal those of the dictionary
+        /// being read, if any.
         @inline(__always)
-        private func entry(_ hash: UInt64, count: Int) -> UnsafeMutablePointer<Entry> {
-            let mixed = (hash ^ UInt64(truncatingIfNeeded: count)) &* 0xBF58_476D_1CE4_E5B9
-            return entries + Int(truncatingIfNeeded: mixed >> UInt64(64 - Self.slotBits))
-        }
-
-        /// The stored keys and position table equal to `keys`, in order, if any.
-        @inline(__always)
-        func match(_ keys: UnsafeBufferPointer<String>, hash: UInt64) -> (keys: [String], positions: KeyPositionTable)?
-        {
-            let entry = entry(hash, count: keys.count)
-            let stored = entry.pointee.keys
-            guard stored.count == keys.count, !keys.isEmpty else { return nil }
-            let equal = stored.withUnsafeBufferPointer { stored in
-                for index in 0..<keys.count where stored[index] != keys[index] { return false }
+        func match(count: Int, _ rawKey: (Int) -> RawKey?) -> Match? {
+            guard count > 0, count <= Self.maximumCount, let entry = entry(count: count, rawKey),
+                entry.pointee.raw.count == count
+            else { return nil }
+            let equal = entry.pointee.raw.withUnsafeBufferPointer { raw in
+                for index in 0..<count {
+                    guard let key = rawKey(index), key == raw[index] else { return false }
+                }
                 return true
             }
-            return equal ? (stored, entry.pointee.positions) : nil
+            return equal ? Match(keys: entry.pointee.keys, positions: entry.pointee.positions) : nil
         }
 
-        /// Keeps the keys of `dictionary`, read from a list of `count` keys that hashed to
-        /// `hash`, if none was repeated (the dictionary has them all) and they are few enough.
-        func remember(_ dictionary: PropertyListDictionary, count: Int, hash: UInt64) {
-            guard count > 0, count <= Self.maximumCount, dictionary.count == count else { return }
-            entry(hash, count: count).pointee = Entry(keys: dictionary.keys, positions: dictionary.positionTable)
+        /// Keeps the keys of `dictionary`, read from `count` keys whose bytes are
+        /// `rawKey(i)`, if none was repeated (the dictionary has them all), all are short
+        /// ASCII strings and they are few enough.
+        func remember(_ dictionary: PropertyListDictionary, count: Int, _ rawKey: (Int) -> RawKey?) {
+            guard count > 0, count <= Self.maximumCount, dictionary.count == count,
+                let entry = entry(count: count, rawKey)
+            else { return }
+            var raw: [RawKey] = []
+            raw.reserveCapacity(count)
+            for index in 0..<count {
+                guard let key = rawKey(index) else { return }
+                raw.append(key)
+            }
+            entry.pointee = Entry(keys: dictionary.keys, positions: dictionary.positionTable, raw: raw)
+        }
+    }
+
+    /// The bytes of a short ASCII string object (1 to ``KeyTable/maximumLength`` bytes),
+    /// zero-padded to four little-endian words, and their number.
+    struct RawKey: Equatable {
+        var first: UInt64
+        var second: UInt64
+        var third: UInt64
+        var fourth: UInt64
+        var count: Int
+
+        /// The `count` bytes at `bytes`, which may be read up to 32 bytes on.
+        @inline(__always)
+        init(_ bytes: UnsafeRawPointer, count: Int) {
+            first = Self.word(bytes, 0, count: count)
+            second = Self.word(bytes, 1, count: count)
+            third = Self.word(bytes, 2, count: count)
+            fourth = Self.word(bytes, 3, count: count)
+            self.count = count
+        }
+
+        /// The word of bytes `8 * index ..< 8 * index + 8` of the `count` at `bytes`, as
+        /// little-endian, with the bytes past `count` zeroed.
+        @inline(__always)
+        static func word(_ bytes: UnsafeRawPointer, _ index: Int, count: Int) -> UInt64 {
+            let valid = count - 8 * index
+            if valid <= 0 { return 0 }
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 8 * index, as: UInt64.self))
+            return valid >= 8 ? word : word & ((1 &<< UInt64(8 * valid)) &- 1)
         }
     }
 }

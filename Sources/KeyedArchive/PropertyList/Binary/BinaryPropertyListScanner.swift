@@ -731,7 +731,9 @@ extension BinaryPropertyListScanner {
         let keys = context?.keys ?? MovingStack<String>(capacity: 16)
         let keyTable = context?.keyTable
         let keyLists = context?.keyLists
-        var keySlot = 0
+        let sharedKeys = context?.sharedKeys
+        let sharedBase = sharedKeys?.count ?? 0
+        defer { sharedKeys?.removeAll(from: sharedBase) }
         // Objects referenced so far, and the values kept for those referenced again.
         _ = seen.markReferenced(root)
         // Object indices hashed with a multiply, not SipHash: consulted for every key.
@@ -739,6 +741,12 @@ extension BinaryPropertyListScanner {
         // The innermost open container, kept out of `parents`.
         var current = OpenContainer(
             object: rootObject, valueBase: values.count, keyBase: keys.count, remainingBefore: start)
+        if let keyLists, let sharedKeys, rootObject.kind == .dictionary,
+            let same = keyLists.match(count: rootObject.count, { rawKey(rootObject, at: $0) })
+        {
+            sharedKeys.push(same)
+            current.keysShared = true
+        }
         var parents: [OpenContainer] = []
         parents.reserveCapacity(8)
 
@@ -749,26 +757,23 @@ extension BinaryPropertyListScanner {
                 current.next = next + 1
                 let childIndex: Int
                 if container.kind == .dictionary {
-                    let keyIndex = try reference(container, at: next)
-                    if let keyTable,
-                        let text = try tableKey(keyIndex, position: next, of: container, in: keyTable, slot: &keySlot)
-                    {
-                        keys.push(text)
-                        current.keyListHash = BinaryPropertyListReadingContext.KeyLists.combine(
-                            current.keyListHash, slot: keySlot)
-                    } else if seen.markReferenced(keyIndex) {
-                        current.keysFromTable = false
-                        if case .string(let text)? = shared[keyIndex]?.value {
+                    // Keys shared with an earlier dictionary are not read again.
+                    if !current.keysShared {
+                        let keyIndex = try reference(container, at: next)
+                        if let keyTable, let text = try tableKey(keyIndex, position: next, of: container, in: keyTable) {
                             keys.push(text)
+                        } else if seen.markReferenced(keyIndex) {
+                            if case .string(let text)? = shared[keyIndex]?.value {
+                                keys.push(text)
+                            } else {
+                                let text = try key(keyIndex, position: next, of: container)
+                                shared.insert(
+                                    SharedValue(value: .string(text), size: 1, height: 0), forKey: keyIndex)
+                                keys.push(text)
+                            }
                         } else {
-                            let text = try key(keyIndex, position: next, of: container)
-                            shared.insert(
-                                SharedValue(value: .string(text), size: 1, height: 0), forKey: keyIndex)
-                            keys.push(text)
+                            keys.push(try key(keyIndex, position: next, of: container))
                         }
-                    } else {
-                        current.keysFromTable = false
-                        keys.push(try key(keyIndex, position: next, of: container))
                     }
                     try spend(&remaining, budget: budget, at: container)
                     childIndex = try reference(container, at: container.count + next)
@@ -798,6 +803,12 @@ extension BinaryPropertyListScanner {
                     current = OpenContainer(
                         object: child, valueBase: values.count, keyBase: keys.count,
                         remainingBefore: remainingBefore, keepsValue: again)
+                    if let keyLists, let sharedKeys, child.kind == .dictionary,
+                        let same = keyLists.match(count: child.count, { rawKey(child, at: $0) })
+                    {
+                        sharedKeys.push(same)
+                        current.keysShared = true
+                    }
                 } else {
                     let value = try scalar(child)
                     if again, child.kind == .asciiString || child.kind == .utf16String || child.kind == .data
@@ -810,12 +821,8 @@ extension BinaryPropertyListScanner {
                 path.remove(container.index)
                 let value: PropertyList
                 if container.kind == .dictionary {
-                    let keyCount = keys.count - current.keyBase
-                    if let keyLists, current.keysFromTable,
-                        let same = keyLists.match(keys.elements(from: current.keyBase), hash: current.keyListHash)
-                    {
+                    if current.keysShared, let same = sharedKeys?.popLast() {
                         // The keys of a dictionary read before: its keys array and table shared.
-                        keys.removeAll(from: current.keyBase)
                         value = .dictionary(
                             PropertyListDictionary(
                                 distinctKeys: same.keys, positions: same.positions,
@@ -826,8 +833,8 @@ extension BinaryPropertyListScanner {
                         let keyArray = keys.popArray(from: current.keyBase)
                         let dictionary = PropertyListDictionary(
                             readKeys: keyArray, values: values.popArray(from: current.valueBase))
-                        if let keyLists, current.keysFromTable {
-                            keyLists.remember(dictionary, count: keyCount, hash: current.keyListHash)
+                        if let keyLists {
+                            keyLists.remember(dictionary, count: container.count) { rawKey(container, at: $0) }
                         }
                         value = .dictionary(dictionary)
                     }
@@ -861,10 +868,10 @@ extension BinaryPropertyListScanner {
         var next = 0
         /// The nesting levels of the deepest finished child container (0 if none).
         var height = 0
-        /// Whether every key so far came from the context's key table, and the hash of
-        /// their slots there (see ``BinaryPropertyListReadingContext/KeyLists``).
-        var keysFromTable = true
-        var keyListHash: UInt64 = 0
+        /// Whether this is a dictionary with the keys of one read before, whose keys and
+        /// position table wait on the context's `sharedKeys` stack (see
+        /// ``BinaryPropertyListReadingContext/KeyLists``); its keys are then not read.
+        var keysShared = false
     }
 
     /// A finished value kept for objects referenced more than once.
@@ -924,7 +931,7 @@ extension BinaryPropertyListScanner {
     @inline(__always)
     private func tableKey(
         _ index: Int, position: Int, of dictionary: BinaryPropertyListObject,
-        in table: BinaryPropertyListReadingContext.KeyTable, slot: inout Int
+        in table: BinaryPropertyListReadingContext.KeyTable
     ) throws -> String? {
         let key = try object(index)
         guard key.kind == .asciiString, key.count > 0,
@@ -932,7 +939,41 @@ extension BinaryPropertyListScanner {
         else { return nil }
         // Up to `maximumLength` bytes from the payload may be read: at least the offset
         // table's byte and the 32-byte trailer follow the object area.
-        return try table.text(at: base + key.payload, count: key.count, slot: &slot) { try string(key) }
+        return try table.text(at: base + key.payload, count: key.count) { try string(key) }
+    }
+
+    /// The bytes of key `position` of `dictionary` if it is an ASCII string object of 1
+    /// to ``BinaryPropertyListReadingContext/KeyTable/maximumLength`` bytes; `nil` for
+    /// any other key, and for a reference or object that is not valid (reading the key
+    /// the usual way then reports it).
+    @inline(__always)
+    func rawKey(_ dictionary: BinaryPropertyListObject, at position: Int) -> BinaryPropertyListReadingContext.RawKey? {
+        guard position >= 0, position < dictionary.count else { return nil }
+        let reference = unsigned(dictionary.payload + position * trailer.objectRefSize, width: trailer.objectRefSize)
+        guard reference < UInt64(trailer.objectCount) else { return nil }
+        let entry = trailer.offsetTableOffset + Int(reference) * trailer.offsetIntSize
+        let offset = unsigned(entry, width: trailer.offsetIntSize)
+        guard offset >= 8, offset < UInt64(objectsEnd) else { return nil }
+        let start = Int(offset)
+        let marker = byte(start)
+        let count: Int
+        let payload: Int
+        if marker >> 4 == 0x5, marker & 0x0F != 0x0F {
+            count = Int(marker & 0x0F)
+            payload = start + 1
+        } else if marker == 0x5F, start + 2 < objectsEnd, byte(start + 1) == 0x10 {
+            // A count of one byte: strings of 15 to 255 bytes.
+            count = Int(byte(start + 2))
+            payload = start + 3
+        } else {
+            return nil
+        }
+        guard count > 0, count <= BinaryPropertyListReadingContext.KeyTable.maximumLength,
+            count <= objectsEnd - payload
+        else { return nil }
+        // Up to 32 bytes from the payload may be read: at least the offset table's byte and
+        // the 32-byte trailer follow the object area.
+        return BinaryPropertyListReadingContext.RawKey(base + payload, count: count)
     }
 
     /// The string of a dictionary key.
