@@ -135,6 +135,11 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
         struct Match {
             let keys: [String]
             let positions: KeyPositionTable
+
+            /// A dictionary of these keys and `values` (as many), moving the keys in.
+            consuming func dictionary(values: consuming [PropertyList]) -> PropertyListDictionary {
+                PropertyListDictionary(distinctKeys: keys, positions: positions, values: values)
+            }
         }
 
         init() {
@@ -161,20 +166,21 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
             return entries + Int(truncatingIfNeeded: hash >> UInt64(64 - Self.slotBits))
         }
 
-        /// The stored list of `count` keys whose `rawKey(i)` equal those of the dictionary
-        /// being read, if any.
+        /// Pushes the stored list of `count` keys whose `rawKey(i)` equal those of the
+        /// dictionary being read onto `stack`, if there is one, and returns whether there was.
         @inline(__always)
-        func match(count: Int, _ rawKey: (Int) -> RawKey?) -> Match? {
+        func match(count: Int, onto stack: MovingStack<Match>, _ rawKey: (Int) -> RawKey?) -> Bool {
             guard count > 0, count <= Self.maximumCount, let entry = entry(count: count, rawKey),
                 entry.pointee.raw.count == count
-            else { return nil }
+            else { return false }
             let equal = entry.pointee.raw.withUnsafeBufferPointer { raw in
                 for index in 0..<count {
                     guard let key = rawKey(index), key == raw[index] else { return false }
                 }
                 return true
             }
-            return equal ? Match(keys: entry.pointee.keys, positions: entry.pointee.positions) : nil
+            if equal { stack.push(Match(keys: entry.pointee.keys, positions: entry.pointee.positions)) }
+            return equal
         }
 
         /// Keeps the keys of `dictionary`, read from `count` keys whose bytes are

@@ -731,9 +731,10 @@ extension BinaryPropertyListScanner {
         let keys = context?.keys ?? MovingStack<String>(capacity: 16)
         let keyTable = context?.keyTable
         let keyLists = context?.keyLists
-        let sharedKeys = context?.sharedKeys
-        let sharedBase = sharedKeys?.count ?? 0
-        defer { sharedKeys?.removeAll(from: sharedBase) }
+        // Not optional: binding an optional class reference in the loop retained it.
+        let sharedKeys = context?.sharedKeys ?? MovingStack(capacity: 1)
+        let sharedBase = sharedKeys.count
+        defer { sharedKeys.removeAll(from: sharedBase) }
         // Objects referenced so far, and the values kept for those referenced again.
         _ = seen.markReferenced(root)
         // Object indices hashed with a multiply, not SipHash: consulted for every key.
@@ -741,11 +742,10 @@ extension BinaryPropertyListScanner {
         // The innermost open container, kept out of `parents`.
         var current = OpenContainer(
             object: rootObject, valueBase: values.count, keyBase: keys.count, remainingBefore: start)
-        if let keyLists, let sharedKeys, rootObject.kind == .dictionary,
-            let same = keyLists.match(count: rootObject.count, { rawKey(rootObject, at: $0) })
-        {
-            sharedKeys.push(same)
-            current.keysShared = true
+        if let keyLists, rootObject.kind == .dictionary {
+            current.keysShared = keyLists.match(count: rootObject.count, onto: sharedKeys) {
+                rawKey(rootObject, at: $0)
+            }
         }
         var parents: [OpenContainer] = []
         parents.reserveCapacity(8)
@@ -803,11 +803,10 @@ extension BinaryPropertyListScanner {
                     current = OpenContainer(
                         object: child, valueBase: values.count, keyBase: keys.count,
                         remainingBefore: remainingBefore, keepsValue: again)
-                    if let keyLists, let sharedKeys, child.kind == .dictionary,
-                        let same = keyLists.match(count: child.count, { rawKey(child, at: $0) })
-                    {
-                        sharedKeys.push(same)
-                        current.keysShared = true
+                    if let keyLists, child.kind == .dictionary {
+                        current.keysShared = keyLists.match(count: child.count, onto: sharedKeys) {
+                            rawKey(child, at: $0)
+                        }
                     }
                 } else {
                     let value = try scalar(child)
@@ -821,23 +820,8 @@ extension BinaryPropertyListScanner {
                 path.remove(container.index)
                 let value: PropertyList
                 if container.kind == .dictionary {
-                    if current.keysShared, let same = sharedKeys?.popLast() {
-                        // The keys of a dictionary read before: its keys array and table shared.
-                        value = .dictionary(
-                            PropertyListDictionary(
-                                distinctKeys: same.keys, positions: same.positions,
-                                values: values.popArray(from: current.valueBase)))
-                    } else {
-                        // Keys and values moved out as two arrays, which usually become the
-                        // dictionary's storage as they are (no append per entry).
-                        let keyArray = keys.popArray(from: current.keyBase)
-                        let dictionary = PropertyListDictionary(
-                            readKeys: keyArray, values: values.popArray(from: current.valueBase))
-                        if let keyLists {
-                            keyLists.remember(dictionary, count: container.count) { rawKey(container, at: $0) }
-                        }
-                        value = .dictionary(dictionary)
-                    }
+                    value = finishDictionary(
+                        current, keys: keys, values: values, sharedKeys: sharedKeys, keyLists: keyLists)
                 } else {
                     value = .array(values.popArray(from: current.valueBase))
                 }
@@ -853,6 +837,31 @@ extension BinaryPropertyListScanner {
                 values.push(value)
             }
         }
+    }
+
+    /// The dictionary `current` whose values (and keys, unless it shares those of an
+    /// earlier dictionary on top of `sharedKeys`) are on the stacks, moved out of them.
+    ///
+    /// Out of line: the rest of the loop then inlines better (callgrind).
+    @inline(never)
+    private func finishDictionary(
+        _ current: OpenContainer, keys: MovingStack<String>, values: MovingStack<PropertyList>,
+        sharedKeys: MovingStack<BinaryPropertyListReadingContext.KeyLists.Match>,
+        keyLists: BinaryPropertyListReadingContext.KeyLists?
+    ) -> PropertyList {
+        if current.keysShared, let same = sharedKeys.popLast() {
+            // The keys of a dictionary read before: its keys array and table shared.
+            return .dictionary(same.dictionary(values: values.popArray(from: current.valueBase)))
+        }
+        // Keys and values moved out as two arrays, which usually become the dictionary's
+        // storage as they are (no append per entry).
+        let keyArray = keys.popArray(from: current.keyBase)
+        let dictionary = PropertyListDictionary(readKeys: keyArray, values: values.popArray(from: current.valueBase))
+        if let keyLists {
+            let container = current.object
+            keyLists.remember(dictionary, count: container.count) { rawKey(container, at: $0) }
+        }
+        return .dictionary(dictionary)
     }
 
     /// A container being read: which object, and where its finished children start on the
