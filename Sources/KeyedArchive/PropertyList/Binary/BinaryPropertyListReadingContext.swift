@@ -12,14 +12,19 @@
 final class BinaryPropertyListReadingContext: @unchecked Sendable {
     let values = MovingStack<PropertyList>(capacity: 64)
     let keys = MovingStack<String>(capacity: 64)
-    /// The shared keys of the open dictionaries that have them, innermost last.
-    let sharedKeys = MovingStack<KeyLists.Match>(capacity: 16)
+    /// The shared keys of the open dictionaries that have them, innermost last (see
+    /// ``KeyLists/pending``).
+    private let sharedKeys = MovingStack<KeyLists.Match>(capacity: 16)
     /// Lent by value to the reader (no reference counting per key); the context owns its
     /// storage, so the table is valid while the context is alive.
     let keyTable = KeyTable()
 
     /// The key lists of the last dictionaries read, by their keys' slots in ``keyTable``.
-    let keyLists = KeyLists()
+    let keyLists: KeyLists
+
+    init() {
+        keyLists = KeyLists(pending: sharedKeys)
+    }
 
     deinit {
         keyTable.deallocate()
@@ -130,6 +135,10 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
             var raw: [RawKey] = []
         }
         private let entries: UnsafeMutablePointer<Entry>
+        /// The matches of the dictionaries being read, innermost last: ``match(count:_:)``
+        /// pushes one, the reader pops it when the dictionary ends. The owning context
+        /// keeps the stack; unowned here so that copying the lists retains nothing.
+        unowned(unsafe) let pending: MovingStack<Match>
 
         /// Keys and position table shared with an earlier dictionary.
         struct Match {
@@ -142,7 +151,8 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
             }
         }
 
-        init() {
+        init(pending: MovingStack<Match>) {
+            self.pending = pending
             entries = .allocate(capacity: 1 << Self.slotBits)
             entries.initialize(repeating: Entry(), count: 1 << Self.slotBits)
         }
@@ -167,9 +177,10 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
         }
 
         /// Pushes the stored list of `count` keys whose `rawKey(i)` equal those of the
-        /// dictionary being read onto `stack`, if there is one, and returns whether there was.
+        /// dictionary being read onto ``pending``, if there is one, and returns whether there
+        /// was.
         @inline(__always)
-        func match(count: Int, onto stack: MovingStack<Match>, _ rawKey: (Int) -> RawKey?) -> Bool {
+        func match(count: Int, _ rawKey: (Int) -> RawKey?) -> Bool {
             guard count > 0, count <= Self.maximumCount, let entry = entry(count: count, rawKey),
                 entry.pointee.raw.count == count
             else { return false }
@@ -179,7 +190,7 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
                 }
                 return true
             }
-            if equal { stack.push(Match(keys: entry.pointee.keys, positions: entry.pointee.positions)) }
+            if equal { pending.push(Match(keys: entry.pointee.keys, positions: entry.pointee.positions)) }
             return equal
         }
 

@@ -731,10 +731,8 @@ extension BinaryPropertyListScanner {
         let keys = context?.keys ?? MovingStack<String>(capacity: 16)
         let keyTable = context?.keyTable
         let keyLists = context?.keyLists
-        // Not optional: binding an optional class reference in the loop retained it.
-        let sharedKeys = context?.sharedKeys ?? MovingStack(capacity: 1)
-        let sharedBase = sharedKeys.count
-        defer { sharedKeys.removeAll(from: sharedBase) }
+        let sharedBase = keyLists?.pending.count ?? 0
+        defer { keyLists?.pending.removeAll(from: sharedBase) }
         // Objects referenced so far, and the values kept for those referenced again.
         _ = seen.markReferenced(root)
         // Object indices hashed with a multiply, not SipHash: consulted for every key.
@@ -743,7 +741,7 @@ extension BinaryPropertyListScanner {
         var current = OpenContainer(
             object: rootObject, valueBase: values.count, keyBase: keys.count, remainingBefore: start)
         if let keyLists, rootObject.kind == .dictionary {
-            current.keysShared = keyLists.match(count: rootObject.count, onto: sharedKeys) {
+            current.keysShared = keyLists.match(count: rootObject.count) {
                 rawKey(rootObject, at: $0)
             }
         }
@@ -804,7 +802,7 @@ extension BinaryPropertyListScanner {
                         object: child, valueBase: values.count, keyBase: keys.count,
                         remainingBefore: remainingBefore, keepsValue: again)
                     if let keyLists, child.kind == .dictionary {
-                        current.keysShared = keyLists.match(count: child.count, onto: sharedKeys) {
+                        current.keysShared = keyLists.match(count: child.count) {
                             rawKey(child, at: $0)
                         }
                     }
@@ -820,8 +818,7 @@ extension BinaryPropertyListScanner {
                 path.remove(container.index)
                 let value: PropertyList
                 if container.kind == .dictionary {
-                    value = finishDictionary(
-                        current, keys: keys, values: values, sharedKeys: sharedKeys, keyLists: keyLists)
+                    value = finishDictionary(current, keys: keys, values: values, keyLists: keyLists)
                 } else {
                     value = .array(values.popArray(from: current.valueBase))
                 }
@@ -840,16 +837,15 @@ extension BinaryPropertyListScanner {
     }
 
     /// The dictionary `current` whose values (and keys, unless it shares those of an
-    /// earlier dictionary on top of `sharedKeys`) are on the stacks, moved out of them.
+    /// earlier dictionary, on top of `keyLists.pending`) are on the stacks, moved out of them.
     ///
     /// Out of line: the rest of the loop then inlines better (callgrind).
     @inline(never)
     private func finishDictionary(
         _ current: OpenContainer, keys: MovingStack<String>, values: MovingStack<PropertyList>,
-        sharedKeys: MovingStack<BinaryPropertyListReadingContext.KeyLists.Match>,
         keyLists: BinaryPropertyListReadingContext.KeyLists?
     ) -> PropertyList {
-        if current.keysShared, let same = sharedKeys.popLast() {
+        if current.keysShared, let same = keyLists?.pending.popLast() {
             // The keys of a dictionary read before: its keys array and table shared.
             return .dictionary(same.dictionary(values: values.popArray(from: current.valueBase)))
         }
@@ -878,7 +874,7 @@ extension BinaryPropertyListScanner {
         /// The nesting levels of the deepest finished child container (0 if none).
         var height = 0
         /// Whether this is a dictionary with the keys of one read before, whose keys and
-        /// position table wait on the context's `sharedKeys` stack (see
+        /// position table wait on the context's `KeyLists.pending` stack (see
         /// ``BinaryPropertyListReadingContext/KeyLists``); its keys are then not read.
         var keysShared = false
     }
