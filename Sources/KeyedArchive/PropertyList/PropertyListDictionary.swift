@@ -182,7 +182,10 @@ extension PropertyListDictionary {
     /// A dictionary of `keys`, distinct, with `positions` built for them (empty for at most
     /// `linearSearchLimit` keys), as another dictionary with the same keys has them, and
     /// `values` in their order (as many).
-    init(distinctKeys keys: consuming [String], positions: consuming KeyPositionTable, values: consuming [PropertyList]) {
+    init(
+        distinctKeys keys: consuming [String], positions: consuming KeyPositionTable,
+        values: consuming [PropertyList]
+    ) {
         guard keys.count == values.count else {
             self.init(readKeys: keys, values: values)
             return

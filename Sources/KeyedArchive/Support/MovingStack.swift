@@ -58,6 +58,16 @@ final class MovingStack<Element> {
         return base[index]
     }
 
+    /// When the stack is empty and its storage has room for more than `limit` elements,
+    /// replaces the storage with room for `capacity`: for stacks kept from one use to the
+    /// next, which should not hold on to what one large use needed.
+    func shrink(above limit: Int, to capacity: Int) {
+        guard count == 0, self.capacity > limit else { return }
+        base.deallocate()
+        self.capacity = max(capacity, 1)
+        base = UnsafeMutablePointer<Element>.allocate(capacity: self.capacity)
+    }
+
     /// Moves the top element out, or returns `nil` if the stack is empty.
     func popLast() -> Element? {
         guard count > 0 else { return nil }

@@ -23,7 +23,8 @@ struct BinaryReadingContextTests {
     }
 
     /// Reads `bytes` without a context, then twice with `context`; all three must agree.
-    static func readThrice(_ bytes: [UInt8], context: BinaryPropertyListReadingContext) throws -> PropertyList {
+    static func readThrice(_ bytes: [UInt8], context: BinaryPropertyListReadingContext) throws -> PropertyList
+    {
         let plain = try read(bytes, context: nil)
         let first = try read(bytes, context: context)
         let second = try read(bytes, context: context)
@@ -68,7 +69,9 @@ struct BinaryReadingContextTests {
         }
         objects += keys.map { BPlist.ascii($0) }
         for dictionary in 0..<count {
-            for key in 0..<keyCount { objects.append([0x11] + BPlist.bigEndian(UInt64(base + dictionary * 100 + key), width: 2)) }
+            for key in 0..<keyCount {
+                objects.append([0x11] + BPlist.bigEndian(UInt64(base + dictionary * 100 + key), width: 2))
+            }
         }
         return BPlist.assemble(objects)
     }
@@ -167,7 +170,9 @@ struct BinaryReadingContextTests {
             let value = try Self.readThrice(Self.dictionary(keys), context: context)
             let dictionary = try #require(value.dictionaryValue)
             #expect(dictionary.keys == expectedKeys)
-            for (index, key) in expectedKeys.enumerated() { #expect(dictionary[key] == PropertyList(index + 1)) }
+            for (index, key) in expectedKeys.enumerated() {
+                #expect(dictionary[key] == PropertyList(index + 1))
+            }
         }
     }
 
@@ -224,9 +229,13 @@ struct BinaryReadingContextTests {
             #expect(error.code == .corruptData)
         }
         // A number as a key, after a list of that many string keys was remembered.
-        let numberKey = BPlist.assemble([[0xD2, 1, 2, 3, 4], BPlist.ascii("a"), [0x10, 9], [0x10, 1], [0x10, 2]])
+        let numberKey = BPlist.assemble([
+            [0xD2, 1, 2, 3, 4], BPlist.ascii("a"), [0x10, 9], [0x10, 1], [0x10, 2],
+        ])
         for reader in [nil, context] {
-            let error = try #require(throws: KeyedArchiveError.self) { try Self.read(numberKey, context: reader) }
+            let error = try #require(throws: KeyedArchiveError.self) {
+                try Self.read(numberKey, context: reader)
+            }
             #expect(error.code == .corruptData)
             #expect(error.message.contains("keys must be strings"))
         }
@@ -246,10 +255,33 @@ struct BinaryReadingContextTests {
         }
     }
 
+    @Test func stacksGrownByALargeDocumentAreShrunkAndAThrowLeavesNothingBehind() throws {
+        let context = BinaryPropertyListReadingContext()
+        let large = PropertyList.array((0..<6000).map { PropertyList($0) })
+        let bytes = Array(try large.data(format: .binary))
+        #expect(try Self.read(bytes, context: context) == large)
+        #expect(context.values.capacity > BinaryPropertyListReadingContext.keptStackCapacity)
+        // A document that fails halfway leaves values and keys on the stacks.
+        // The last dictionary's last value reference (byte 26) points past the objects.
+        var broken = Self.arrayOfDictionaries(keys: ["a", "b"], count: 3)
+        #expect(broken[22] == 0xD2)
+        broken[26] = 0x7F
+        _ = try #require(throws: KeyedArchiveError.self) { try Self.read(broken, context: context) }
+        #expect(context.values.count > 0)
+        context.empty()
+        #expect(context.values.count == 0)
+        #expect(context.keys.count == 0)
+        #expect(context.values.capacity <= BinaryPropertyListReadingContext.keptStackCapacity)
+        _ = try Self.readThrice(Self.arrayOfDictionaries(keys: ["a", "b"], count: 3), context: context)
+        #expect(try Self.read(bytes, context: context) == large)
+    }
+
     @Test func readersOnManyThreadsAtOnceGetTheirOwnValues() async throws {
         // The process's context is lent to one reader at a time; the others read without.
         let documents = (0..<8).map { document in
-            (0..<20).map { Data(Self.arrayOfDictionaries(keys: ["x", "y\(document)", "z"], count: 4, base: $0)) }
+            (0..<20).map {
+                Data(Self.arrayOfDictionaries(keys: ["x", "y\(document)", "z"], count: 4, base: $0))
+            }
         }
         try await withThrowingTaskGroup(of: Bool.self) { group in
             for document in 0..<8 {
@@ -259,7 +291,8 @@ struct BinaryReadingContextTests {
                         guard let elements = value.arrayValue, elements.count == 4 else { return false }
                         for (index, element) in elements.enumerated() {
                             let expected: PropertyList = [
-                                "x": PropertyList(base + index * 100), "y\(document)": PropertyList(base + index * 100 + 1),
+                                "x": PropertyList(base + index * 100),
+                                "y\(document)": PropertyList(base + index * 100 + 1),
                                 "z": PropertyList(base + index * 100 + 2),
                             ]
                             guard element == expected else { return false }

@@ -25,7 +25,8 @@ enum BinaryPropertyListReader {
             defer { if let context { BinaryPropertyListReadingContext.giveBack(context) } }
             var remaining = options.valueLimit(forInputLength: bytes.count)
             return try BinaryPropertyListScanner(bytes: bytes, trailer: trailer).materialize(
-                trailer.topObject, maximumDepth: options.maximumDepth, remaining: &remaining, budget: remaining,
+                trailer.topObject, maximumDepth: options.maximumDepth, remaining: &remaining,
+                budget: remaining,
                 context: context)
         }
     }

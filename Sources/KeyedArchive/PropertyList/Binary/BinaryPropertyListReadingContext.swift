@@ -1,14 +1,21 @@
 /// What reading one binary property list into a tree leaves behind for reading the next:
-/// the value and key stacks of ``BinaryPropertyListScanner``'s materializer, and the
-/// strings of short ASCII dictionary keys.
+/// the value and key stacks of ``BinaryPropertyListScanner``'s materializer, a table of
+/// short ASCII key strings (``KeyTable``) and the key lists of recent dictionaries
+/// (``KeyLists``).
 ///
-/// Documents of one kind (settings, bundles' `Info.plist`s) repeat the same keys, and a
-/// small document's parse spent a third of its time making key strings and its stacks.
-/// One context is kept for the whole process, lent to one reader at a time
-/// (``borrow()`` / ``giveBack(_:)``, under a lock taken twice per document); a reader that
-/// finds it lent works without one, as before. What it keeps is bounded: the key table has
-/// a fixed number of slots of keys of at most ``KeyTable/maximumLength`` bytes, and stacks
-/// that grew large are dropped when the context is given back.
+/// Documents of one kind (settings, bundles' `Info.plist`s, archives) repeat the same
+/// dictionaries' keys, within a document and from one to the next. Making those keys into
+/// strings, checking them for repeats, allocating a keys array (and past eight keys a
+/// position table) per dictionary and the stacks per document were more than a third of
+/// the instructions of reading 1,000 small documents (callgrind: 103.0 M for two reads of
+/// the peers benchmark's `small/` inputs, 71.2 M with the context, 35.5 M a read once warm).
+///
+/// One context is kept for the whole process, lent to one reader at a time (``borrow()``
+/// and ``giveBack(_:)``, under a lock taken twice per document); a reader that finds it lent
+/// works without one, as before. What it keeps is bounded: 256 key strings of at most
+/// ``KeyTable/maximumLength`` bytes, 64 key lists of at most ``KeyLists/maximumCount``
+/// keys, and stacks that grew past ``keptStackCapacity`` elements are shrunk when the
+/// context is given back.
 final class BinaryPropertyListReadingContext: @unchecked Sendable {
     let values = MovingStack<PropertyList>(capacity: 64)
     let keys = MovingStack<String>(capacity: 64)
@@ -18,9 +25,15 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
     /// Lent by value to the reader (no reference counting per key); the context owns its
     /// storage, so the table is valid while the context is alive.
     let keyTable = KeyTable()
-
-    /// The key lists of the last dictionaries read, by their keys' slots in ``keyTable``.
+    /// The key lists of recent dictionaries; owned like ``keyTable``.
     let keyLists: KeyLists
+
+    /// Stacks that grew past this many elements are shrunk when given back.
+    static let keptStackCapacity = 4096
+
+    private static let lock = ArchiveLock()
+    nonisolated(unsafe) private static var spare: BinaryPropertyListReadingContext? =
+        BinaryPropertyListReadingContext()
 
     init() {
         keyLists = KeyLists(pending: sharedKeys)
@@ -30,11 +43,6 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
         keyTable.deallocate()
         keyLists.deallocate()
     }
-    /// Stacks that grew past this many elements are not kept.
-    private static let keptStackCapacity = 4096
-
-    private static let lock = ArchiveLock()
-    nonisolated(unsafe) private static var spare: BinaryPropertyListReadingContext? = BinaryPropertyListReadingContext()
 
     /// The process's context, or `nil` while another reader has it.
     static func borrow() -> BinaryPropertyListReadingContext? {
@@ -45,19 +53,22 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
         }
     }
 
-    /// Returns a context taken with ``borrow()``, emptied, for the next reader; dropped
-    /// instead if its stacks grew large.
+    /// Returns a context taken with ``borrow()``, emptied (and its stacks shrunk if they
+    /// grew large), for the next reader.
     static func giveBack(_ context: BinaryPropertyListReadingContext) {
-        // A reader that threw leaves values on the stacks.
-        context.values.removeAll(from: 0)
-        context.keys.removeAll(from: 0)
-        context.sharedKeys.removeAll(from: 0)
-        guard context.values.capacity <= keptStackCapacity, context.keys.capacity <= keptStackCapacity,
-            context.sharedKeys.capacity <= keptStackCapacity
-        else {
-            return
-        }
+        context.empty()
         lock.withLock { spare = context }
+    }
+
+    /// Empties the stacks (a reader that threw leaves values on them) and shrinks those
+    /// that grew past ``keptStackCapacity``.
+    func empty() {
+        values.removeAll(from: 0)
+        keys.removeAll(from: 0)
+        sharedKeys.removeAll(from: 0)
+        values.shrink(above: Self.keptStackCapacity, to: 64)
+        keys.shrink(above: Self.keptStackCapacity, to: 64)
+        sharedKeys.shrink(above: Self.keptStackCapacity, to: 16)
     }
 
     /// A direct-mapped table from the bytes of a short ASCII string object (at most
@@ -102,14 +113,17 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
             mixed = (mixed ^ second ^ third &* 0xBF58_476D_1CE4_E5B9) &* 0x94D0_49BB_1331_11EB
             mixed ^= fourth
             mixed ^= mixed >> 29
-            let slot = slots + Int(truncatingIfNeeded: (mixed &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - Self.slotBits))
+            let slot =
+                slots
+                + Int(truncatingIfNeeded: (mixed &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - Self.slotBits))
             if slot.pointee.count == count, slot.pointee.first == first, slot.pointee.second == second,
                 slot.pointee.third == third, slot.pointee.fourth == fourth
             {
                 return slot.pointee.text
             }
             let text = try make()
-            slot.pointee = Slot(first: first, second: second, third: third, fourth: fourth, count: count, text: text)
+            slot.pointee = Slot(
+                first: first, second: second, third: third, fourth: fourth, count: count, text: text)
             return text
         }
     }

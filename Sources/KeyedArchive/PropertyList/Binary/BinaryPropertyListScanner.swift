@@ -758,7 +758,9 @@ extension BinaryPropertyListScanner {
                     // Keys shared with an earlier dictionary are not read again.
                     if !current.keysShared {
                         let keyIndex = try reference(container, at: next)
-                        if let keyTable, let text = try tableKey(keyIndex, position: next, of: container, in: keyTable) {
+                        if let keyTable,
+                            let text = try tableKey(keyIndex, position: next, of: container, in: keyTable)
+                        {
                             keys.push(text)
                         } else if seen.markReferenced(keyIndex) {
                             if case .string(let text)? = shared[keyIndex]?.value {
@@ -852,7 +854,8 @@ extension BinaryPropertyListScanner {
         // Keys and values moved out as two arrays, which usually become the dictionary's
         // storage as they are (no append per entry).
         let keyArray = keys.popArray(from: current.keyBase)
-        let dictionary = PropertyListDictionary(readKeys: keyArray, values: values.popArray(from: current.valueBase))
+        let dictionary = PropertyListDictionary(
+            readKeys: keyArray, values: values.popArray(from: current.valueBase))
         if let keyLists {
             let container = current.object
             keyLists.remember(dictionary, count: container.count) { rawKey(container, at: $0) }
@@ -952,9 +955,12 @@ extension BinaryPropertyListScanner {
     /// any other key, and for a reference or object that is not valid (reading the key
     /// the usual way then reports it).
     @inline(__always)
-    func rawKey(_ dictionary: BinaryPropertyListObject, at position: Int) -> BinaryPropertyListReadingContext.RawKey? {
+    func rawKey(_ dictionary: BinaryPropertyListObject, at position: Int) -> BinaryPropertyListReadingContext
+        .RawKey?
+    {
         guard position >= 0, position < dictionary.count else { return nil }
-        let reference = unsigned(dictionary.payload + position * trailer.objectRefSize, width: trailer.objectRefSize)
+        let reference = unsigned(
+            dictionary.payload + position * trailer.objectRefSize, width: trailer.objectRefSize)
         guard reference < UInt64(trailer.objectCount) else { return nil }
         let entry = trailer.offsetTableOffset + Int(reference) * trailer.offsetIntSize
         let offset = unsigned(entry, width: trailer.offsetIntSize)
