@@ -20,7 +20,7 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
     let values = MovingStack<PropertyList>(capacity: 64)
     let keys = MovingStack<String>(capacity: 64)
     /// The shared keys of the open dictionaries that have them, innermost last (see
-    /// ``KeyLists/pending``).
+    /// ``KeyLists/popPending()``).
     private let sharedKeys = MovingStack<KeyLists.Match>(capacity: 16)
     /// Lent by value to the reader (no reference counting per key); the context owns its
     /// storage, so the table is valid while the context is alive.
@@ -151,8 +151,9 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
         private let entries: UnsafeMutablePointer<Entry>
         /// The matches of the dictionaries being read, innermost last: ``match(count:_:)``
         /// pushes one, the reader pops it when the dictionary ends. The owning context
-        /// keeps the stack; unowned here so that copying the lists retains nothing.
-        unowned(unsafe) let pending: MovingStack<Match>
+        /// keeps the stack alive; reached unmanaged here, since retaining and releasing it
+        /// around every push and pop cost more than a tenth of a small document's time.
+        private let pending: Unmanaged<MovingStack<Match>>
 
         /// Keys and position table shared with an earlier dictionary.
         struct Match {
@@ -166,7 +167,7 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
         }
 
         init(pending: MovingStack<Match>) {
-            self.pending = pending
+            self.pending = Unmanaged.passUnretained(pending)
             entries = .allocate(capacity: 1 << Self.slotBits)
             entries.initialize(repeating: Entry(), count: 1 << Self.slotBits)
         }
@@ -191,8 +192,8 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
         }
 
         /// Pushes the stored list of `count` keys whose `rawKey(i)` equal those of the
-        /// dictionary being read onto ``pending``, if there is one, and returns whether there
-        /// was.
+        /// dictionary being read onto the pending matches, if there is one, and returns
+        /// whether there was.
         @inline(__always)
         func match(count: Int, _ rawKey: (Int) -> RawKey?) -> Bool {
             guard count > 0, count <= Self.maximumCount, let entry = entry(count: count, rawKey),
@@ -204,9 +205,24 @@ final class BinaryPropertyListReadingContext: @unchecked Sendable {
                 }
                 return true
             }
-            if equal { pending.push(Match(keys: entry.pointee.keys, positions: entry.pointee.positions)) }
+            if equal {
+                pending._withUnsafeGuaranteedRef {
+                    $0.push(Match(keys: entry.pointee.keys, positions: entry.pointee.positions))
+                }
+            }
             return equal
         }
+
+        /// The number of pending matches.
+        @inline(__always)
+        var pendingCount: Int { pending._withUnsafeGuaranteedRef { $0.count } }
+
+        /// Takes the innermost pending match.
+        @inline(__always)
+        func popPending() -> Match? { pending._withUnsafeGuaranteedRef { $0.popLast() } }
+
+        /// Drops the pending matches from `start` on (those of a reader that threw).
+        func removePending(from start: Int) { pending._withUnsafeGuaranteedRef { $0.removeAll(from: start) } }
 
         /// Keeps the keys of `dictionary`, read from `count` keys whose bytes are
         /// `rawKey(i)`, if none was repeated (the dictionary has them all), all are short

@@ -731,8 +731,8 @@ extension BinaryPropertyListScanner {
         let keys = context?.keys ?? MovingStack<String>(capacity: 16)
         let keyTable = context?.keyTable
         let keyLists = context?.keyLists
-        let sharedBase = keyLists?.pending.count ?? 0
-        defer { keyLists?.pending.removeAll(from: sharedBase) }
+        let sharedBase = keyLists?.pendingCount ?? 0
+        defer { keyLists?.removePending(from: sharedBase) }
         // Objects referenced so far, and the values kept for those referenced again.
         _ = seen.markReferenced(root)
         // Object indices hashed with a multiply, not SipHash: consulted for every key.
@@ -839,7 +839,8 @@ extension BinaryPropertyListScanner {
     }
 
     /// The dictionary `current` whose values (and keys, unless it shares those of an
-    /// earlier dictionary, on top of `keyLists.pending`) are on the stacks, moved out of them.
+    /// earlier dictionary, the innermost of `keyLists`' pending matches) are on the stacks,
+    /// moved out of them.
     ///
     /// Out of line: the rest of the loop then inlines better (callgrind).
     @inline(never)
@@ -847,7 +848,7 @@ extension BinaryPropertyListScanner {
         _ current: OpenContainer, keys: MovingStack<String>, values: MovingStack<PropertyList>,
         keyLists: BinaryPropertyListReadingContext.KeyLists?
     ) -> PropertyList {
-        if current.keysShared, let same = keyLists?.pending.popLast() {
+        if current.keysShared, let same = keyLists?.popPending() {
             // The keys of a dictionary read before: its keys array and table shared.
             return .dictionary(same.dictionary(values: values.popArray(from: current.valueBase)))
         }
@@ -877,7 +878,7 @@ extension BinaryPropertyListScanner {
         /// The nesting levels of the deepest finished child container (0 if none).
         var height = 0
         /// Whether this is a dictionary with the keys of one read before, whose keys and
-        /// position table wait on the context's `KeyLists.pending` stack (see
+        /// position table wait among the context's pending key-list matches (see
         /// ``BinaryPropertyListReadingContext/KeyLists``); its keys are then not read.
         var keysShared = false
     }
