@@ -179,6 +179,23 @@ extension PropertyListDictionary {
         for index in 0..<count { setValue(values[index], forKey: keys[index]) }
     }
 
+    /// A dictionary of `keys`, distinct, with `positions` built for them (empty for at most
+    /// `linearSearchLimit` keys), as another dictionary with the same keys has them, and
+    /// `values` in their order (as many).
+    init(
+        distinctKeys keys: consuming [String], positions: consuming KeyPositionTable,
+        values: consuming [PropertyList]
+    ) {
+        guard keys.count == values.count else {
+            self.init(readKeys: keys, values: values)
+            return
+        }
+        self.init(storage: keys, values: values, positions: positions)
+    }
+
+    /// The key → position index, for a dictionary with the same keys.
+    var positionTable: KeyPositionTable { positions }
+
     private init(storage keys: [String], values: [PropertyList], positions: KeyPositionTable) {
         self.keys = keys
         self.values = values

@@ -9,7 +9,8 @@ final class MovingStack<Element> {
     // Touched for every value read; no access spans a call that could reach the stack
     // again, so Swift's dynamic exclusivity checks on class properties would only cost time.
     @exclusivity(unchecked) private var base: UnsafeMutablePointer<Element>
-    @exclusivity(unchecked) private var capacity: Int
+    /// The number of elements the storage has room for.
+    @exclusivity(unchecked) private(set) var capacity: Int
     /// The number of elements on the stack.
     @exclusivity(unchecked) private(set) var count = 0
 
@@ -57,7 +58,28 @@ final class MovingStack<Element> {
         return base[index]
     }
 
+    /// When the stack is empty and its storage has room for more than `limit` elements,
+    /// replaces the storage with room for `capacity`: for stacks kept from one use to the
+    /// next, which should not hold on to what one large use needed.
+    func shrink(above limit: Int, to capacity: Int) {
+        guard count == 0, self.capacity > limit else { return }
+        base.deallocate()
+        self.capacity = max(capacity, 1)
+        base = UnsafeMutablePointer<Element>.allocate(capacity: self.capacity)
+    }
+
+    /// Moves the top element out, or returns `nil` if the stack is empty.
+    func popLast() -> Element? {
+        guard count > 0 else { return nil }
+        count -= 1
+        return (base + count).move()
+    }
+
     /// Moves the elements from `start` to the top out, in order, as an array.
+    ///
+    /// Not inlined: inlined into the binary reader's loop, its appends were no longer
+    /// inlined themselves (callgrind: a call per element).
+    @inline(never)
     func popArray(from start: Int) -> [Element] {
         guard start >= 0, start < count else { return [] }
         let end = count

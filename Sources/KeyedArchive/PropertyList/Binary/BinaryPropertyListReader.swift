@@ -21,9 +21,13 @@ enum BinaryPropertyListReader {
         // Over the caller's bytes, without copying them.
         try data.withUnsafeBytes { bytes in
             let trailer = try BinaryPropertyListTrailer(validating: bytes)
+            let context = BinaryPropertyListReadingContext.borrow()
+            defer { if let context { BinaryPropertyListReadingContext.giveBack(context) } }
+            var remaining = options.valueLimit(forInputLength: bytes.count)
             return try BinaryPropertyListScanner(bytes: bytes, trailer: trailer).materialize(
-                trailer.topObject, maximumDepth: options.maximumDepth,
-                budget: options.valueLimit(forInputLength: bytes.count))
+                trailer.topObject, maximumDepth: options.maximumDepth, remaining: &remaining,
+                budget: remaining,
+                context: context)
         }
     }
 }

@@ -681,8 +681,10 @@ extension BinaryPropertyListScanner {
 
     /// Materializes `root` spending from `remaining`, a budget shared by several calls (one
     /// budget for a whole archive, say); `budget` is the whole of it, for the error message.
-    func materialize(_ root: Int, maximumDepth: Int, remaining: inout Int, budget: Int) throws -> PropertyList
-    {
+    func materialize(
+        _ root: Int, maximumDepth: Int, remaining: inout Int, budget: Int,
+        context: BinaryPropertyListReadingContext? = nil
+    ) throws -> PropertyList {
         let objectCount = trailer.objectCount
         if objectCount <= Self.borrowedBitsLimit {
             // A small file (a document of a few hundred objects): the objects referenced
@@ -699,14 +701,15 @@ extension BinaryPropertyListScanner {
                 var path = ObjectPath(borrowing: BorrowedIndexBits(words: start + words, bound: objectCount))
                 return try materialize(
                     root, maximumDepth: maximumDepth, remaining: &remaining, budget: budget, seen: &seen,
-                    path: &path)
+                    path: &path, context: context)
             }
             if let value { return value }
         }
         var seen = ObjectSet(objectCount: objectCount)
         var path = ObjectPath(objectCount: objectCount)
         return try materialize(
-            root, maximumDepth: maximumDepth, remaining: &remaining, budget: budget, seen: &seen, path: &path)
+            root, maximumDepth: maximumDepth, remaining: &remaining, budget: budget, seen: &seen, path: &path,
+            context: context)
     }
 
     /// Files of at most this many objects are materialized with ``BorrowedIndexBits`` on
@@ -715,7 +718,7 @@ extension BinaryPropertyListScanner {
 
     private func materialize(
         _ root: Int, maximumDepth: Int, remaining: inout Int, budget: Int, seen: inout some ReferencedObjects,
-        path: inout ObjectPath
+        path: inout ObjectPath, context: BinaryPropertyListReadingContext?
     ) throws -> PropertyList {
         let start = remaining
         let rootObject = try object(root)
@@ -723,14 +726,25 @@ extension BinaryPropertyListScanner {
         if !rootObject.kind.isContainer { return try scalar(rootObject) }
 
         try enter(rootObject, depth: 1, path: &path, maximumDepth: maximumDepth)
-        let values = MovingStack<PropertyList>(capacity: 16)
-        let keys = MovingStack<String>(capacity: 16)
+        // A reused context's stacks are empty; this reader's values start at its bases.
+        let values = context?.values ?? MovingStack<PropertyList>(capacity: 16)
+        let keys = context?.keys ?? MovingStack<String>(capacity: 16)
+        let keyTable = context?.keyTable
+        let keyLists = context?.keyLists
+        let sharedBase = keyLists?.pendingCount ?? 0
+        defer { keyLists?.removePending(from: sharedBase) }
         // Objects referenced so far, and the values kept for those referenced again.
         _ = seen.markReferenced(root)
         // Object indices hashed with a multiply, not SipHash: consulted for every key.
         var shared = IndexTable<SharedValue>(keysBelow: trailer.objectCount)
         // The innermost open container, kept out of `parents`.
-        var current = OpenContainer(object: rootObject, valueBase: 0, keyBase: 0, remainingBefore: start)
+        var current = OpenContainer(
+            object: rootObject, valueBase: values.count, keyBase: keys.count, remainingBefore: start)
+        if let keyLists, rootObject.kind == .dictionary {
+            current.keysShared = keyLists.match(count: rootObject.count) {
+                rawKey(rootObject, at: $0)
+            }
+        }
         var parents: [OpenContainer] = []
         parents.reserveCapacity(8)
 
@@ -741,18 +755,25 @@ extension BinaryPropertyListScanner {
                 current.next = next + 1
                 let childIndex: Int
                 if container.kind == .dictionary {
-                    let keyIndex = try reference(container, at: next)
-                    if seen.markReferenced(keyIndex) {
-                        if case .string(let text)? = shared[keyIndex]?.value {
+                    // Keys shared with an earlier dictionary are not read again.
+                    if !current.keysShared {
+                        let keyIndex = try reference(container, at: next)
+                        if let keyTable,
+                            let text = try tableKey(keyIndex, position: next, of: container, in: keyTable)
+                        {
                             keys.push(text)
+                        } else if seen.markReferenced(keyIndex) {
+                            if case .string(let text)? = shared[keyIndex]?.value {
+                                keys.push(text)
+                            } else {
+                                let text = try key(keyIndex, position: next, of: container)
+                                shared.insert(
+                                    SharedValue(value: .string(text), size: 1, height: 0), forKey: keyIndex)
+                                keys.push(text)
+                            }
                         } else {
-                            let text = try key(keyIndex, position: next, of: container)
-                            shared.insert(
-                                SharedValue(value: .string(text), size: 1, height: 0), forKey: keyIndex)
-                            keys.push(text)
+                            keys.push(try key(keyIndex, position: next, of: container))
                         }
-                    } else {
-                        keys.push(try key(keyIndex, position: next, of: container))
                     }
                     try spend(&remaining, budget: budget, at: container)
                     childIndex = try reference(container, at: container.count + next)
@@ -782,6 +803,11 @@ extension BinaryPropertyListScanner {
                     current = OpenContainer(
                         object: child, valueBase: values.count, keyBase: keys.count,
                         remainingBefore: remainingBefore, keepsValue: again)
+                    if let keyLists, child.kind == .dictionary {
+                        current.keysShared = keyLists.match(count: child.count) {
+                            rawKey(child, at: $0)
+                        }
+                    }
                 } else {
                     let value = try scalar(child)
                     if again, child.kind == .asciiString || child.kind == .utf16String || child.kind == .data
@@ -794,12 +820,7 @@ extension BinaryPropertyListScanner {
                 path.remove(container.index)
                 let value: PropertyList
                 if container.kind == .dictionary {
-                    // Keys and values moved out as two arrays, which usually become the
-                    // dictionary's storage as they are (no append per entry).
-                    let keyArray = keys.popArray(from: current.keyBase)
-                    value = .dictionary(
-                        PropertyListDictionary(
-                            readKeys: keyArray, values: values.popArray(from: current.valueBase)))
+                    value = finishDictionary(current, keys: keys, values: values, keyLists: keyLists)
                 } else {
                     value = .array(values.popArray(from: current.valueBase))
                 }
@@ -817,6 +838,32 @@ extension BinaryPropertyListScanner {
         }
     }
 
+    /// The dictionary `current` whose values (and keys, unless it shares those of an
+    /// earlier dictionary, the innermost of `keyLists`' pending matches) are on the stacks,
+    /// moved out of them.
+    ///
+    /// Out of line: the rest of the loop then inlines better (callgrind).
+    @inline(never)
+    private func finishDictionary(
+        _ current: OpenContainer, keys: MovingStack<String>, values: MovingStack<PropertyList>,
+        keyLists: BinaryPropertyListReadingContext.KeyLists?
+    ) -> PropertyList {
+        if current.keysShared, let same = keyLists?.popPending() {
+            // The keys of a dictionary read before: its keys array and table shared.
+            return .dictionary(same.dictionary(values: values.popArray(from: current.valueBase)))
+        }
+        // Keys and values moved out as two arrays, which usually become the dictionary's
+        // storage as they are (no append per entry).
+        let keyArray = keys.popArray(from: current.keyBase)
+        let dictionary = PropertyListDictionary(
+            readKeys: keyArray, values: values.popArray(from: current.valueBase))
+        if let keyLists {
+            let container = current.object
+            keyLists.remember(dictionary, count: container.count) { rawKey(container, at: $0) }
+        }
+        return .dictionary(dictionary)
+    }
+
     /// A container being read: which object, and where its finished children start on the
     /// value and key stacks.
     private struct OpenContainer {
@@ -830,6 +877,10 @@ extension BinaryPropertyListScanner {
         var next = 0
         /// The nesting levels of the deepest finished child container (0 if none).
         var height = 0
+        /// Whether this is a dictionary with the keys of one read before, whose keys and
+        /// position table wait among the context's pending key-list matches (see
+        /// ``BinaryPropertyListReadingContext/KeyLists``); its keys are then not read.
+        var keysShared = false
     }
 
     /// A finished value kept for objects referenced more than once.
@@ -882,6 +933,59 @@ extension BinaryPropertyListScanner {
             "object \(object.index): the property list expands to more than \(budget) values "
                 + "(shared objects count each time they are referenced)",
             at: .byteOffset(object.offset))
+    }
+
+    /// The string of a dictionary key that is an ASCII string object short enough for
+    /// `table`, from the table when it holds it; `nil` for any other key.
+    @inline(__always)
+    private func tableKey(
+        _ index: Int, position: Int, of dictionary: BinaryPropertyListObject,
+        in table: BinaryPropertyListReadingContext.KeyTable
+    ) throws -> String? {
+        let key = try object(index)
+        guard key.kind == .asciiString, key.count > 0,
+            key.count <= BinaryPropertyListReadingContext.KeyTable.maximumLength
+        else { return nil }
+        // Up to `maximumLength` bytes from the payload may be read: at least the offset
+        // table's byte and the 32-byte trailer follow the object area.
+        return try table.text(at: base + key.payload, count: key.count) { try string(key) }
+    }
+
+    /// The bytes of key `position` of `dictionary` if it is an ASCII string object of 1
+    /// to ``BinaryPropertyListReadingContext/KeyTable/maximumLength`` bytes; `nil` for
+    /// any other key, and for a reference or object that is not valid (reading the key
+    /// the usual way then reports it).
+    @inline(__always)
+    func rawKey(_ dictionary: BinaryPropertyListObject, at position: Int) -> BinaryPropertyListReadingContext
+        .RawKey?
+    {
+        guard position >= 0, position < dictionary.count else { return nil }
+        let reference = unsigned(
+            dictionary.payload + position * trailer.objectRefSize, width: trailer.objectRefSize)
+        guard reference < UInt64(trailer.objectCount) else { return nil }
+        let entry = trailer.offsetTableOffset + Int(reference) * trailer.offsetIntSize
+        let offset = unsigned(entry, width: trailer.offsetIntSize)
+        guard offset >= 8, offset < UInt64(objectsEnd) else { return nil }
+        let start = Int(offset)
+        let marker = byte(start)
+        let count: Int
+        let payload: Int
+        if marker >> 4 == 0x5, marker & 0x0F != 0x0F {
+            count = Int(marker & 0x0F)
+            payload = start + 1
+        } else if marker == 0x5F, start + 2 < objectsEnd, byte(start + 1) == 0x10 {
+            // A count of one byte: strings of 15 to 255 bytes.
+            count = Int(byte(start + 2))
+            payload = start + 3
+        } else {
+            return nil
+        }
+        guard count > 0, count <= BinaryPropertyListReadingContext.KeyTable.maximumLength,
+            count <= objectsEnd - payload
+        else { return nil }
+        // Up to 32 bytes from the payload may be read: at least the offset table's byte and
+        // the 32-byte trailer follow the object area.
+        return BinaryPropertyListReadingContext.RawKey(base + payload, count: count)
     }
 
     /// The string of a dictionary key.
