@@ -439,23 +439,29 @@ struct Tool {
     ) -> Bool {
         let isBinary = data.starts(with: Self.binaryMagic)
         switch format {
-        case .xml1, .json: guard isBinary else { return false }
-        case .binary1: guard !isBinary, PropertyListFormat.detect(data) == .xml else { return false }
+        case .xml1, .json, .binary1:
+            guard isBinary || PropertyListFormat.detect(data) == .xml else { return false }
         case .swift, .objc: return false
         }
         guard let destination = try? Self.destination(of: name, as: format, invocation) else { return false }
         let limit = Self.outputLimit(forInputLength: data.count)
         func produce(_ write: (UnsafeRawBufferPointer) throws -> Void) throws {
             switch format {
-            case .xml1:
+            case .xml1 where isBinary:
                 try XMLPropertyListTranscoder.transcode(
                     data, readingOptions: PropertyListReadingOptions(), maximumOutputBytes: limit, to: write)
+            case .xml1:
+                try PropertyListStreamedConversion.xml(fromXML: data, maximumOutputBytes: limit, to: write)
             case .json:
-                try PropertyListStreamedConversion.json(
-                    fromBinary: data,
-                    options: PropertyListJSONOptions(
-                        prettyPrinted: invocation.readableJSON, sortsKeys: false, maximumOutputBytes: limit),
-                    to: write)
+                let options = PropertyListJSONOptions(
+                    prettyPrinted: invocation.readableJSON, sortsKeys: false, maximumOutputBytes: limit)
+                if isBinary {
+                    try PropertyListStreamedConversion.json(fromBinary: data, options: options, to: write)
+                } else {
+                    try PropertyListStreamedConversion.json(fromXML: data, options: options, to: write)
+                }
+            case .binary1 where isBinary:
+                try PropertyListStreamedConversion.binary(fromBinary: data).withUnsafeBytes(write)
             case .binary1:
                 try PropertyListStreamedConversion.binary(fromXML: data).withUnsafeBytes(write)
             case .swift, .objc: break

@@ -29,15 +29,89 @@ package enum PropertyListStreamedConversion {
         sortsKeys: Bool = true
     ) throws -> Data {
         let compact = try XMLPropertyListReader.binaryPropertyList(data, options: readingOptions)
-        return try compact.withUnsafeBytes { bytes in
+        return try copy(
+            compact, sortsKeys: sortsKeys, maximumDepth: readingOptions.maximumDepth &+ 1,
+            maximumValues: readingOptions.valueLimit(forInputLength: data.count), countsKeys: false)
+    }
+
+    /// The binary property list ``PropertyList/write(format:options:to:)`` writes for the
+    /// value of the binary property list `data`, byte for byte: its objects are copied in
+    /// the tree writer's order, as ``binary(fromXML:readingOptions:sortsKeys:)`` copies
+    /// them (a shared object once for each time it is reached, equal scalars stored once).
+    ///
+    /// - Throws: What reading `data` throws (its nesting limit, its value budget counted as
+    ///   it counts it, keys included), `unsupportedFormat` for a key given twice, or what
+    ///   the binary writer throws.
+    package static func binary(
+        fromBinary data: Data, readingOptions: PropertyListReadingOptions = PropertyListReadingOptions(),
+        sortsKeys: Bool = true
+    ) throws -> Data {
+        try copy(
+            data, sortsKeys: sortsKeys, maximumDepth: readingOptions.maximumDepth,
+            maximumValues: readingOptions.valueLimit(forInputLength: data.count), countsKeys: true)
+    }
+
+    private static func copy(
+        _ data: Data, sortsKeys: Bool, maximumDepth: Int, maximumValues: Int, countsKeys: Bool
+    ) throws -> Data {
+        try data.withUnsafeBytes { bytes in
             let trailer = try BinaryPropertyListTrailer(validating: bytes)
             let scanner = try BinaryPropertyListScanner(bytes: bytes, trailer: trailer)
             var builder = BinaryPropertyListBuilder()
             let top = try builder.add(
-                copying: trailer.topObject, from: scanner, sortsKeys: sortsKeys,
-                maximumDepth: readingOptions.maximumDepth &+ 1,
-                maximumValues: readingOptions.valueLimit(forInputLength: data.count))
+                copying: trailer.topObject, from: scanner, sortsKeys: sortsKeys, maximumDepth: maximumDepth,
+                maximumValues: maximumValues, countsKeys: countsKeys)
             return try builder.finish(topObject: top)
+        }
+    }
+
+    /// Writes the XML ``PropertyList/write(format:options:to:)`` writes for the value of
+    /// the XML document `data`, byte for byte (keys sorted): the XML is rewritten as a
+    /// compact binary property list in one pass (as ``binary(fromXML:readingOptions:sortsKeys:)``
+    /// does), which ``XMLPropertyListTranscoder`` writes as XML, in pieces of about 256 KB.
+    ///
+    /// - Throws: What reading the XML throws, `unsupportedFormat` for a key given twice,
+    ///   `limitExceeded` past `maximumOutputBytes`, or what `output` throws.
+    package static func xml(
+        fromXML data: Data, readingOptions: PropertyListReadingOptions = PropertyListReadingOptions(),
+        maximumOutputBytes: Int, to output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let compact = try XMLPropertyListReader.binaryPropertyList(data, options: readingOptions)
+        // The XML's values were counted against its own length; the compact form holds no
+        // more of them, and its nesting is the XML's plus an empty container's level.
+        var options = readingOptions
+        options.maximumDepth = readingOptions.maximumDepth &+ 1
+        options.baseValueAllowance = readingOptions.valueLimit(forInputLength: data.count)
+        options.maximumExpansionFactor = 0
+        try XMLPropertyListTranscoder.transcode(
+            compact, readingOptions: options, maximumOutputBytes: maximumOutputBytes, to: output)
+    }
+
+    /// Writes the JSON text ``PropertyList/writeJSON(options:to:)`` writes for the value of
+    /// the XML document `data`, byte for byte, as the document is read (``XMLJSONBuilder``),
+    /// in pieces of about 256 KB as it is made.
+    ///
+    /// - Throws: What reading the XML throws; `unsupportedFormat` for a key given twice or
+    ///   a dictionary whose first key is `CF$UID` not written as writers write a UID (the
+    ///   value of either is known only once the dictionary is read whole) or a document read
+    ///   again after part of the text was handed over; `limitExceeded` where the JSON
+    ///   writer's bounds fall; or what `output` throws. What was handed to `output` before
+    ///   stays handed over.
+    package static func json(
+        fromXML data: Data, readingOptions: PropertyListReadingOptions = PropertyListReadingOptions(),
+        options: PropertyListJSONOptions, to output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        guard !options.sortsKeys else {
+            throw KeyedArchiveError(.unsupportedFormat, "sorted keys need the dictionary read whole")
+        }
+        try withoutActuallyEscaping(output) { output in
+            var builder = XMLJSONBuilder(
+                writer: JSONTextWriter(
+                    prettyPrinted: options.prettyPrinted, sortsKeys: false,
+                    maximumOutputBytes: options.maximumOutputBytes, destination: output))
+            _ = try XMLPropertyListReader.read(data, options: readingOptions, into: &builder)
+            if let failure = builder.failure { throw failure }
+            try builder.writer.output.withUnsafeBytes(output)
         }
     }
 

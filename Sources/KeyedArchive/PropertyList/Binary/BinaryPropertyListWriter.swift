@@ -125,16 +125,18 @@ extension BinaryPropertyListBuilder {
     ///   is given twice (reading keeps the last value where the first was; a caller that
     ///   needs that goes the tree's way), nesting deeper than `maximumDepth`, a container
     ///   that contains itself, or more than `maximumValues` values (shared objects counted
-    ///   each time they are reached).
+    ///   each time they are reached; with `countsKeys`, each dictionary key too, as the binary
+    ///   reader counts them).
     /// - Complexity: O(values), plus a sort of each dictionary's keys that are not in order.
     mutating func add(
         copying root: Int, from scanner: BinaryPropertyListScanner, sortsKeys: Bool, maximumDepth: Int,
-        maximumValues: Int
+        maximumValues: Int, countsKeys: Bool = false
     ) throws -> Int {
         var remaining = maximumValues
         func reach(_ index: Int) throws -> BinaryPropertyListObject {
             let object = try scanner.object(index)
             remaining -= 1
+            if countsKeys, object.kind == .dictionary { remaining -= object.count }
             guard remaining >= 0 else {
                 throw KeyedArchiveError(
                     .limitExceeded,
