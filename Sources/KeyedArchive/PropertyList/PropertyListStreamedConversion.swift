@@ -77,11 +77,15 @@ package enum PropertyListStreamedConversion {
         maximumOutputBytes: Int, to output: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
         let compact = try XMLPropertyListReader.binaryPropertyList(data, options: readingOptions)
-        // The XML's values were counted against its own length; the compact form holds no
-        // more of them, and its nesting is the XML's plus an empty container's level.
+        // Reading the XML applied its limits. The compact form holds its values (each at
+        // most once: no container is shared) and their keys, at most as many, and nests as
+        // deep, plus the level of an empty container.
+        let (values, overflow) = readingOptions.valueLimit(forInputLength: data.count)
+            .multipliedReportingOverflow(
+                by: 2)
         var options = readingOptions
-        options.maximumDepth = readingOptions.maximumDepth &+ 1
-        options.baseValueAllowance = readingOptions.valueLimit(forInputLength: data.count)
+        options.maximumDepth = readingOptions.maximumDepth == .max ? .max : readingOptions.maximumDepth + 1
+        options.baseValueAllowance = overflow ? .max : values
         options.maximumExpansionFactor = 0
         try XMLPropertyListTranscoder.transcode(
             compact, readingOptions: options, maximumOutputBytes: maximumOutputBytes, to: output)

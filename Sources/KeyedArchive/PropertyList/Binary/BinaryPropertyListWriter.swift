@@ -147,6 +147,12 @@ extension BinaryPropertyListBuilder {
         }
         let rootObject = try reach(root)
         guard rootObject.kind.isContainer else { return try addCopiedScalar(rootObject, from: scanner) }
+        guard maximumDepth >= 1 else {
+            throw KeyedArchiveError(
+                .limitExceeded,
+                "object \(rootObject.index): \(rootObject.kind) nested deeper than the limit of \(maximumDepth) levels",
+                at: .byteOffset(rootObject.offset))
+        }
         var keys = CopiedKeys(objectCount: scanner.trailer.objectCount)
         var path = ObjectPath(objectCount: scanner.trailer.objectCount)
         var pending: [Int] = []

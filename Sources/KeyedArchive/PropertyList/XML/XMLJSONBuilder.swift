@@ -46,11 +46,13 @@ struct XMLJSONBuilder: XMLValueBuilder {
         init(_ text: UnsafeBufferPointer<UInt8>) {
             if text.count <= 16 {
                 withUnsafeMutableBytes(of: &self.first) {
-                    $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(text).prefix(8)))
+                    $0.copyMemory(
+                        from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(text).prefix(8)))
                 }
                 if text.count > 8 {
                     withUnsafeMutableBytes(of: &self.second) {
-                        $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(text)[8...]))
+                        $0.copyMemory(
+                            from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(text)[8...]))
                     }
                 }
                 length = text.count
@@ -178,7 +180,9 @@ struct XMLJSONBuilder: XMLValueBuilder {
         return Written()
     }
 
-    mutating func dictionary(keysFrom keyStart: Int, valuesFrom valueStart: Int) -> XMLDictionaryResult<Written> {
+    mutating func dictionary(keysFrom keyStart: Int, valuesFrom valueStart: Int) -> XMLDictionaryResult<
+        Written
+    > {
         keyCount = keyStart
         valueCount = valueStart
         close()
