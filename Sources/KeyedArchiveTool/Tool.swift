@@ -438,9 +438,10 @@ struct Tool {
         _ name: String, _ data: Data, to format: ConversionFormat, _ invocation: Invocation
     ) -> Bool {
         let isBinary = data.starts(with: Self.binaryMagic)
+        let isXML = !isBinary && PropertyListFormat.detect(data) == .xml
         switch format {
         case .xml1, .json, .binary1:
-            guard isBinary || PropertyListFormat.detect(data) == .xml else { return false }
+            guard isBinary || isXML || Self.isJSONNotOpenStep(data) else { return false }
         case .swift, .objc: return false
         }
         guard let destination = try? Self.destination(of: name, as: format, invocation) else { return false }
@@ -450,20 +451,26 @@ struct Tool {
             case .xml1 where isBinary:
                 try XMLPropertyListTranscoder.transcode(
                     data, readingOptions: PropertyListReadingOptions(), maximumOutputBytes: limit, to: write)
-            case .xml1:
+            case .xml1 where isXML:
                 try PropertyListStreamedConversion.xml(fromXML: data, maximumOutputBytes: limit, to: write)
+            case .xml1:
+                try PropertyListStreamedConversion.xml(fromJSON: data, maximumOutputBytes: limit, to: write)
             case .json:
                 let options = PropertyListJSONOptions(
                     prettyPrinted: invocation.readableJSON, sortsKeys: false, maximumOutputBytes: limit)
                 if isBinary {
                     try PropertyListStreamedConversion.json(fromBinary: data, options: options, to: write)
-                } else {
+                } else if isXML {
                     try PropertyListStreamedConversion.json(fromXML: data, options: options, to: write)
+                } else {
+                    try PropertyListStreamedConversion.json(fromJSON: data, options: options, to: write)
                 }
             case .binary1 where isBinary:
                 try PropertyListStreamedConversion.binary(fromBinary: data).withUnsafeBytes(write)
-            case .binary1:
+            case .binary1 where isXML:
                 try PropertyListStreamedConversion.binary(fromXML: data).withUnsafeBytes(write)
+            case .binary1:
+                try PropertyListStreamedConversion.binary(fromJSON: data).withUnsafeBytes(write)
             case .swift, .objc: break
             }
         }
@@ -505,6 +512,31 @@ struct Tool {
     }
 
     private static let binaryMagic = Array("bplist00".utf8)
+
+    /// Whether `data` is to be read as JSON, as ``readPropertyList(_:_:report:)`` decides
+    /// it: it looks like JSON and is no property list. That needs reading it as OpenStep
+    /// to fail, which is done only when the text opens as JSON and OpenStep cannot (an
+    /// object's first key followed by `:`, or an array's `[`), where that reading fails
+    /// at once.
+    static func isJSONNotOpenStep(_ data: Data) -> Bool {
+        guard looksLikeJSON(data) else { return false }
+        var bytes = data[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        bytes = bytes.drop(while: isSpace)
+        if bytes.first == UInt8(ascii: "{") {
+            // `{`, a key without escapes, then `:`.
+            bytes = bytes.dropFirst().drop(while: isSpace)
+            guard bytes.first == UInt8(ascii: "\"") else { return false }
+            bytes = bytes.dropFirst()
+            guard let end = bytes.firstIndex(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }),
+                data[end] == UInt8(ascii: "\"")
+            else { return false }
+            bytes = bytes[(end + 1)...].drop(while: isSpace)
+            guard bytes.first == UInt8(ascii: ":") else { return false }
+        }
+        return (try? PropertyList(from: data)) == nil
+    }
 
     /// `a/b.plist` with `xml` gives `a/b.xml`; a name without an extension gets one.
     static func path(_ path: String, replacingExtensionWith newExtension: String) -> String {

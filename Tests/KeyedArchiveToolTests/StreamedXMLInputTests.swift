@@ -319,6 +319,19 @@ import Testing
                 ), true
             ),
             ("bare value", Data("<string>bare</string>".utf8), true),
+            (
+                "non-ASCII keys", plist("<dict><key>caf\u{E9}</key><true/><key>cafe</key><false/></dict>"),
+                true
+            ),
+            (
+                "canonically equivalent keys",
+                plist("<dict><key>\u{E9}</key><true/><key>f</key><true/><key>e\u{301}</key><false/></dict>"),
+                false
+            ),
+            (
+                "Kelvin sign and K", plist("<dict><key>K</key><true/><key>\u{212A}</key><false/></dict>"),
+                false
+            ),
             ("trailing content", plist("<true/>") + Data("garbage".utf8), true),
         ]
         for (label, xml, streams) in shapes {
@@ -427,6 +440,22 @@ import Testing
                 bplist([
                     [0xD2] + reference(1) + reference(1) + reference(2) + reference(3),
                     [0x51, UInt8(ascii: "k")], [0x10, 1], [0x10, 2],
+                ])
+            ),
+            (
+                // "é" (U+00E9), "f", "e" U+0301: sorted apart by their bytes, one key to reading.
+                "canonically equivalent keys",
+                bplist([
+                    [0xD3] + reference(1) + reference(2) + reference(3) + reference(4) + reference(4)
+                        + reference(4),
+                    [0x61, 0x00, 0xE9], [0x51, UInt8(ascii: "f")], [0x62, 0x00, 0x65, 0x03, 0x01], [0x10, 1],
+                ])
+            ),
+            (
+                "Kelvin sign and K",
+                bplist([
+                    [0xD2] + reference(1) + reference(2) + reference(3) + reference(3),
+                    [0x51, UInt8(ascii: "K")], [0x61, 0x21, 0x2A], [0x10, 1],
                 ])
             ),
         ]

@@ -145,4 +145,77 @@ package enum PropertyListStreamedConversion {
             try writer.output.withUnsafeBytes(output)
         }
     }
+
+    // MARK: - JSON input
+
+    // JSON read as the tool reads a JSON file (see ``JSONTextReader``): no reading options
+    // apply (the reader's own nesting limit does), and `{"CF$UID": 1}` stays a dictionary.
+
+    /// The compact binary property list of the JSON text `data`, as
+    /// ``XMLPropertyListReader/binaryPropertyList(_:options:quickly:)`` makes one of XML.
+    private static func compactBinary(fromJSON data: Data) throws -> Data {
+        var builder = XMLBinaryBuilder(inputLength: data.count)
+        builder.convertsUIDs = false
+        let top = try JSONTextReader.read(data, into: &builder)
+        return try builder.finish(topObject: top)
+    }
+
+    /// The limits of reading a compact form made of `data`'s text: none but the input's
+    /// size (each value and key is at least a byte of it) and the text reader's depth.
+    private static func compactReadingOptions(forInputLength length: Int) -> PropertyListReadingOptions {
+        let (values, overflow) = length.multipliedReportingOverflow(by: 2)
+        return PropertyListReadingOptions(
+            maximumDepth: JSONTextReader.maximumDepth + 1, maximumExpansionFactor: 0,
+            baseValueAllowance: overflow ? .max : values + 16)
+    }
+
+    /// The binary property list the tool writes for the JSON text `data`, byte for byte:
+    /// as ``binary(fromXML:readingOptions:sortsKeys:)``, through a compact form.
+    ///
+    /// - Throws: What ``JSONTextReader`` throws, `unsupportedFormat` for a key given twice,
+    ///   or what the binary writer throws.
+    package static func binary(fromJSON data: Data, sortsKeys: Bool = true) throws -> Data {
+        let options = compactReadingOptions(forInputLength: data.count)
+        return try copy(
+            try compactBinary(fromJSON: data), sortsKeys: sortsKeys, maximumDepth: options.maximumDepth,
+            maximumValues: options.valueLimit(forInputLength: 0), countsKeys: false)
+    }
+
+    /// Writes the XML the tool writes for the JSON text `data`, byte for byte: as
+    /// ``xml(fromXML:readingOptions:maximumOutputBytes:to:)``, through a compact form.
+    ///
+    /// - Throws: What ``JSONTextReader`` throws, `unsupportedFormat` for a key given twice,
+    ///   `limitExceeded` past `maximumOutputBytes`, or what `output` throws.
+    package static func xml(
+        fromJSON data: Data, maximumOutputBytes: Int, to output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        try XMLPropertyListTranscoder.transcode(
+            try compactBinary(fromJSON: data),
+            readingOptions: compactReadingOptions(forInputLength: data.count),
+            maximumOutputBytes: maximumOutputBytes, to: output)
+    }
+
+    /// Writes the JSON text the tool writes for the JSON text `data` (its value, keys in
+    /// their order, written again), byte for byte, as it is read.
+    ///
+    /// - Throws: What ``JSONTextReader`` throws; `unsupportedFormat` for a key given twice;
+    ///   `limitExceeded` where the JSON writer's bounds fall; what `output` throws.
+    package static func json(
+        fromJSON data: Data, options: PropertyListJSONOptions,
+        to output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        guard !options.sortsKeys else {
+            throw KeyedArchiveError(.unsupportedFormat, "sorted keys need the dictionary read whole")
+        }
+        try withoutActuallyEscaping(output) { output in
+            var builder = XMLJSONBuilder(
+                writer: JSONTextWriter(
+                    prettyPrinted: options.prettyPrinted, sortsKeys: false,
+                    maximumOutputBytes: options.maximumOutputBytes, destination: output),
+                detectsUIDs: false)
+            _ = try JSONTextReader.read(data, into: &builder)
+            if let failure = builder.failure { throw failure }
+            try builder.writer.output.withUnsafeBytes(output)
+        }
+    }
 }

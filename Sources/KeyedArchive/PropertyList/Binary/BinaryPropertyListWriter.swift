@@ -106,10 +106,13 @@ extension BinaryPropertyListBuilder {
         /// The number each key object was added as, plus one (0: not yet added). Equal
         /// strings are stored once, so a key's number never changes once added.
         var numbers: [UInt32]
+        /// Whether each key object read so far is not ASCII.
+        var isNonASCII: [Bool]
 
         init(objectCount: Int) {
             texts = Array(repeating: nil, count: objectCount)
             numbers = Array(repeating: 0, count: objectCount)
+            isNonASCII = Array(repeating: false, count: objectCount)
         }
     }
 
@@ -238,6 +241,7 @@ extension BinaryPropertyListBuilder {
         indices.reserveCapacity(count)
         var texts: [String] = []
         texts.reserveCapacity(count)
+        var hasNonASCII = false
         for position in 0..<count {
             let keyIndex = try scanner.reference(container, at: position)
             indices.append(keyIndex)
@@ -246,7 +250,17 @@ extension BinaryPropertyListBuilder {
             } else {
                 let text = try scanner.key(keyIndex, position: position, of: container)
                 keys.texts[keyIndex] = text
+                keys.isNonASCII[keyIndex] = text.utf8.contains { $0 >= 0x80 }
                 texts.append(text)
+            }
+            hasNonASCII = hasNonASCII || keys.isNonASCII[keyIndex]
+        }
+        if hasNonASCII {
+            // Canonically equivalent keys (`"e\u{301}"`, `"\u{E9}"`, `"\u{212A}"` and `"K"`)
+            // are one key to reading, whatever their bytes and wherever they sort.
+            var seen = Set<String>(minimumCapacity: count)
+            for text in texts where !seen.insert(text).inserted {
+                throw Self.keyGivenTwice(text, in: container)
             }
         }
         // Keys in strictly increasing order are sorted and distinct; others are sorted

@@ -20,6 +20,7 @@ struct XMLJSONBuilder: XMLValueBuilder {
     struct Written {}
 
     private(set) var writer: JSONTextWriter
+    private var detectsUIDs = true
     /// Why the text is not the document's, once something went wrong.
     private(set) var failure: (any Error)?
     private(set) var keyCount = 0
@@ -35,15 +36,20 @@ struct XMLJSONBuilder: XMLValueBuilder {
 
     private static let linearKeyLimit = 16
 
-    /// A key as compared: keys of up to 16 bytes by their bytes, longer ones by a hash of
-    /// them (equal hashes of different keys give up, harmlessly).
+    /// A key as compared: ASCII keys of up to 16 bytes by their bytes, longer ones by a
+    /// hash of them; other keys by the hash of their `String`, equal for canonically
+    /// equivalent spellings, which reading takes for one key (`"e\u{301}"` and `"\u{E9}"`).
+    /// Equal hashes of different keys give up, harmlessly.
     private struct KeyIdentity: Hashable {
         var first: UInt64 = 0
         var second: UInt64 = 0
-        /// The length, negated when the words are a hash.
+        /// The length; negated when the words are a hash of the bytes, `Int.min` when
+        /// they are a hash of the `String`.
         var length = 0
 
-        init(_ text: UnsafeBufferPointer<UInt8>) {
+        /// The identity of `text`, or nil for a key equivalent to an ASCII spelling of
+        /// itself (`"\u{212A}"`, the Kelvin sign, is `"K"`), which is not looked for.
+        init?(_ text: UnsafeBufferPointer<UInt8>) {
             if text.count <= 16 {
                 withUnsafeMutableBytes(of: &self.first) {
                     $0.copyMemory(
@@ -56,12 +62,29 @@ struct XMLJSONBuilder: XMLValueBuilder {
                     }
                 }
                 length = text.count
-            } else {
+                if (first | second) & 0x8080_8080_8080_8080 == 0 { return }
+            } else if !text.contains(where: { $0 >= 0x80 }) {
                 var hasher = Hasher()
                 hasher.combine(bytes: UnsafeRawBufferPointer(text))
                 first = UInt64(truncatingIfNeeded: hasher.finalize())
+                second = 0
                 length = -text.count
+                return
             }
+            // Not ASCII. The characters whose canonical decomposition is ASCII: U+212A (K),
+            // U+037E (;), U+1FEF (`).
+            for index in text.indices where text[index] == 0xE2 || text[index] == 0xCD || text[index] == 0xE1
+            {
+                let rest = UnsafeBufferPointer(rebasing: text[index...])
+                if rest.starts(with: [0xE2, 0x84, 0xAA]) || rest.starts(with: [0xCD, 0xBE])
+                    || rest.starts(with: [0xE1, 0xBF, 0xAF])
+                {
+                    return nil
+                }
+            }
+            first = UInt64(truncatingIfNeeded: String(decoding: text, as: UTF8.self).hashValue)
+            second = 0
+            length = .min
         }
     }
 
@@ -69,8 +92,11 @@ struct XMLJSONBuilder: XMLValueBuilder {
         writer = JSONTextWriter(prettyPrinted: false, sortsKeys: false)
     }
 
-    init(writer: JSONTextWriter) {
+    /// - Parameter detectsUIDs: Whether a dictionary may be a UID, as in XML (`false` for
+    ///   JSON input, where `{"CF$UID": 1}` stays a dictionary).
+    init(writer: JSONTextWriter, detectsUIDs: Bool = true) {
         self.writer = writer
+        self.detectsUIDs = detectsUIDs
     }
 
     /// Stops writing: the text will not be the document's.
@@ -110,10 +136,13 @@ struct XMLJSONBuilder: XMLValueBuilder {
     mutating func pushKey(_ text: UnsafeBufferPointer<UInt8>, readable: Int) {
         keyCount += 1
         guard failure == nil, let keyStart = frames.last, keyStart >= 0 else { return }
-        let identity = KeyIdentity(text)
+        guard let identity = KeyIdentity(text) else {
+            giveUp(KeyedArchiveError(.unsupportedFormat, "a key equivalent to an ASCII spelling"))
+            return
+        }
         let depth = frames.count - 1
         let count = keys.count - keyStart
-        if count == 0, text.elementsEqual("CF$UID".utf8) {
+        if detectsUIDs, count == 0, text.elementsEqual("CF$UID".utf8) {
             giveUp(
                 KeyedArchiveError(
                     .unsupportedFormat, "a dictionary starting with the key CF$UID may be a UID"))

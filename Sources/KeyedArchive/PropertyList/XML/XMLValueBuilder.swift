@@ -158,6 +158,9 @@ struct XMLBinaryBuilder: XMLValueBuilder {
     /// so that a dictionary is told to be a UID by its keys' objects, which is by their
     /// text (the table of recent keys may forget a key and write it again).
     private var uidKey = -1
+    /// Whether a dictionary whose keys are all `CF$UID`, the last value an integer, is
+    /// a UID (XML's rule; not JSON's).
+    var convertsUIDs = true
     /// Short keys read so far, by a hash of their bytes (see ``keyObject(_:)``).
     private var recentKeys = [RecentKey](repeating: RecentKey(), count: 64)
 
@@ -273,7 +276,7 @@ struct XMLBinaryBuilder: XMLValueBuilder {
         }
         // Every key `CF$UID` (that text has one object) and the last value an integer: the
         // dictionary the tree builder merges to one entry, a UID.
-        if uidKey >= 0, !keyObjects.isEmpty, keyObjects.allSatisfy({ Int($0) == uidKey }),
+        if convertsUIDs, uidKey >= 0, !keyObjects.isEmpty, keyObjects.allSatisfy({ Int($0) == uidKey }),
             let last = valueObjects.last, let number = stream.integerValue(of: Int(last))
         {
             guard let uid = number.uint64Value else { return .uidOutOfRange(number) }
