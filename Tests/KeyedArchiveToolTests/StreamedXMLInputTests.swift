@@ -336,6 +336,7 @@ import Testing
         ]
         for (label, xml, streams) in shapes {
             Self.expectTreesResults(xml: xml, label)
+            StreamedBinaryAndJSONTests.expectTreesBinary(xml, label)
             let streamed = try? Self.streamedJSON(xml)
             #expect((streamed != nil) == streams, "\(label): streams \(streamed != nil)")
             if streams { #expect(streamed == (try Self.treeJSON(xml)), "\(label)") }

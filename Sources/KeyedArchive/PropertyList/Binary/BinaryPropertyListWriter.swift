@@ -108,6 +108,8 @@ extension BinaryPropertyListBuilder {
         var numbers: [UInt32]
         /// Whether each key object read so far is not ASCII.
         var isNonASCII: [Bool]
+        /// Whether any is: until one is, no dictionary needs looking at.
+        var hasNonASCII = false
 
         init(objectCount: Int) {
             texts = Array(repeating: nil, count: objectCount)
@@ -139,7 +141,6 @@ extension BinaryPropertyListBuilder {
         func reach(_ index: Int) throws -> BinaryPropertyListObject {
             let object = try scanner.object(index)
             remaining -= 1
-            if countsKeys, object.kind == .dictionary { remaining -= object.count }
             guard remaining >= 0 else {
                 throw KeyedArchiveError(
                     .limitExceeded,
@@ -148,8 +149,20 @@ extension BinaryPropertyListBuilder {
             }
             return object
         }
+        /// The keys of a container reached, when they count.
+        func reachKeys(_ container: BinaryPropertyListObject) throws {
+            guard countsKeys, container.kind == .dictionary else { return }
+            remaining -= container.count
+            guard remaining >= 0 else {
+                throw KeyedArchiveError(
+                    .limitExceeded,
+                    "object \(container.index): the property list expands to more than \(maximumValues) values",
+                    at: .byteOffset(container.offset))
+            }
+        }
         let rootObject = try reach(root)
         guard rootObject.kind.isContainer else { return try addCopiedScalar(rootObject, from: scanner) }
+        try reachKeys(rootObject)
         guard maximumDepth >= 1 else {
             throw KeyedArchiveError(
                 .limitExceeded,
@@ -177,6 +190,7 @@ extension BinaryPropertyListBuilder {
                     pending.append(try addCopiedScalar(child, from: scanner))
                     continue
                 }
+                try reachKeys(child)
                 guard parents.count + 1 < maximumDepth else {
                     throw KeyedArchiveError(
                         .limitExceeded,
@@ -241,7 +255,6 @@ extension BinaryPropertyListBuilder {
         indices.reserveCapacity(count)
         var texts: [String] = []
         texts.reserveCapacity(count)
-        var hasNonASCII = false
         for position in 0..<count {
             let keyIndex = try scanner.reference(container, at: position)
             indices.append(keyIndex)
@@ -250,12 +263,14 @@ extension BinaryPropertyListBuilder {
             } else {
                 let text = try scanner.key(keyIndex, position: position, of: container)
                 keys.texts[keyIndex] = text
-                keys.isNonASCII[keyIndex] = text.utf8.contains { $0 >= 0x80 }
+                if text.utf8.contains(where: { $0 >= 0x80 }) {
+                    keys.isNonASCII[keyIndex] = true
+                    keys.hasNonASCII = true
+                }
                 texts.append(text)
             }
-            hasNonASCII = hasNonASCII || keys.isNonASCII[keyIndex]
         }
-        if hasNonASCII {
+        if keys.hasNonASCII, indices.contains(where: { keys.isNonASCII[$0] }) {
             // Canonically equivalent keys (`"e\u{301}"`, `"\u{E9}"`, `"\u{212A}"` and `"K"`)
             // are one key to reading, whatever their bytes and wherever they sort.
             var seen = Set<String>(minimumCapacity: count)
