@@ -488,20 +488,26 @@ struct Tool {
         }
     }
 
-    /// `-p` of a binary property list without the tree: the printer formats the events of
-    /// the library's walk over the file's objects. As for ``streamedConversion(_:_:to:_:)``, any
+    /// `-p` of a binary (or XML) property list without the tree: the printer formats the
+    /// events of the library's walk over the file's objects (or over the XML's compact binary
+    /// form). As for ``streamedConversion(_:_:to:_:)``, any
     /// failure returns `false` and the file goes the tree's way, which says what is wrong as
     /// it always has; so the text is written only once complete.
     ///
     /// - Returns: Whether the file was printed.
     private func streamedPrint(_ data: Data) -> Bool {
-        guard data.starts(with: Self.binaryMagic) else { return false }
+        let isBinary = data.starts(with: Self.binaryMagic)
+        guard isBinary || PropertyListFormat.detect(data) == .xml else { return false }
         var pieces: [String] = []
         var formatter = PropertyListPrinter.Formatter(
             limit: Self.outputLimit(forInputLength: data.count), output: { pieces.append($0) })
         do {
-            try BinaryPropertyListWalk.walk(data, options: PropertyListReadingOptions()) { event in
-                try formatter.consume(event)
+            if isBinary {
+                try BinaryPropertyListWalk.walk(data, options: PropertyListReadingOptions()) { event in
+                    try formatter.consume(event)
+                }
+            } else {
+                try PropertyListStreamedConversion.walk(xml: data) { try formatter.consume($0) }
             }
             try formatter.finish()
         } catch {

@@ -117,6 +117,39 @@ import Testing
         #expect(streamed.json > 300 && streamed.xml > 150, "fixtures streamed: \(streamed)")
     }
 
+    /// The text `-p` prints of `xml` from the walk over its compact form.
+    static func walkedText(
+        _ xml: Data, readingOptions: PropertyListReadingOptions = PropertyListReadingOptions()
+    )
+        throws -> String
+    {
+        var text = ""
+        var formatter = PropertyListPrinter.Formatter(limit: .max, output: { text += $0 })
+        try PropertyListStreamedConversion.walk(xml: xml, readingOptions: readingOptions) {
+            try formatter.consume($0)
+        }
+        try formatter.finish()
+        return text
+    }
+
+    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    func everyXMLFixturePrintsTheTreesText() throws {
+        var walked = 0
+        for (name, data) in StreamedBinaryAndJSONTests.xmlFixtures {
+            guard let value = try? PropertyList(from: data) else {
+                #expect(throws: (any Error).self, "\(name)") { try Self.walkedText(data) }
+                StreamedPrintTests.expectTreesResult(data, name)
+                continue
+            }
+            if let text = try? Self.walkedText(data) {
+                #expect(text == PropertyListPrinter.render(value), "\(name)")
+                walked += 1
+            }
+            StreamedPrintTests.expectTreesResult(data, name)
+        }
+        #expect(walked > 150, "fixtures walked: \(walked)")
+    }
+
     @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
     func everyBinaryFixtureCopiesToTheTreesBinary() throws {
         var copied = 0
@@ -224,6 +257,10 @@ import Testing
                 let text = try? Self.treeXML(xml, readingOptions: option)
                 #expect(text == (try? Self.streamedXML(xml, readingOptions: option)), "\(label): XML")
                 outcomes["xml", default: []].insert(text != nil)
+                let printed = (try? PropertyList(from: xml, options: option)).map {
+                    PropertyListPrinter.render($0)
+                }
+                #expect(printed == (try? Self.walkedText(xml, readingOptions: option)), "\(label): -p")
                 let tree = try? Self.treeBinary(binary, readingOptions: option)
                 #expect(tree == (try? Self.copiedBinary(binary, readingOptions: option)), "\(label): binary")
                 outcomes["binary", default: []].insert(tree != nil)
@@ -337,6 +374,7 @@ import Testing
         for (label, xml, streams) in shapes {
             Self.expectTreesResults(xml: xml, label)
             StreamedBinaryAndJSONTests.expectTreesBinary(xml, label)
+            StreamedPrintTests.expectTreesResult(xml, label)
             let streamed = try? Self.streamedJSON(xml)
             #expect((streamed != nil) == streams, "\(label): streams \(streamed != nil)")
             if streams { #expect(streamed == (try Self.treeJSON(xml)), "\(label)") }
@@ -369,6 +407,7 @@ import Testing
                     ("<plist><array>" + String(repeating: "<array>", count: depth - 1) + inner
                         + String(repeating: "</array>", count: depth - 1) + "</array></plist>").utf8)
                 Self.expectTreesResults(xml: xml, "XML depth \(depth) holding \(inner)")
+                StreamedPrintTests.expectTreesResult(xml, "XML depth \(depth) holding \(inner)")
             }
             let binary = StreamedConversionTests.bplist(
                 (0..<depth).map {
@@ -420,6 +459,7 @@ import Testing
         ]
         for (label, text) in shapes {
             Self.expectTreesResults(xml: Data(text.utf8), label)
+            StreamedPrintTests.expectTreesResult(Data(text.utf8), label)
         }
         var invalid = Data("<plist><array><string>a</string><string>".utf8)
         invalid += Data([0xC3, 0x28]) + Data("</string></array></plist>".utf8)

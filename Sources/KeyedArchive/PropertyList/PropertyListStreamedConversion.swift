@@ -77,18 +77,40 @@ package enum PropertyListStreamedConversion {
         maximumOutputBytes: Int, to output: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
         let compact = try XMLPropertyListReader.binaryPropertyList(data, options: readingOptions)
-        // Reading the XML applied its limits. The compact form holds its values (each at
-        // most once: no container is shared) and their keys, at most as many, and nests as
-        // deep, plus the level of an empty container.
-        let (values, overflow) = readingOptions.valueLimit(forInputLength: data.count)
-            .multipliedReportingOverflow(
-                by: 2)
+        let options = compactReadingOptions(readingOptions, forInputLength: data.count)
+        try XMLPropertyListTranscoder.transcode(
+            compact, readingOptions: options, maximumOutputBytes: maximumOutputBytes, to: output)
+    }
+
+    /// Walks the value of the XML document `data` as ``BinaryPropertyListWalk`` walks a
+    /// binary property list (the tool's `-p`): the events of the value reading the XML gives,
+    /// each dictionary's keys in order, through the XML's compact binary form.
+    ///
+    /// - Throws: What reading the XML throws, what the walk throws (`unsupportedFormat` for
+    ///   a key given twice), or what `visit` throws.
+    package static func walk(
+        xml data: Data, readingOptions: PropertyListReadingOptions = PropertyListReadingOptions(),
+        _ visit: (BinaryPropertyListWalk.Event) throws -> Void
+    ) throws {
+        let compact = try XMLPropertyListReader.binaryPropertyList(data, options: readingOptions)
+        try BinaryPropertyListWalk.walk(
+            compact, options: compactReadingOptions(readingOptions, forInputLength: data.count), visit)
+    }
+
+    /// The limits of walking the compact form of an XML document that reading it with
+    /// `readingOptions` applied its own limits to: the compact form holds its values (each at
+    /// most once: no container is shared) and their keys, at most as many, and nests as deep,
+    /// plus the level of an empty container.
+    private static func compactReadingOptions(
+        _ readingOptions: PropertyListReadingOptions, forInputLength length: Int
+    ) -> PropertyListReadingOptions {
+        let (values, overflow) = readingOptions.valueLimit(forInputLength: length)
+            .multipliedReportingOverflow(by: 2)
         var options = readingOptions
         options.maximumDepth = readingOptions.maximumDepth == .max ? .max : readingOptions.maximumDepth + 1
         options.baseValueAllowance = overflow ? .max : values
         options.maximumExpansionFactor = 0
-        try XMLPropertyListTranscoder.transcode(
-            compact, readingOptions: options, maximumOutputBytes: maximumOutputBytes, to: output)
+        return options
     }
 
     /// Writes the JSON text ``PropertyList/writeJSON(options:to:)`` writes for the value of
