@@ -438,10 +438,12 @@ struct Tool {
         _ name: String, _ data: Data, to format: ConversionFormat, _ invocation: Invocation
     ) -> Bool {
         let isBinary = data.starts(with: Self.binaryMagic)
-        let isXML = !isBinary && PropertyListFormat.detect(data) == .xml
+        let detected = isBinary ? .binary : PropertyListFormat.detect(data)
+        let isXML = detected == .xml
+        let isJSON = !isBinary && !isXML && Self.isJSONNotOpenStep(data)
         switch format {
         case .xml1, .json, .binary1:
-            guard isBinary || isXML || Self.isJSONNotOpenStep(data) else { return false }
+            guard isBinary || isXML || isJSON || detected == .openStep else { return false }
         case .swift, .objc: return false
         }
         guard let destination = try? Self.destination(of: name, as: format, invocation) else { return false }
@@ -453,8 +455,11 @@ struct Tool {
                     data, readingOptions: PropertyListReadingOptions(), maximumOutputBytes: limit, to: write)
             case .xml1 where isXML:
                 try PropertyListStreamedConversion.xml(fromXML: data, maximumOutputBytes: limit, to: write)
-            case .xml1:
+            case .xml1 where isJSON:
                 try PropertyListStreamedConversion.xml(fromJSON: data, maximumOutputBytes: limit, to: write)
+            case .xml1:
+                try PropertyListStreamedConversion.xml(
+                    fromOpenStep: data, maximumOutputBytes: limit, to: write)
             case .json:
                 let options = PropertyListJSONOptions(
                     prettyPrinted: invocation.readableJSON, sortsKeys: false, maximumOutputBytes: limit)
@@ -462,15 +467,19 @@ struct Tool {
                     try PropertyListStreamedConversion.json(fromBinary: data, options: options, to: write)
                 } else if isXML {
                     try PropertyListStreamedConversion.json(fromXML: data, options: options, to: write)
-                } else {
+                } else if isJSON {
                     try PropertyListStreamedConversion.json(fromJSON: data, options: options, to: write)
+                } else {
+                    try PropertyListStreamedConversion.json(fromOpenStep: data, options: options, to: write)
                 }
             case .binary1 where isBinary:
                 try PropertyListStreamedConversion.binary(fromBinary: data).withUnsafeBytes(write)
             case .binary1 where isXML:
                 try PropertyListStreamedConversion.binary(fromXML: data).withUnsafeBytes(write)
-            case .binary1:
+            case .binary1 where isJSON:
                 try PropertyListStreamedConversion.binary(fromJSON: data).withUnsafeBytes(write)
+            case .binary1:
+                try PropertyListStreamedConversion.binary(fromOpenStep: data).withUnsafeBytes(write)
             case .swift, .objc: break
             }
         }

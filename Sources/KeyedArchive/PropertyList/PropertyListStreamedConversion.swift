@@ -240,4 +240,74 @@ package enum PropertyListStreamedConversion {
             try builder.writer.output.withUnsafeBytes(output)
         }
     }
+
+    // MARK: - OpenStep input
+
+    // OpenStep read as ``OpenStepEventReader`` reads it: the usual part of the format, as
+    // the OpenStep reader reads it; anything else throws, for the tree's way.
+
+    /// The compact binary property list of the OpenStep text `data`.
+    private static func compactBinary(fromOpenStep data: Data, readingOptions: PropertyListReadingOptions)
+        throws -> Data
+    {
+        var builder = XMLBinaryBuilder(inputLength: data.count)
+        builder.convertsUIDs = false
+        let top = try OpenStepEventReader.read(data, options: readingOptions, into: &builder)
+        return try builder.finish(topObject: top)
+    }
+
+    /// The binary property list ``PropertyList/write(format:options:to:)`` writes for the
+    /// value of the OpenStep text `data`, byte for byte, through a compact form.
+    ///
+    /// - Throws: What ``OpenStepEventReader`` throws, `unsupportedFormat` for a key given
+    ///   twice, or what the binary writer throws.
+    package static func binary(
+        fromOpenStep data: Data, readingOptions: PropertyListReadingOptions = PropertyListReadingOptions(),
+        sortsKeys: Bool = true
+    ) throws -> Data {
+        let options = compactReadingOptions(readingOptions, forInputLength: data.count)
+        return try copy(
+            try compactBinary(fromOpenStep: data, readingOptions: readingOptions), sortsKeys: sortsKeys,
+            maximumDepth: options.maximumDepth, maximumValues: options.valueLimit(forInputLength: 0),
+            countsKeys: false)
+    }
+
+    /// Writes the XML ``PropertyList/write(format:options:to:)`` writes for the value of the
+    /// OpenStep text `data`, byte for byte, through a compact form.
+    ///
+    /// - Throws: What ``OpenStepEventReader`` throws, `unsupportedFormat` for a key given
+    ///   twice, `limitExceeded` past `maximumOutputBytes`, or what `output` throws.
+    package static func xml(
+        fromOpenStep data: Data, readingOptions: PropertyListReadingOptions = PropertyListReadingOptions(),
+        maximumOutputBytes: Int, to output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        try XMLPropertyListTranscoder.transcode(
+            try compactBinary(fromOpenStep: data, readingOptions: readingOptions),
+            readingOptions: compactReadingOptions(readingOptions, forInputLength: data.count),
+            maximumOutputBytes: maximumOutputBytes, to: output)
+    }
+
+    /// Writes the JSON text ``PropertyList/writeJSON(options:to:)`` writes for the value of
+    /// the OpenStep text `data`, byte for byte, as it is read.
+    ///
+    /// - Throws: What ``OpenStepEventReader`` throws; `unsupportedFormat` for a key given
+    ///   twice; `limitExceeded` where the JSON writer's bounds fall; what `output` throws.
+    package static func json(
+        fromOpenStep data: Data, readingOptions: PropertyListReadingOptions = PropertyListReadingOptions(),
+        options: PropertyListJSONOptions, to output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        guard !options.sortsKeys else {
+            throw KeyedArchiveError(.unsupportedFormat, "sorted keys need the dictionary read whole")
+        }
+        try withoutActuallyEscaping(output) { output in
+            var builder = XMLJSONBuilder(
+                writer: JSONTextWriter(
+                    prettyPrinted: options.prettyPrinted, sortsKeys: false,
+                    maximumOutputBytes: options.maximumOutputBytes, destination: output),
+                detectsUIDs: false)
+            _ = try OpenStepEventReader.read(data, options: readingOptions, into: &builder)
+            if let failure = builder.failure { throw failure }
+            try builder.writer.output.withUnsafeBytes(output)
+        }
+    }
 }
