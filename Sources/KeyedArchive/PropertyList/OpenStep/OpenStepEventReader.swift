@@ -160,8 +160,11 @@ struct OpenStepEventReader {
 
     private mutating func readUnquoted() -> UnsafeBufferPointer<UInt8> {
         let start = position
-        while position < bytes.count, OpenStepParser.isUnquotedCharacter(bytes[position]) { position += 1 }
-        return UnsafeBufferPointer(rebasing: bytes[start..<position])
+        var index = position
+        let count = bytes.count
+        while index < count, OpenStepParser.isUnquotedCharacter(bytes[index]) { index += 1 }
+        position = index
+        return UnsafeBufferPointer(rebasing: bytes[start..<index])
     }
 
     /// A string in `"` or `'`, starting at the quote; its bytes are handed to `body`.
@@ -169,9 +172,10 @@ struct OpenStepEventReader {
         let quote = bytes[position]
         position += 1
         let start = position
-        while position < bytes.count, bytes[position] != quote, bytes[position] != UInt8(ascii: "\\") {
-            position += 1
-        }
+        var index = position
+        let count = bytes.count
+        while index < count, bytes[index] != quote, bytes[index] != UInt8(ascii: "\\") { index += 1 }
+        position = index
         guard position < bytes.count else { throw unread("an unterminated string") }
         if bytes[position] == quote {
             defer { position += 1 }
@@ -233,8 +237,30 @@ struct OpenStepEventReader {
     }
 
     /// Skips whitespace and comments; throws for the separators U+2028 and U+2029 and an
-    /// unterminated comment.
+    /// unterminated comment. Plain whitespace, between almost any two tokens, is tested
+    /// against one mask on a local index, as the reader does.
+    @inline(__always)
     private mutating func skipWhitespace() throws {
+        // Bits 9–13 (tab, line feed, vertical tab, form feed, carriage return) and 32 (space).
+        let plain: UInt64 = 0x1_0000_3E00
+        var index = position
+        let count = bytes.count
+        while index < count {
+            let byte = bytes[index]
+            if byte <= 0x20, plain >> UInt64(byte) & 1 != 0 {
+                index += 1
+                continue
+            }
+            position = index
+            if byte == UInt8(ascii: "/") || byte == 0xE2 { try skipComments() }
+            return
+        }
+        position = index
+    }
+
+    /// The rest of ``skipWhitespace()`` from a `/` or a 0xE2 byte on.
+    @inline(never)
+    private mutating func skipComments() throws {
         while position < bytes.count {
             switch bytes[position] {
             case 0x09...0x0D, 0x20:

@@ -4,7 +4,9 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// What ``XMLPropertyListParser`` hands the values it reads to.
+/// What ``XMLPropertyListParser`` hands the values it reads to; ``JSONTextReader`` and
+/// ``OpenStepEventReader`` hand theirs the same way, so that every builder serves every
+/// text format.
 ///
 /// The parser checks the document and keeps the stack of open containers; a builder makes
 /// values and keeps the children of open containers on its own stacks, which the parser
