@@ -238,6 +238,7 @@ import Testing
             var options: [PropertyListReadingOptions] = (0...8).map {
                 PropertyListReadingOptions(maximumDepth: $0)
             }
+            options.append(PropertyListReadingOptions(maximumDepth: .max, baseValueAllowance: .max))
             options += (0...80).map {
                 PropertyListReadingOptions(maximumExpansionFactor: 0, baseValueAllowance: $0 * 3)
             }
@@ -261,6 +262,11 @@ import Testing
                     PropertyListPrinter.render($0)
                 }
                 #expect(printed == (try? Self.walkedText(xml, readingOptions: option)), "\(label): -p")
+                let binaryOfXML = try? PropertyList(from: xml, options: option).data(format: .binary)
+                #expect(
+                    binaryOfXML
+                        == (try? PropertyListStreamedConversion.binary(fromXML: xml, readingOptions: option)),
+                    "\(label): binary of XML")
                 let tree = try? Self.treeBinary(binary, readingOptions: option)
                 #expect(tree == (try? Self.copiedBinary(binary, readingOptions: option)), "\(label): binary")
                 outcomes["binary", default: []].insert(tree != nil)

@@ -30,7 +30,8 @@ package enum PropertyListStreamedConversion {
     ) throws -> Data {
         let compact = try XMLPropertyListReader.binaryPropertyList(data, options: readingOptions)
         return try copy(
-            compact, sortsKeys: sortsKeys, maximumDepth: readingOptions.maximumDepth &+ 1,
+            compact, sortsKeys: sortsKeys,
+            maximumDepth: readingOptions.maximumDepth == .max ? .max : readingOptions.maximumDepth + 1,
             maximumValues: readingOptions.valueLimit(forInputLength: data.count), countsKeys: false)
     }
 
