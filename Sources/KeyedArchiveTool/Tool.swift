@@ -497,16 +497,18 @@ struct Tool {
         }
     }
 
-    /// `-p` of a binary (or XML) property list without the tree: the printer formats the
-    /// events of the library's walk over the file's objects (or over the XML's compact binary
-    /// form). As for ``streamedConversion(_:_:to:_:)``, any
+    /// `-p` without the tree: the printer formats the events of the library's walk over the
+    /// objects of a binary property list, or over the compact binary form of an XML, JSON or
+    /// OpenStep one. As for ``streamedConversion(_:_:to:_:)``, any
     /// failure returns `false` and the file goes the tree's way, which says what is wrong as
     /// it always has; so the text is written only once complete.
     ///
     /// - Returns: Whether the file was printed.
     private func streamedPrint(_ data: Data) -> Bool {
         let isBinary = data.starts(with: Self.binaryMagic)
-        guard isBinary || PropertyListFormat.detect(data) == .xml else { return false }
+        let detected = isBinary ? .binary : PropertyListFormat.detect(data)
+        let isJSON = detected != .binary && detected != .xml && Self.isJSONNotOpenStep(data)
+        guard isBinary || isJSON || detected == .xml || detected == .openStep else { return false }
         var pieces: [String] = []
         var formatter = PropertyListPrinter.Formatter(
             limit: Self.outputLimit(forInputLength: data.count), output: { pieces.append($0) })
@@ -515,8 +517,12 @@ struct Tool {
                 try BinaryPropertyListWalk.walk(data, options: PropertyListReadingOptions()) { event in
                     try formatter.consume(event)
                 }
-            } else {
+            } else if detected == .xml {
                 try PropertyListStreamedConversion.walk(xml: data) { try formatter.consume($0) }
+            } else if isJSON {
+                try PropertyListStreamedConversion.walk(json: data) { try formatter.consume($0) }
+            } else {
+                try PropertyListStreamedConversion.walk(openStep: data) { try formatter.consume($0) }
             }
             try formatter.finish()
         } catch {

@@ -81,6 +81,13 @@ import Testing
                 #expect(streamed == expected, "\(label) \(target): streamed differs from the tree's")
             }
             let run = ToolRun(["-convert"] + target.arguments + ["-o", "-", "--", "-"], standardInput: data)
+            if target == .json {
+                let printed = ToolRun(["-p", "--", "-"], standardInput: data)
+                #expect(
+                    printed.outputText == treeValue(data).map { PropertyListPrinter.render($0) } ?? "",
+                    "\(label) -p")
+                #expect(printed.status == (treeValue(data) == nil ? 1 : 0), "\(label) -p")
+            }
             if let expected {
                 #expect(run.status == 0, "\(label) \(target): \(run.error)")
                 #expect(

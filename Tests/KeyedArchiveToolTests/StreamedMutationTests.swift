@@ -43,6 +43,23 @@ import Testing
         }
     }
 
+    /// What `-p` prints from `walk`'s events, or nil when it throws.
+    static func walkedText(
+        _ data: Data, _ walk: ((BinaryPropertyListWalk.Event) throws -> Void) throws -> Void
+    )
+        -> String?
+    {
+        var text = ""
+        var formatter = PropertyListPrinter.Formatter(limit: .max, output: { text += $0 })
+        do {
+            try walk { try formatter.consume($0) }
+            try formatter.finish()
+        } catch {
+            return nil
+        }
+        return text
+    }
+
     @Test func damagedXML() throws {
         var random: UInt64 = 0x5EED_0001
         var converted = 0
@@ -82,6 +99,13 @@ import Testing
             for _ in 0..<400 {
                 let data = Self.mutated(json, &random)
                 guard Tool.isJSONNotOpenStep(data) else { continue }
+                if let text = Self.walkedText(
+                    data, { try PropertyListStreamedConversion.walk(json: data, $0) })
+                {
+                    #expect(
+                        text == StreamedJSONInputTests.treeValue(data).map { PropertyListPrinter.render($0) },
+                        "-p: \(String(decoding: data, as: UTF8.self))")
+                }
                 for target in Target.allCases {
                     if let text = try? StreamedJSONInputTests.streamed(data, target) {
                         #expect(
@@ -102,6 +126,13 @@ import Testing
             let text = Data(StreamedOpenStepInputTests.openStep(base, seed: UInt64(index + 1)).utf8)
             for _ in 0..<400 {
                 let data = Self.mutated(text, &random)
+                if let text = Self.walkedText(
+                    data, { try PropertyListStreamedConversion.walk(openStep: data, $0) })
+                {
+                    #expect(
+                        text == (try? PropertyList(from: data)).map { PropertyListPrinter.render($0) },
+                        "-p: \(String(decoding: data, as: UTF8.self))")
+                }
                 for target in Target.allCases {
                     if let streamed = try? StreamedOpenStepInputTests.streamed(data, target) {
                         #expect(

@@ -67,6 +67,7 @@ import Testing
             }
             guard throughTool else { continue }
             let run = ToolRun(["-convert"] + target.arguments + ["-o", "-", "--", "-"], standardInput: data)
+            if target == .json { StreamedPrintTests.expectTreesResult(data, "\(label) -p") }
             if let expected {
                 #expect(run.status == 0, "\(label) \(target): \(run.error)")
                 #expect(

@@ -242,6 +242,17 @@ package enum PropertyListStreamedConversion {
         }
     }
 
+    /// Walks the value of the JSON text `data` as ``walk(xml:readingOptions:_:)`` walks XML,
+    /// through its compact binary form.
+    ///
+    /// - Throws: What ``JSONTextReader`` throws, what the walk throws (`unsupportedFormat`
+    ///   for a key given twice), or what `visit` throws.
+    package static func walk(json data: Data, _ visit: (BinaryPropertyListWalk.Event) throws -> Void) throws {
+        try BinaryPropertyListWalk.walk(
+            try compactBinary(fromJSON: data), options: compactReadingOptions(forInputLength: data.count),
+            visit)
+    }
+
     // MARK: - OpenStep input
 
     // OpenStep read as ``OpenStepEventReader`` reads it: the usual part of the format, as
@@ -310,5 +321,19 @@ package enum PropertyListStreamedConversion {
             if let failure = builder.failure { throw failure }
             try builder.writer.output.withUnsafeBytes(output)
         }
+    }
+
+    /// Walks the value of the OpenStep text `data` as ``walk(xml:readingOptions:_:)`` walks
+    /// XML, through its compact binary form.
+    ///
+    /// - Throws: What ``OpenStepEventReader`` throws, what the walk throws (`unsupportedFormat`
+    ///   for a key given twice), or what `visit` throws.
+    package static func walk(
+        openStep data: Data, readingOptions: PropertyListReadingOptions = PropertyListReadingOptions(),
+        _ visit: (BinaryPropertyListWalk.Event) throws -> Void
+    ) throws {
+        try BinaryPropertyListWalk.walk(
+            try compactBinary(fromOpenStep: data, readingOptions: readingOptions),
+            options: compactReadingOptions(readingOptions, forInputLength: data.count), visit)
     }
 }
