@@ -322,18 +322,4 @@ package enum PropertyListStreamedConversion {
             try builder.writer.output.withUnsafeBytes(output)
         }
     }
-
-    /// Walks the value of the OpenStep text `data` as ``walk(xml:readingOptions:_:)`` walks
-    /// XML, through its compact binary form.
-    ///
-    /// - Throws: What ``OpenStepEventReader`` throws, what the walk throws (`unsupportedFormat`
-    ///   for a key given twice), or what `visit` throws.
-    package static func walk(
-        openStep data: Data, readingOptions: PropertyListReadingOptions = PropertyListReadingOptions(),
-        _ visit: (BinaryPropertyListWalk.Event) throws -> Void
-    ) throws {
-        try BinaryPropertyListWalk.walk(
-            try compactBinary(fromOpenStep: data, readingOptions: readingOptions),
-            options: compactReadingOptions(readingOptions, forInputLength: data.count), visit)
-    }
 }
