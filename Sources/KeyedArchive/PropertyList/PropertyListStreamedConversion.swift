@@ -29,15 +29,116 @@ package enum PropertyListStreamedConversion {
         sortsKeys: Bool = true
     ) throws -> Data {
         let compact = try XMLPropertyListReader.binaryPropertyList(data, options: readingOptions)
-        return try compact.withUnsafeBytes { bytes in
+        return try copy(
+            compact, sortsKeys: sortsKeys,
+            maximumDepth: readingOptions.maximumDepth == .max ? .max : readingOptions.maximumDepth + 1,
+            maximumValues: readingOptions.valueLimit(forInputLength: data.count), countsKeys: false)
+    }
+
+    /// The binary property list ``PropertyList/write(format:options:to:)`` writes for the
+    /// value of the binary property list `data`, byte for byte: its objects are copied in
+    /// the tree writer's order, as ``binary(fromXML:readingOptions:sortsKeys:)`` copies
+    /// them (a shared object once for each time it is reached, equal scalars stored once).
+    ///
+    /// - Throws: What reading `data` throws (its nesting limit, its value budget counted as
+    ///   it counts it, keys included), `unsupportedFormat` for a key given twice, or what
+    ///   the binary writer throws.
+    package static func binary(
+        fromBinary data: Data, readingOptions: PropertyListReadingOptions = PropertyListReadingOptions(),
+        sortsKeys: Bool = true
+    ) throws -> Data {
+        try copy(
+            data, sortsKeys: sortsKeys, maximumDepth: readingOptions.maximumDepth,
+            maximumValues: readingOptions.valueLimit(forInputLength: data.count), countsKeys: true)
+    }
+
+    private static func copy(
+        _ data: Data, sortsKeys: Bool, maximumDepth: Int, maximumValues: Int, countsKeys: Bool
+    ) throws -> Data {
+        try data.withUnsafeBytes { bytes in
             let trailer = try BinaryPropertyListTrailer(validating: bytes)
             let scanner = try BinaryPropertyListScanner(bytes: bytes, trailer: trailer)
             var builder = BinaryPropertyListBuilder()
             let top = try builder.add(
-                copying: trailer.topObject, from: scanner, sortsKeys: sortsKeys,
-                maximumDepth: readingOptions.maximumDepth &+ 1,
-                maximumValues: readingOptions.valueLimit(forInputLength: data.count))
+                copying: trailer.topObject, from: scanner, sortsKeys: sortsKeys, maximumDepth: maximumDepth,
+                maximumValues: maximumValues, countsKeys: countsKeys)
             return try builder.finish(topObject: top)
+        }
+    }
+
+    /// Writes the XML ``PropertyList/write(format:options:to:)`` writes for the value of
+    /// the XML document `data`, byte for byte (keys sorted): the XML is rewritten as a
+    /// compact binary property list in one pass (as ``binary(fromXML:readingOptions:sortsKeys:)``
+    /// does), which ``XMLPropertyListTranscoder`` writes as XML, in pieces of about 256 KB.
+    ///
+    /// - Throws: What reading the XML throws, `unsupportedFormat` for a key given twice,
+    ///   `limitExceeded` past `maximumOutputBytes`, or what `output` throws.
+    package static func xml(
+        fromXML data: Data, readingOptions: PropertyListReadingOptions = PropertyListReadingOptions(),
+        maximumOutputBytes: Int, to output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let compact = try XMLPropertyListReader.binaryPropertyList(data, options: readingOptions)
+        let options = compactReadingOptions(readingOptions, forInputLength: data.count)
+        try XMLPropertyListTranscoder.transcode(
+            compact, readingOptions: options, maximumOutputBytes: maximumOutputBytes, to: output)
+    }
+
+    /// Walks the value of the XML document `data` as ``BinaryPropertyListWalk`` walks a
+    /// binary property list (the tool's `-p`): the events of the value reading the XML gives,
+    /// each dictionary's keys in order, through the XML's compact binary form.
+    ///
+    /// - Throws: What reading the XML throws, what the walk throws (`unsupportedFormat` for
+    ///   a key given twice), or what `visit` throws.
+    package static func walk(
+        xml data: Data, readingOptions: PropertyListReadingOptions = PropertyListReadingOptions(),
+        _ visit: (BinaryPropertyListWalk.Event) throws -> Void
+    ) throws {
+        let compact = try XMLPropertyListReader.binaryPropertyList(data, options: readingOptions)
+        try BinaryPropertyListWalk.walk(
+            compact, options: compactReadingOptions(readingOptions, forInputLength: data.count), visit)
+    }
+
+    /// The limits of walking the compact form of an XML document that reading it with
+    /// `readingOptions` applied its own limits to: the compact form holds its values (each at
+    /// most once: no container is shared) and their keys, at most as many, and nests as deep,
+    /// plus the level of an empty container.
+    private static func compactReadingOptions(
+        _ readingOptions: PropertyListReadingOptions, forInputLength length: Int
+    ) -> PropertyListReadingOptions {
+        let (values, overflow) = readingOptions.valueLimit(forInputLength: length)
+            .multipliedReportingOverflow(by: 2)
+        var options = readingOptions
+        options.maximumDepth = readingOptions.maximumDepth == .max ? .max : readingOptions.maximumDepth + 1
+        options.baseValueAllowance = overflow ? .max : values
+        options.maximumExpansionFactor = 0
+        return options
+    }
+
+    /// Writes the JSON text ``PropertyList/writeJSON(options:to:)`` writes for the value of
+    /// the XML document `data`, byte for byte, as the document is read (``XMLJSONBuilder``),
+    /// in pieces of about 256 KB as it is made.
+    ///
+    /// - Throws: What reading the XML throws; `unsupportedFormat` for a key given twice or
+    ///   a dictionary whose first key is `CF$UID` not written as writers write a UID (the
+    ///   value of either is known only once the dictionary is read whole) or a document read
+    ///   again after part of the text was handed over; `limitExceeded` where the JSON
+    ///   writer's bounds fall; or what `output` throws. What was handed to `output` before
+    ///   stays handed over.
+    package static func json(
+        fromXML data: Data, readingOptions: PropertyListReadingOptions = PropertyListReadingOptions(),
+        options: PropertyListJSONOptions, to output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        guard !options.sortsKeys else {
+            throw KeyedArchiveError(.unsupportedFormat, "sorted keys need the dictionary read whole")
+        }
+        try withoutActuallyEscaping(output) { output in
+            var builder = XMLJSONBuilder(
+                writer: JSONTextWriter(
+                    prettyPrinted: options.prettyPrinted, sortsKeys: false,
+                    maximumOutputBytes: options.maximumOutputBytes, destination: output))
+            _ = try XMLPropertyListReader.read(data, options: readingOptions, into: &builder)
+            if let failure = builder.failure { throw failure }
+            try builder.writer.output.withUnsafeBytes(output)
         }
     }
 
@@ -65,6 +166,160 @@ package enum PropertyListStreamedConversion {
                 try writer.consume(event)
             }
             try writer.output.withUnsafeBytes(output)
+        }
+    }
+
+    // MARK: - JSON input
+
+    // JSON read as the tool reads a JSON file (see ``JSONTextReader``): no reading options
+    // apply (the reader's own nesting limit does), and `{"CF$UID": 1}` stays a dictionary.
+
+    /// The compact binary property list of the JSON text `data`, as
+    /// ``XMLPropertyListReader/binaryPropertyList(_:options:quickly:)`` makes one of XML.
+    private static func compactBinary(fromJSON data: Data) throws -> Data {
+        var builder = XMLBinaryBuilder(inputLength: data.count)
+        builder.convertsUIDs = false
+        let top = try JSONTextReader.read(data, into: &builder)
+        return try builder.finish(topObject: top)
+    }
+
+    /// The limits of reading a compact form made of `data`'s text: none but the input's
+    /// size (each value and key is at least a byte of it) and the text reader's depth.
+    private static func compactReadingOptions(forInputLength length: Int) -> PropertyListReadingOptions {
+        let (values, overflow) = length.multipliedReportingOverflow(by: 2)
+        return PropertyListReadingOptions(
+            maximumDepth: JSONTextReader.maximumDepth + 1, maximumExpansionFactor: 0,
+            baseValueAllowance: overflow ? .max : values + 16)
+    }
+
+    /// The binary property list the tool writes for the JSON text `data`, byte for byte:
+    /// as ``binary(fromXML:readingOptions:sortsKeys:)``, through a compact form.
+    ///
+    /// - Throws: What ``JSONTextReader`` throws, `unsupportedFormat` for a key given twice,
+    ///   or what the binary writer throws.
+    package static func binary(fromJSON data: Data, sortsKeys: Bool = true) throws -> Data {
+        let options = compactReadingOptions(forInputLength: data.count)
+        return try copy(
+            try compactBinary(fromJSON: data), sortsKeys: sortsKeys, maximumDepth: options.maximumDepth,
+            maximumValues: options.valueLimit(forInputLength: 0), countsKeys: false)
+    }
+
+    /// Writes the XML the tool writes for the JSON text `data`, byte for byte: as
+    /// ``xml(fromXML:readingOptions:maximumOutputBytes:to:)``, through a compact form.
+    ///
+    /// - Throws: What ``JSONTextReader`` throws, `unsupportedFormat` for a key given twice,
+    ///   `limitExceeded` past `maximumOutputBytes`, or what `output` throws.
+    package static func xml(
+        fromJSON data: Data, maximumOutputBytes: Int, to output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        try XMLPropertyListTranscoder.transcode(
+            try compactBinary(fromJSON: data),
+            readingOptions: compactReadingOptions(forInputLength: data.count),
+            maximumOutputBytes: maximumOutputBytes, to: output)
+    }
+
+    /// Writes the JSON text the tool writes for the JSON text `data` (its value, keys in
+    /// their order, written again), byte for byte, as it is read.
+    ///
+    /// - Throws: What ``JSONTextReader`` throws; `unsupportedFormat` for a key given twice;
+    ///   `limitExceeded` where the JSON writer's bounds fall; what `output` throws.
+    package static func json(
+        fromJSON data: Data, options: PropertyListJSONOptions,
+        to output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        guard !options.sortsKeys else {
+            throw KeyedArchiveError(.unsupportedFormat, "sorted keys need the dictionary read whole")
+        }
+        try withoutActuallyEscaping(output) { output in
+            var builder = XMLJSONBuilder(
+                writer: JSONTextWriter(
+                    prettyPrinted: options.prettyPrinted, sortsKeys: false,
+                    maximumOutputBytes: options.maximumOutputBytes, destination: output),
+                detectsUIDs: false)
+            _ = try JSONTextReader.read(data, into: &builder)
+            if let failure = builder.failure { throw failure }
+            try builder.writer.output.withUnsafeBytes(output)
+        }
+    }
+
+    /// Walks the value of the JSON text `data` as ``walk(xml:readingOptions:_:)`` walks XML,
+    /// through its compact binary form.
+    ///
+    /// - Throws: What ``JSONTextReader`` throws, what the walk throws (`unsupportedFormat`
+    ///   for a key given twice), or what `visit` throws.
+    package static func walk(json data: Data, _ visit: (BinaryPropertyListWalk.Event) throws -> Void) throws {
+        try BinaryPropertyListWalk.walk(
+            try compactBinary(fromJSON: data), options: compactReadingOptions(forInputLength: data.count),
+            visit)
+    }
+
+    // MARK: - OpenStep input
+
+    // OpenStep read as ``OpenStepEventReader`` reads it: the usual part of the format, as
+    // the OpenStep reader reads it; anything else throws, for the tree's way.
+
+    /// The compact binary property list of the OpenStep text `data`.
+    private static func compactBinary(fromOpenStep data: Data, readingOptions: PropertyListReadingOptions)
+        throws -> Data
+    {
+        var builder = XMLBinaryBuilder(inputLength: data.count)
+        builder.convertsUIDs = false
+        let top = try OpenStepEventReader.read(data, options: readingOptions, into: &builder)
+        return try builder.finish(topObject: top)
+    }
+
+    /// The binary property list ``PropertyList/write(format:options:to:)`` writes for the
+    /// value of the OpenStep text `data`, byte for byte, through a compact form.
+    ///
+    /// - Throws: What ``OpenStepEventReader`` throws, `unsupportedFormat` for a key given
+    ///   twice, or what the binary writer throws.
+    package static func binary(
+        fromOpenStep data: Data, readingOptions: PropertyListReadingOptions = PropertyListReadingOptions(),
+        sortsKeys: Bool = true
+    ) throws -> Data {
+        let options = compactReadingOptions(readingOptions, forInputLength: data.count)
+        return try copy(
+            try compactBinary(fromOpenStep: data, readingOptions: readingOptions), sortsKeys: sortsKeys,
+            maximumDepth: options.maximumDepth, maximumValues: options.valueLimit(forInputLength: 0),
+            countsKeys: false)
+    }
+
+    /// Writes the XML ``PropertyList/write(format:options:to:)`` writes for the value of the
+    /// OpenStep text `data`, byte for byte, through a compact form.
+    ///
+    /// - Throws: What ``OpenStepEventReader`` throws, `unsupportedFormat` for a key given
+    ///   twice, `limitExceeded` past `maximumOutputBytes`, or what `output` throws.
+    package static func xml(
+        fromOpenStep data: Data, readingOptions: PropertyListReadingOptions = PropertyListReadingOptions(),
+        maximumOutputBytes: Int, to output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        try XMLPropertyListTranscoder.transcode(
+            try compactBinary(fromOpenStep: data, readingOptions: readingOptions),
+            readingOptions: compactReadingOptions(readingOptions, forInputLength: data.count),
+            maximumOutputBytes: maximumOutputBytes, to: output)
+    }
+
+    /// Writes the JSON text ``PropertyList/writeJSON(options:to:)`` writes for the value of
+    /// the OpenStep text `data`, byte for byte, as it is read.
+    ///
+    /// - Throws: What ``OpenStepEventReader`` throws; `unsupportedFormat` for a key given
+    ///   twice; `limitExceeded` where the JSON writer's bounds fall; what `output` throws.
+    package static func json(
+        fromOpenStep data: Data, readingOptions: PropertyListReadingOptions = PropertyListReadingOptions(),
+        options: PropertyListJSONOptions, to output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        guard !options.sortsKeys else {
+            throw KeyedArchiveError(.unsupportedFormat, "sorted keys need the dictionary read whole")
+        }
+        try withoutActuallyEscaping(output) { output in
+            var builder = XMLJSONBuilder(
+                writer: JSONTextWriter(
+                    prettyPrinted: options.prettyPrinted, sortsKeys: false,
+                    maximumOutputBytes: options.maximumOutputBytes, destination: output),
+                detectsUIDs: false)
+            _ = try OpenStepEventReader.read(data, options: readingOptions, into: &builder)
+            if let failure = builder.failure { throw failure }
+            try builder.writer.output.withUnsafeBytes(output)
         }
     }
 }

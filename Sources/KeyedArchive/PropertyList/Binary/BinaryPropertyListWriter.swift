@@ -106,10 +106,15 @@ extension BinaryPropertyListBuilder {
         /// The number each key object was added as, plus one (0: not yet added). Equal
         /// strings are stored once, so a key's number never changes once added.
         var numbers: [UInt32]
+        /// Whether each key object read so far is not ASCII.
+        var isNonASCII: [Bool]
+        /// Whether any is: until one is, no dictionary needs looking at.
+        var hasNonASCII = false
 
         init(objectCount: Int) {
             texts = Array(repeating: nil, count: objectCount)
             numbers = Array(repeating: 0, count: objectCount)
+            isNonASCII = Array(repeating: false, count: objectCount)
         }
     }
 
@@ -125,11 +130,12 @@ extension BinaryPropertyListBuilder {
     ///   is given twice (reading keeps the last value where the first was; a caller that
     ///   needs that goes the tree's way), nesting deeper than `maximumDepth`, a container
     ///   that contains itself, or more than `maximumValues` values (shared objects counted
-    ///   each time they are reached).
+    ///   each time they are reached; with `countsKeys`, each dictionary key too, as the binary
+    ///   reader counts them).
     /// - Complexity: O(values), plus a sort of each dictionary's keys that are not in order.
     mutating func add(
         copying root: Int, from scanner: BinaryPropertyListScanner, sortsKeys: Bool, maximumDepth: Int,
-        maximumValues: Int
+        maximumValues: Int, countsKeys: Bool = false
     ) throws -> Int {
         var remaining = maximumValues
         func reach(_ index: Int) throws -> BinaryPropertyListObject {
@@ -143,8 +149,26 @@ extension BinaryPropertyListBuilder {
             }
             return object
         }
+        /// The keys of a container reached, when they count.
+        func reachKeys(_ container: BinaryPropertyListObject) throws {
+            guard countsKeys, container.kind == .dictionary else { return }
+            remaining -= container.count
+            guard remaining >= 0 else {
+                throw KeyedArchiveError(
+                    .limitExceeded,
+                    "object \(container.index): the property list expands to more than \(maximumValues) values",
+                    at: .byteOffset(container.offset))
+            }
+        }
         let rootObject = try reach(root)
         guard rootObject.kind.isContainer else { return try addCopiedScalar(rootObject, from: scanner) }
+        try reachKeys(rootObject)
+        guard maximumDepth >= 1 else {
+            throw KeyedArchiveError(
+                .limitExceeded,
+                "object \(rootObject.index): \(rootObject.kind) nested deeper than the limit of \(maximumDepth) levels",
+                at: .byteOffset(rootObject.offset))
+        }
         var keys = CopiedKeys(objectCount: scanner.trailer.objectCount)
         var path = ObjectPath(objectCount: scanner.trailer.objectCount)
         var pending: [Int] = []
@@ -166,6 +190,7 @@ extension BinaryPropertyListBuilder {
                     pending.append(try addCopiedScalar(child, from: scanner))
                     continue
                 }
+                try reachKeys(child)
                 guard parents.count + 1 < maximumDepth else {
                     throw KeyedArchiveError(
                         .limitExceeded,
@@ -238,7 +263,19 @@ extension BinaryPropertyListBuilder {
             } else {
                 let text = try scanner.key(keyIndex, position: position, of: container)
                 keys.texts[keyIndex] = text
+                if text.utf8.contains(where: { $0 >= 0x80 }) {
+                    keys.isNonASCII[keyIndex] = true
+                    keys.hasNonASCII = true
+                }
                 texts.append(text)
+            }
+        }
+        if keys.hasNonASCII, indices.contains(where: { keys.isNonASCII[$0] }) {
+            // Canonically equivalent keys (`"e\u{301}"`, `"\u{E9}"`, `"\u{212A}"` and `"K"`)
+            // are one key to reading, whatever their bytes and wherever they sort.
+            var seen = Set<String>(minimumCapacity: count)
+            for text in texts where !seen.insert(text).inserted {
+                throw Self.keyGivenTwice(text, in: container)
             }
         }
         // Keys in strictly increasing order are sorted and distinct; others are sorted

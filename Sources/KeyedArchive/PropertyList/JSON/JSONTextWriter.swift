@@ -15,9 +15,20 @@ struct JSONTextWriter {
     private let destination: ((UnsafeRawBufferPointer) throws -> Void)?
     /// The bytes already handed to ``destination``.
     private var drainedCount = 0
-    /// The open containers of ``consume(_:)``: whether each is an array, whether it is
-    /// empty (written whole when it opened), and how many children it has had.
-    private var eventFrames: [(isArray: Bool, isEmpty: Bool, next: Int)] = []
+    /// The open containers of ``consume(_:)`` and the text readers' events: whether each is
+    /// an array, what of it is written, and how many children it has had.
+    private var eventFrames: [(isArray: Bool, state: EventFrameState, next: Int)] = []
+
+    /// What is written of an open container of the events.
+    private enum EventFrameState {
+        /// Known to be empty: written whole (`[]`, `{}`) when it opened.
+        case writtenEmpty
+        /// Its opening bracket is written.
+        case open
+        /// Of unknown size and nothing written yet: its bracket comes with its first child,
+        /// or `[]` when it closes without one.
+        case pending
+    }
 
     /// The size at which the text made so far is handed to the destination.
     static let chunkSize = 1 << 18
@@ -135,20 +146,100 @@ struct JSONTextWriter {
             } else {
                 output.append(isArray ? UInt8(ascii: "[") : UInt8(ascii: "{"))
             }
-            eventFrames.append((isArray, count == 0, 0))
+            eventFrames.append((isArray, count == 0 ? .writtenEmpty : .open, 0))
             if count == 0 { return }
         case .scalar(let value):
             separate(beforeKey: false)
             writeScalar(value)
         case .end:
-            guard let frame = eventFrames.popLast() else { return }
-            if !frame.isEmpty {
-                newline(depth: eventFrames.count)
-                output.append(frame.isArray ? UInt8(ascii: "]") : UInt8(ascii: "}"))
-            }
+            closeEventFrame()
         }
         guard !eventFrames.isEmpty else { return }
         try drainAndCheckLength()
+    }
+
+    // MARK: - Events of a text reader
+
+    // A reader of text learns a container's size only when it closes: these write the
+    // same text as ``consume(_:)`` for the same value, with the same checks.
+
+    /// An array (or dictionary) of a size not yet known opens.
+    mutating func openContainer(isArray: Bool) throws {
+        separate(beforeKey: false)
+        guard eventFrames.count < JSONPropertyListWriter.maximumDepth else {
+            throw KeyedArchiveError(
+                .limitExceeded,
+                "arrays and dictionaries are nested more than \(JSONPropertyListWriter.maximumDepth) deep")
+        }
+        eventFrames.append((isArray, .pending, 0))
+        try drainAndCheckLength()
+    }
+
+    /// An empty array (or dictionary): `consume(.arrayStart(count: 0))`, then `.end`.
+    mutating func writeEmptyContainer(isArray: Bool) throws {
+        separate(beforeKey: false)
+        guard eventFrames.count < JSONPropertyListWriter.maximumDepth else {
+            throw KeyedArchiveError(
+                .limitExceeded,
+                "arrays and dictionaries are nested more than \(JSONPropertyListWriter.maximumDepth) deep")
+        }
+        append(isArray ? "[]" : "{}")
+        guard !eventFrames.isEmpty else { return }
+        try drainAndCheckLength()
+    }
+
+    /// The key of the next dictionary entry, from its UTF-8 bytes.
+    mutating func writeKey(utf8 key: UnsafeBufferPointer<UInt8>) {
+        separate(beforeKey: true)
+        writeQuoted(key)
+        append(prettyPrinted ? ": " : ":")
+    }
+
+    /// A string value, from its UTF-8 bytes.
+    mutating func writeStringValue(utf8 string: UnsafeBufferPointer<UInt8>) throws {
+        separate(beforeKey: false)
+        writeQuoted(string)
+        guard !eventFrames.isEmpty else { return }
+        try drainAndCheckLength()
+    }
+
+    /// A value other than a string or a container.
+    mutating func writeScalarValue(_ value: PropertyList) throws {
+        separate(beforeKey: false)
+        writeScalar(value)
+        guard !eventFrames.isEmpty else { return }
+        try drainAndCheckLength()
+    }
+
+    /// The innermost open container closes.
+    mutating func closeContainer() throws {
+        closeEventFrame()
+        guard !eventFrames.isEmpty else { return }
+        try drainAndCheckLength()
+    }
+
+    /// Forgets all the text when none was handed to the destination yet, so that the
+    /// events can start over.
+    ///
+    /// - Returns: Whether it did (`false`: part of the text is handed over).
+    mutating func restart() -> Bool {
+        guard drainedCount == 0 else { return false }
+        output.removeAll(keepingCapacity: true)
+        eventFrames.removeAll(keepingCapacity: true)
+        return true
+    }
+
+    private mutating func closeEventFrame() {
+        guard let frame = eventFrames.popLast() else { return }
+        switch frame.state {
+        case .writtenEmpty:
+            break
+        case .open:
+            newline(depth: eventFrames.count)
+            output.append(frame.isArray ? UInt8(ascii: "]") : UInt8(ascii: "}"))
+        case .pending:
+            append(frame.isArray ? "[]" : "{}")
+        }
     }
 
     /// Hands a full chunk of output to the destination (when there is one) and refuses
@@ -170,7 +261,12 @@ struct JSONTextWriter {
     /// the new line (nothing before a dictionary's value, which follows its key).
     private mutating func separate(beforeKey: Bool) {
         guard let top = eventFrames.indices.last, eventFrames[top].isArray != beforeKey else { return }
-        if eventFrames[top].next > 0 { output.append(UInt8(ascii: ",")) }
+        if eventFrames[top].next > 0 {
+            output.append(UInt8(ascii: ","))
+        } else if eventFrames[top].state == .pending {
+            output.append(eventFrames[top].isArray ? UInt8(ascii: "[") : UInt8(ascii: "{"))
+            eventFrames[top].state = .open
+        }
         eventFrames[top].next += 1
         newline(depth: eventFrames.count)
     }
@@ -272,8 +368,12 @@ struct JSONTextWriter {
     }
 
     private mutating func writeString(_ string: String) {
+        writeQuoted(string.utf8)
+    }
+
+    @inline(__always)
+    private mutating func writeQuoted<UTF8Bytes: Collection<UInt8>>(_ utf8: UTF8Bytes) {
         output.append(UInt8(ascii: "\""))
-        let utf8 = string.utf8
         if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
             output.append(contentsOf: utf8)
         } else {

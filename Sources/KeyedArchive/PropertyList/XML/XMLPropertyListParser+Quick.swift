@@ -23,7 +23,7 @@ extension XMLPropertyListParser {
         }
         index = restart.index
         valuesBuilt = restart.valuesBuilt
-        builder = Builder(inputLength: count)
+        builder.restart(inputLength: count)
         return try parseValue(first, into: &builder)
     }
 
@@ -129,6 +129,7 @@ extension XMLPropertyListParser {
                         QuickFrame(
                             isDictionary: tag == .dict, valueStart: builder.valueCount,
                             keyStart: builder.keyCount))
+                    builder.open(dictionary: tag == .dict)
                     continue
                 }
             case .string:

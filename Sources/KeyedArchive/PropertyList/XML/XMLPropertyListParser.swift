@@ -242,6 +242,7 @@ struct XMLPropertyListParser {
                                 Frame(
                                     tag: tag, offset: offset, valueStart: builder.valueCount,
                                     keyStart: builder.keyCount))
+                            builder.open(dictionary: tag == .dict)
                             markup = try nextMarkup(closing: tag)
                             continue
                         }

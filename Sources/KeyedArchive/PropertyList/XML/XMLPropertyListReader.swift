@@ -77,6 +77,14 @@ enum XMLPropertyListReader {
         return try builder.finish(topObject: top)
     }
 
+    /// Reads `data` into `builder`, checked exactly as ``read(_:options:)`` checks it.
+    static func read<Builder: XMLValueBuilder>(
+        _ data: Data, options: PropertyListReadingOptions, into builder: inout Builder
+    ) throws -> Builder.Value {
+        var report = PropertyListReadingReport()
+        return try parse(data, options: options, quickly: true, into: &builder, report: &report)
+    }
+
     private static func parse<Builder: XMLValueBuilder>(
         _ data: Data, options: PropertyListReadingOptions, quickly: Bool, into builder: inout Builder,
         report: inout PropertyListReadingReport

@@ -4,14 +4,22 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// What ``XMLPropertyListParser`` hands the values it reads to.
+/// What ``XMLPropertyListParser`` hands the values it reads to; ``JSONTextReader`` and
+/// ``OpenStepEventReader`` hand theirs the same way, so that every builder serves every
+/// text format.
 ///
 /// The parser checks the document and keeps the stack of open containers; a builder makes
 /// values and keeps the children of open containers on its own stacks, which the parser
 /// addresses by position (``keyCount`` and ``valueCount`` when a container opened). Two
-/// builders share the one parser, so both accept and refuse exactly the same documents:
+/// builders share the one parser, so all accept and refuse exactly the same documents:
 /// ``XMLTreeBuilder`` makes a ``PropertyList``; ``XMLBinaryBuilder`` writes a binary
-/// property list holding the same value, with no tree in between.
+/// property list holding the same value, with no tree in between; ``XMLJSONBuilder``
+/// writes its JSON text as the document is read.
+///
+/// In document order, a builder is told of each non-empty container as it opens
+/// (``open(dictionary:)``), of each key and scalar as it is read, and of each container as
+/// it closes (``array(from:)``, ``dictionary(keysFrom:valuesFrom:)``): the events a
+/// streaming writer consumes.
 protocol XMLValueBuilder {
     associatedtype Value
 
@@ -51,6 +59,23 @@ protocol XMLValueBuilder {
     /// value is an integer. Every builder decides by the keys' text, so that every reading
     /// of a document agrees.
     mutating func dictionary(keysFrom keyStart: Int, valuesFrom valueStart: Int) -> XMLDictionaryResult<Value>
+
+    /// A non-empty `<array>` (or `<dict>`, when `dictionary`) opens: its children follow,
+    /// then ``array(from:)`` or ``dictionary(keysFrom:valuesFrom:)`` closes it. (A `<dict>`
+    /// read as a compact UID is not opened: it is one ``uid(_:)``.)
+    mutating func open(dictionary: Bool)
+
+    /// Forgets everything built: the parser reads the value again from its start.
+    mutating func restart(inputLength: Int)
+}
+
+extension XMLValueBuilder {
+    /// Builders that make values bottom-up need not know.
+    @inline(__always)
+    mutating func open(dictionary: Bool) {}
+
+    @inline(__always)
+    mutating func restart(inputLength: Int) { self = Self(inputLength: inputLength) }
 }
 
 /// What closing a `<dict>` gives.
@@ -135,6 +160,9 @@ struct XMLBinaryBuilder: XMLValueBuilder {
     /// so that a dictionary is told to be a UID by its keys' objects, which is by their
     /// text (the table of recent keys may forget a key and write it again).
     private var uidKey = -1
+    /// Whether a dictionary whose keys are all `CF$UID`, the last value an integer, is
+    /// a UID (XML's rule; not JSON's).
+    var convertsUIDs = true
     /// Short keys read so far, by a hash of their bytes (see ``keyObject(_:)``).
     private var recentKeys = [RecentKey](repeating: RecentKey(), count: 64)
 
@@ -250,7 +278,7 @@ struct XMLBinaryBuilder: XMLValueBuilder {
         }
         // Every key `CF$UID` (that text has one object) and the last value an integer: the
         // dictionary the tree builder merges to one entry, a UID.
-        if uidKey >= 0, !keyObjects.isEmpty, keyObjects.allSatisfy({ Int($0) == uidKey }),
+        if convertsUIDs, uidKey >= 0, !keyObjects.isEmpty, keyObjects.allSatisfy({ Int($0) == uidKey }),
             let last = valueObjects.last, let number = stream.integerValue(of: Int(last))
         {
             guard let uid = number.uint64Value else { return .uidOutOfRange(number) }
