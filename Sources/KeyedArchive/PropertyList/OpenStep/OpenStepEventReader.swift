@@ -241,21 +241,10 @@ struct OpenStepEventReader {
     /// against one mask on a local index, as the reader does.
     @inline(__always)
     private mutating func skipWhitespace() throws {
-        // Bits 9–13 (tab, line feed, vertical tab, form feed, carriage return) and 32 (space).
-        let plain: UInt64 = 0x1_0000_3E00
-        var index = position
-        let count = bytes.count
-        while index < count {
-            let byte = bytes[index]
-            if byte <= 0x20, plain >> UInt64(byte) & 1 != 0 {
-                index += 1
-                continue
-            }
-            position = index
-            if byte == UInt8(ascii: "/") || byte == 0xE2 { try skipComments() }
-            return
-        }
-        position = index
+        position = OpenStepParser.endOfPlainWhitespace(in: bytes, from: position)
+        guard position < bytes.count else { return }
+        let byte = bytes[position]
+        if byte == UInt8(ascii: "/") || byte == 0xE2 { try skipComments() }
     }
 
     /// The rest of ``skipWhitespace()`` from a `/` or a 0xE2 byte on.

@@ -363,21 +363,27 @@ struct OpenStepParser {
     /// take ``skipCommentsAndSeparators()``.
     @inline(__always)
     mutating func skipWhitespace() throws {
+        position = Self.endOfPlainWhitespace(in: bytes, from: position)
+        guard position < bytes.count else { return }
+        let byte = bytes[position]
+        if byte == UInt8(ascii: "/") || byte == 0xE2 { try skipCommentsAndSeparators() }
+    }
+
+    /// The offset of the first byte at or after `start` that is not plain whitespace (tab,
+    /// line feed, vertical tab, form feed, carriage return, space), tested against one mask
+    /// on a local index; shared with ``OpenStepEventReader``.
+    @inline(__always)
+    static func endOfPlainWhitespace(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         // Bits 9–13 (tab, line feed, vertical tab, form feed, carriage return) and 32 (space).
         let plain: UInt64 = 0x1_0000_3E00
-        var index = position
+        var index = start
         let count = bytes.count
         while index < count {
             let byte = bytes[index]
-            if byte <= 0x20, plain >> UInt64(byte) & 1 != 0 {
-                index += 1
-                continue
-            }
-            position = index
-            if byte == UInt8(ascii: "/") || byte == 0xE2 { try skipCommentsAndSeparators() }
-            return
+            guard byte <= 0x20, plain >> UInt64(byte) & 1 != 0 else { return index }
+            index += 1
         }
-        position = index
+        return index
     }
 
     /// The rest of ``skipWhitespace()`` from a `/` or a 0xE2 byte on.
