@@ -128,6 +128,19 @@ package enum PropertyListStreamedConversion {
         fromXML data: Data, readingOptions: PropertyListReadingOptions = PropertyListReadingOptions(),
         options: PropertyListJSONOptions, to output: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
+        try streamJSON(options: options, detectsUIDs: true, to: output) { builder in
+            _ = try XMLPropertyListReader.read(data, options: readingOptions, into: &builder)
+        }
+    }
+
+    /// Writes the JSON text of the events `read` gives an ``XMLJSONBuilder`` (the shared
+    /// part of the streamed JSON of XML, JSON and OpenStep text): keys in the order read,
+    /// so `options.sortsKeys` is refused (sorted keys need each dictionary read whole).
+    private static func streamJSON(
+        options: PropertyListJSONOptions, detectsUIDs: Bool,
+        to output: (UnsafeRawBufferPointer) throws -> Void,
+        read: (inout XMLJSONBuilder) throws -> Void
+    ) throws {
         guard !options.sortsKeys else {
             throw KeyedArchiveError(.unsupportedFormat, "sorted keys need the dictionary read whole")
         }
@@ -135,8 +148,9 @@ package enum PropertyListStreamedConversion {
             var builder = XMLJSONBuilder(
                 writer: JSONTextWriter(
                     prettyPrinted: options.prettyPrinted, sortsKeys: false,
-                    maximumOutputBytes: options.maximumOutputBytes, destination: output))
-            _ = try XMLPropertyListReader.read(data, options: readingOptions, into: &builder)
+                    maximumOutputBytes: options.maximumOutputBytes, destination: output),
+                detectsUIDs: detectsUIDs)
+            try read(&builder)
             if let failure = builder.failure { throw failure }
             try builder.writer.output.withUnsafeBytes(output)
         }
@@ -227,18 +241,8 @@ package enum PropertyListStreamedConversion {
         fromJSON data: Data, options: PropertyListJSONOptions,
         to output: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        guard !options.sortsKeys else {
-            throw KeyedArchiveError(.unsupportedFormat, "sorted keys need the dictionary read whole")
-        }
-        try withoutActuallyEscaping(output) { output in
-            var builder = XMLJSONBuilder(
-                writer: JSONTextWriter(
-                    prettyPrinted: options.prettyPrinted, sortsKeys: false,
-                    maximumOutputBytes: options.maximumOutputBytes, destination: output),
-                detectsUIDs: false)
+        try streamJSON(options: options, detectsUIDs: false, to: output) { builder in
             _ = try JSONTextReader.read(data, into: &builder)
-            if let failure = builder.failure { throw failure }
-            try builder.writer.output.withUnsafeBytes(output)
         }
     }
 
@@ -308,18 +312,8 @@ package enum PropertyListStreamedConversion {
         fromOpenStep data: Data, readingOptions: PropertyListReadingOptions = PropertyListReadingOptions(),
         options: PropertyListJSONOptions, to output: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        guard !options.sortsKeys else {
-            throw KeyedArchiveError(.unsupportedFormat, "sorted keys need the dictionary read whole")
-        }
-        try withoutActuallyEscaping(output) { output in
-            var builder = XMLJSONBuilder(
-                writer: JSONTextWriter(
-                    prettyPrinted: options.prettyPrinted, sortsKeys: false,
-                    maximumOutputBytes: options.maximumOutputBytes, destination: output),
-                detectsUIDs: false)
+        try streamJSON(options: options, detectsUIDs: false, to: output) { builder in
             _ = try OpenStepEventReader.read(data, options: readingOptions, into: &builder)
-            if let failure = builder.failure { throw failure }
-            try builder.writer.output.withUnsafeBytes(output)
         }
     }
 }
