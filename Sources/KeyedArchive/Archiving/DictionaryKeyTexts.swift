@@ -49,22 +49,15 @@ struct DictionaryKeyTexts {
         return words(at: text.baseAddress, count: count, readable: count)
     }
 
-    /// The two words of the short text of `count` bytes at `start`, of which `readable`
-    /// bytes may be read (at least `count`): two loads when 16 are, a loop otherwise.
+    /// The two words of the short text of `count` bytes (fewer than 15) at `start`, of
+    /// which `readable` bytes may be read (at least `count`): two loads when 16 are, a loop
+    /// otherwise.
     @inline(__always)
     static func words(at start: UnsafeRawPointer?, count: Int, readable: Int) -> (UInt64, UInt64)? {
         guard let start else { return count == 0 ? (0, 0) : nil }
+        guard count < 15 else { return nil }
         if readable >= 16 {
-            var low = UInt64(littleEndian: start.loadUnaligned(as: UInt64.self))
-            var high = UInt64(littleEndian: start.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-            if count < 8 {
-                low &= (1 << UInt64(count * 8)) &- 1
-                high = 0
-            } else {
-                high &= (1 << UInt64((count - 8) * 8)) &- 1
-            }
-            guard (low | high) & 0x8080_8080_8080_8080 == 0 else { return nil }
-            return (low, high | UInt64(count) << 56)
+            return words(loadedAt: start, count: count)
         }
         let text = UnsafeRawBufferPointer(start: start, count: count)
         var low: UInt64 = 0
@@ -79,6 +72,24 @@ struct DictionaryKeyTexts {
             }
         }
         return (low, high)
+    }
+
+    /// ``words(at:count:readable:)`` where 16 bytes may be read at `start` and `count` is
+    /// below 15: two loads, masked (shifts by less than 64 bits, so without the checks of
+    /// a general shift).
+    @inline(__always)
+    private static func words(loadedAt start: UnsafeRawPointer, count: Int) -> (UInt64, UInt64)? {
+        var low = UInt64(littleEndian: start.loadUnaligned(as: UInt64.self))
+        var high = UInt64(littleEndian: start.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        let bits = UInt64(truncatingIfNeeded: count &* 8)
+        if count < 8 {
+            low &= (1 &<< bits) &- 1
+            high = 0
+        } else {
+            high &= (1 &<< (bits &- 64)) &- 1
+        }
+        guard (low | high) & 0x8080_8080_8080_8080 == 0 else { return nil }
+        return (low, high | bits &<< 53)
     }
 
     /// ``position(of:in:scanner:)`` for a dictionary already indexed; `nil` for any other.
@@ -135,15 +146,24 @@ struct DictionaryKeyTexts {
         _ dictionary: BinaryPropertyListObject, into base: UnsafeMutablePointer<UInt64>,
         scanner: BinaryPropertyListScanner
     ) throws -> Bool {
+        guard let start = scanner.bytes.baseAddress else { return false }
+        let readableEnd = scanner.bytes.count - 1
         for position in 0..<dictionary.count {
             let keyIndex = try scanner.reference(dictionary, at: position)
             let offset = try scanner.offset(of: keyIndex)
             let marker = scanner.byte(offset)
             let length = Int(marker & 0x0F)
-            guard marker >> 4 == 0x5, length < 0x0F, length <= scanner.objectsEnd - offset - 1,
-                let (low, high) = Self.words(
-                    at: scanner.bytes.baseAddress.map { $0 + offset + 1 }, count: length,
-                    readable: scanner.bytes.count - offset - 1)
+            guard marker >> 4 == 0x5, length < 0x0F, length <= scanner.objectsEnd - offset - 1 else {
+                return false
+            }
+            // Two loads for every key but those of the last 16 bytes (which the trailer
+            // follows in a whole file).
+            let readable = readableEnd - offset
+            guard
+                let (low, high) =
+                    readable >= 16
+                    ? Self.words(loadedAt: start + offset + 1, count: length)
+                    : Self.words(at: start + offset + 1, count: length, readable: readable)
             else { return false }
             base[2 * position] = low
             base[2 * position + 1] = high
