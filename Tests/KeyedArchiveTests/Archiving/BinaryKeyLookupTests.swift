@@ -146,4 +146,78 @@ struct BinaryKeyLookupTests {
             #expect(ours.friend === ours.sameFriend)
         }
     }
+
+    /// `$top` holds `a` to `i`: objects of one class whose keys `k` and `v` are string
+    /// objects of their own (as Foundation on Linux writes them), or shared, varying from
+    /// one object to the next what a lookup remembers: the key order, a key text twice, a
+    /// key missing or another key instead, a UTF-16 key, strings shared again.
+    static let ownKeyStringsArchive: Data = {
+        var objects: [[UInt8]] = Array(repeating: [], count: 9)
+        func add(_ bytes: [UInt8]) -> Int {
+            objects.append(bytes)
+            return objects.count - 1
+        }
+        func own(_ text: String) -> Int { add(ascii(text)) }
+        func int(_ value: Int) -> Int { add([0x10, UInt8(value)]) }
+        let classReference = add([0x80, 10])
+        func object(_ entries: [(key: Int, value: Int)]) -> Int {
+            add(dictionary(entries.map(\.key), entries.map(\.value)))
+        }
+        func classEntry() -> (key: Int, value: Int) { (own("$class"), classReference) }
+        let sharedK = own("k")
+        let sharedV = own("v")
+        let probes = [
+            object([classEntry(), (own("k"), int(1)), (own("v"), int(7))]),  // a: 1, 7
+            object([(own("v"), int(8)), (own("k"), int(2)), classEntry()]),  // b: 2, 8
+            object([classEntry(), (own("k"), int(3)), (own("k"), int(4))]),  // c: 4, no v
+            object([classEntry(), (own("v"), int(5)), (own("x"), int(6))]),  // d: no k, 5
+            object([classEntry(), (add(utf16("k")), int(9)), (own("v"), int(10))]),  // e: 9, 10
+            object([classEntry(), (sharedK, int(11)), (sharedV, int(12))]),  // f: 11, 12
+            object([(sharedV, int(13)), classEntry(), (sharedK, int(14))]),  // g: 14, 13
+            object([classEntry(), (own("k"), int(15)), (sharedK, int(16)), (own("v"), int(17))]),  // h
+            object([classEntry(), (sharedK, int(18)), (own("k"), int(19)), (sharedV, int(20))]),  // i
+        ]
+        let probeClass = own("Probe")
+        let classDescription = object([
+            (own("$classname"), probeClass), (own("$classes"), add([0xA1, UInt8(probeClass)])),
+        ])
+        let null = own("$null")
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"].map(own)
+        let uids = (1...names.count).map { add([0x80, UInt8($0)]) }
+        objects[7] = dictionary(names, uids)  // $top
+        objects[8] = [0xA0 | UInt8(probes.count + 2)] + ([null] + probes + [classDescription]).map { UInt8($0) }
+        objects[0] = dictionary([1, 2, 3, 4], [5, 6, 7, 8])
+        objects[1] = ascii("$archiver")
+        objects[2] = ascii("$version")
+        objects[3] = ascii("$top")
+        objects[4] = ascii("$objects")
+        objects[5] = ascii("NSKeyedArchiver")
+        objects[6] = [0x12, 0x00, 0x01, 0x86, 0xA0]
+        return Hardening.bplist(objects, refSize: 1)
+    }()
+
+    static let ownKeyStringsExpected = [
+        "a": KeyProbe(k: 1, v: 7), "b": KeyProbe(k: 2, v: 8), "c": KeyProbe(k: 4, v: 0),
+        "d": KeyProbe(k: 0, v: 5), "e": KeyProbe(k: 9, v: 10), "f": KeyProbe(k: 11, v: 12),
+        "g": KeyProbe(k: 14, v: 13), "h": KeyProbe(k: 16, v: 17), "i": KeyProbe(k: 19, v: 20),
+    ]
+
+    /// A key found by its text in one object is looked up by text in the next; the
+    /// position found there is never taken for the next object's without its key texts.
+    @Test(arguments: [
+        ["a", "b", "c", "d", "e", "f", "g", "h", "i"], ["i", "h", "g", "f", "e", "d", "c", "b", "a"],
+        ["a", "c", "a", "d", "b", "e", "a", "f", "h", "g", "i", "b", "c", "c", "f", "d", "h"],
+    ])
+    func keysOfObjectsWithStringsOfTheirOwnAreFoundInAnyOrder(order: [String]) throws {
+        #expect(Self.ownKeyStringsArchive.count > 200)
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: Self.ownKeyStringsArchive)
+        for key in order {
+            let probe = try unarchiver.decodeObject(of: KeyProbe.self, forKey: key)
+            #expect(probe == Self.ownKeyStringsExpected[key], "\(key) after \(order)")
+        }
+        let parsed = try KeyedUnarchiver(propertyList: PropertyList(from: Self.ownKeyStringsArchive))
+        for key in order {
+            #expect(try parsed.decodeObject(of: KeyProbe.self, forKey: key) == Self.ownKeyStringsExpected[key])
+        }
+    }
 }
