@@ -185,7 +185,8 @@ struct BinaryKeyLookupTests {
         let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"].map(own)
         let uids = (1...names.count).map { add([0x80, UInt8($0)]) }
         objects[7] = dictionary(names, uids)  // $top
-        objects[8] = [0xA0 | UInt8(probes.count + 2)] + ([null] + probes + [classDescription]).map { UInt8($0) }
+        let entries = [null] + probes + [classDescription]
+        objects[8] = [0xA0 | UInt8(entries.count)] + entries.map { UInt8($0) }
         objects[0] = dictionary([1, 2, 3, 4], [5, 6, 7, 8])
         objects[1] = ascii("$archiver")
         objects[2] = ascii("$version")
@@ -217,7 +218,8 @@ struct BinaryKeyLookupTests {
         }
         let parsed = try KeyedUnarchiver(propertyList: PropertyList(from: Self.ownKeyStringsArchive))
         for key in order {
-            #expect(try parsed.decodeObject(of: KeyProbe.self, forKey: key) == Self.ownKeyStringsExpected[key])
+            let probe = try parsed.decodeObject(of: KeyProbe.self, forKey: key)
+            #expect(probe == Self.ownKeyStringsExpected[key], "parsed: \(key) after \(order)")
         }
     }
 }
