@@ -397,32 +397,31 @@ final class BinaryArchiveSource {
                 slot ^= 1  // the other way of the set
             }
             if keyCache[slot].identity == identity {
-                let keyIndex = keyCache[slot].keyIndex
-                if keyCache[slot].byText, let words = identity.shortASCIIWords,
-                    let indexed = try keyTexts.position(of: words, in: fields, scanner: scanner)
-                {
-                    // Last time this key's string was another object than the one
-                    // remembered (archives written by Foundation on Linux give each
-                    // dictionary key strings of its own): its text is compared at once,
-                    // from the words of the key, without looking for the remembered string.
-                    // A key found as the remembered string again (strings shared between
-                    // objects) goes back to the string path.
-                    if let indexed {
-                        keyCache[slot].byText = indexed.keyIndex != keyIndex
-                        keyCache[slot].keyIndex = indexed.keyIndex
-                        keyCache[slot].position = indexed.position
-                    }
-                    return indexed?.position
-                }
                 // Find the remembered string first: where it is absent (archives written by
                 // Foundation on Linux give each dictionary key strings of its own), the
                 // keys' distinctness need not be checked at all.
+                let keyIndex = keyCache[slot].keyIndex
                 let remembered = keyCache[slot].position
                 var found: Int?
                 if remembered < fields.count, try scanner.reference(fields, at: remembered) == keyIndex {
                     found = remembered
+                } else if remembered == CachedKeyIndex.byText, let words = identity.shortASCIIWords,
+                    let indexed = try keyTexts.position(of: words, in: fields, scanner: scanner)
+                {
+                    // Last time the key's string was another object than the one remembered
+                    // (each object has key strings of its own): its text is compared at once,
+                    // from the words of the key. A key found as the same string again
+                    // (strings shared between objects) goes back to the string path.
+                    if let indexed {
+                        if indexed.keyIndex == keyIndex {
+                            keyCache[slot].position = indexed.position
+                        } else {
+                            keyCache[slot].keyIndex = indexed.keyIndex
+                        }
+                    }
+                    return indexed?.position
                 } else if let indexed = indexedPosition(of: identity, in: fields) {
-                    keyCache[slot].byText = true
+                    keyCache[slot].position = CachedKeyIndex.byText
                     return indexed
                 } else {
                     var position = fields.count
@@ -465,9 +464,9 @@ final class BinaryArchiveSource {
             } else {
                 // A key known already whose string was not the one remembered: the next
                 // lookup compares texts first (see above).
-                keyCache[slot].byText = found.keyIndex != keyCache[slot].keyIndex
+                keyCache[slot].position =
+                    found.keyIndex == keyCache[slot].keyIndex ? found.position : CachedKeyIndex.byText
                 keyCache[slot].keyIndex = found.keyIndex
-                keyCache[slot].position = found.position
             }
         }
         return found.position
@@ -702,10 +701,13 @@ struct CachedKeyIndex {
     var identity = KeyIdentity()
     var key = ""
     var keyIndex = -1
+    /// The position, or ``byText``.
     var position = 0
-    /// Whether the key was last found by its text, its string being another object than
-    /// the one remembered: the next lookup then compares texts first.
-    var byText = false
+
+    /// The position of a key last found by its text, its string being another object than
+    /// the one remembered: the next lookup compares texts first (no dictionary has so many
+    /// keys, so no string is looked for at this position).
+    static var byText: Int { Int.max }
 }
 
 /// An entry of `$objects`: an object (a dictionary with `$class`, or a class description)
