@@ -156,8 +156,8 @@ struct DictionaryKeyTexts {
             guard marker >> 4 == 0x5, length < 0x0F, length <= scanner.objectsEnd - offset - 1 else {
                 return false
             }
-            // Two loads for every key but those of the last 16 bytes (which the trailer
-            // follows in a whole file).
+            // Two loads unless fewer than 16 bytes follow the text's start (never in a
+            // whole file, whose 32-byte trailer follows the objects).
             let readable = readableEnd - offset
             guard
                 let (low, high) =
