@@ -133,14 +133,7 @@ struct JSONTextWriter {
             let isArray: Bool
             if case .arrayStart = event { isArray = true } else { isArray = false }
             separate(beforeKey: false)
-            // The writer's stack holds the open containers that are not empty.
-            let depth = eventFrames.count
-            guard depth < JSONPropertyListWriter.maximumDepth else {
-                throw KeyedArchiveError(
-                    .limitExceeded,
-                    "arrays and dictionaries are nested more than \(JSONPropertyListWriter.maximumDepth) deep"
-                )
-            }
+            try checkEventDepth()
             if count == 0 {
                 append(isArray ? "[]" : "{}")
             } else {
@@ -163,14 +156,20 @@ struct JSONTextWriter {
     // A reader of text learns a container's size only when it closes: these write the
     // same text as ``consume(_:)`` for the same value, with the same checks.
 
-    /// An array (or dictionary) of a size not yet known opens.
-    mutating func openContainer(isArray: Bool) throws {
-        separate(beforeKey: false)
+    /// Throws where one more container would nest past the writer's depth limit (the
+    /// event stack holds the open containers that are not empty).
+    private func checkEventDepth() throws {
         guard eventFrames.count < JSONPropertyListWriter.maximumDepth else {
             throw KeyedArchiveError(
                 .limitExceeded,
                 "arrays and dictionaries are nested more than \(JSONPropertyListWriter.maximumDepth) deep")
         }
+    }
+
+    /// An array (or dictionary) of a size not yet known opens.
+    mutating func openContainer(isArray: Bool) throws {
+        separate(beforeKey: false)
+        try checkEventDepth()
         eventFrames.append((isArray, .pending, 0))
         try drainAndCheckLength()
     }
@@ -178,11 +177,7 @@ struct JSONTextWriter {
     /// An empty array (or dictionary): `consume(.arrayStart(count: 0))`, then `.end`.
     mutating func writeEmptyContainer(isArray: Bool) throws {
         separate(beforeKey: false)
-        guard eventFrames.count < JSONPropertyListWriter.maximumDepth else {
-            throw KeyedArchiveError(
-                .limitExceeded,
-                "arrays and dictionaries are nested more than \(JSONPropertyListWriter.maximumDepth) deep")
-        }
+        try checkEventDepth()
         append(isArray ? "[]" : "{}")
         guard !eventFrames.isEmpty else { return }
         try drainAndCheckLength()
