@@ -33,7 +33,12 @@ import Testing
     /// What the tool wrote the tree's way.
     static func tree(_ data: Data, _ target: Target) -> Data? {
         guard let value = treeValue(data) else { return nil }
-        let limit = Tool.outputLimit(forInputLength: data.count)
+        return written(value, target, inputLength: data.count)
+    }
+
+    /// What the tool writes as `target` for `value`, read from a file of `inputLength` bytes.
+    static func written(_ value: PropertyList, _ target: Target, inputLength: Int) -> Data? {
+        let limit = Tool.outputLimit(forInputLength: inputLength)
         switch target {
         case .json, .prettyJSON:
             var text = Data()

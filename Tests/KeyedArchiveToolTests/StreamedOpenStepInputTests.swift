@@ -16,22 +16,7 @@ import Testing
         readingOptions: PropertyListReadingOptions = PropertyListReadingOptions()
     ) -> Data? {
         guard let value = try? PropertyList(from: data, options: readingOptions) else { return nil }
-        let limit = Tool.outputLimit(forInputLength: data.count)
-        switch target {
-        case .json, .prettyJSON:
-            var text = Data()
-            let options = PropertyListJSONOptions(
-                prettyPrinted: target == .prettyJSON, sortsKeys: false, maximumOutputBytes: limit)
-            guard (try? value.writeJSON(options: options, to: { text.append(contentsOf: $0) })) != nil else {
-                return nil
-            }
-            return text
-        case .xml:
-            return try? value.data(
-                format: .xml, options: PropertyListWritingOptions(maximumOutputBytes: limit))
-        case .binary:
-            return try? value.data(format: .binary)
-        }
+        return StreamedJSONInputTests.written(value, target, inputLength: data.count)
     }
 
     static func streamed(
