@@ -11,7 +11,7 @@ import Foundation
 /// ```swift
 /// let status = Tool.run(arguments: ["-lint", "a.plist"], environment: .process)
 /// ```
-struct Tool {
+package struct Tool {
     /// Exit statuses: `plutil`'s 0 and 1, and `sysexits.h`'s `EX_USAGE` for a bad command line.
     enum ExitStatus {
         static let success: Int32 = 0
@@ -28,7 +28,7 @@ struct Tool {
     ///   - environment: The streams and file system to use.
     /// - Returns: The exit status: 0 when every file succeeded, 1 when any failed, 64 for
     ///   a usage error.
-    static func run(arguments: [String], environment: ToolEnvironment) -> Int32 {
+    package static func run(arguments: [String], environment: ToolEnvironment) -> Int32 {
         let tool = Tool(environment: environment)
         let invocation: Invocation
         do {

@@ -16,8 +16,8 @@ import Darwin
 
 /// The outside world as the tool sees it: standard streams and files.
 ///
-/// `main.swift` passes ``process``; tests pass closures that capture what is written.
-struct ToolEnvironment {
+/// The `keyed-archive` executable (`Sources/KeyedArchiveCommand/main.swift`) passes ``process``; tests pass closures that capture what is written.
+package struct ToolEnvironment {
     /// Reads all of standard input (called at most once per `-` argument).
     var readStandardInput: () -> Data
     /// Writes bytes to standard output.
@@ -28,7 +28,7 @@ struct ToolEnvironment {
     var fileSystem: any ToolFileSystem
 
     /// The real process: its standard streams and the local file system.
-    static var process: ToolEnvironment {
+    package static var process: ToolEnvironment {
         ToolEnvironment(
             readStandardInput: { StandardStream.readAll(STDIN_FILENO) },
             writeOutput: { data in data.withUnsafeBytes { StandardStream.writeAll($0, to: STDOUT_FILENO) } },

@@ -1,8 +1,7 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
+// The `keyed-archive` executable: everything it does is in the KeyedArchiveTool module
+// (Sources/KeyedArchiveTool), which the tests import; this file only hands it the process.
+import KeyedArchiveTool
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
