@@ -20,6 +20,9 @@ let package = Package(
         .executableTarget(name: "FuzzTypedStream", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzRoundTrip", dependencies: ["FuzzSupport"]),
         .executableTarget(
+            name: "FuzzStreamed",
+            dependencies: ["FuzzSupport", .product(name: "KeyedArchive", package: "KeyedArchive")]),
+        .executableTarget(
             name: "FuzzCodable",
             dependencies: ["FuzzSupport", .product(name: "KeyedArchive", package: "KeyedArchive")]),
     ],

@@ -3,7 +3,8 @@
 #
 #   FuzzTesting/fuzz.sh TARGET SECONDS [extra libFuzzer flags]
 #
-# TARGET: FuzzBinary FuzzXML FuzzOpenStep FuzzUnarchiver FuzzRoundTrip FuzzCodable FuzzTypedStream.
+# TARGET: FuzzBinary FuzzXML FuzzOpenStep FuzzUnarchiver FuzzRoundTrip FuzzStreamed FuzzCodable
+# FuzzTypedStream.
 # Environment: SANITIZE=address adds AddressSanitizer; JOBS=n runs n workers; NICE=19 lowers
 # the priority (default); NO_BUILD=1 skips the build.
 #
@@ -30,6 +31,7 @@ case "$target" in
     FuzzOpenStep) dicts=(openstep) ;;
     FuzzUnarchiver) dicts=(archive binary xml) ;;
     FuzzRoundTrip) dicts=(binary xml) ;;
+    FuzzStreamed) dicts=(binary xml openstep json) ;;
     FuzzCodable) dicts=(archive binary) ;;
     FuzzTypedStream) dicts=(typedstream) ;;
     *) echo "unknown target: $target" >&2; exit 2 ;;

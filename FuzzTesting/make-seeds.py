@@ -7,8 +7,8 @@ plistlib (property lists of every type, keyed archives shaped like the fuzzer's
 FuzzCreature and FuzzPoint, shared-reference bombs). Fixtures are never copied into the
 repository: they are read at run time.
 
-usage: make-seeds.py TARGET OUTDIR   (TARGET: FuzzBinary FuzzXML FuzzOpenStep FuzzUnarchiver FuzzRoundTrip FuzzCodable
-       FuzzTypedStream)
+usage: make-seeds.py TARGET OUTDIR   (TARGET: FuzzBinary FuzzXML FuzzOpenStep FuzzUnarchiver FuzzRoundTrip FuzzStreamed
+       FuzzCodable FuzzTypedStream)
 """
 import datetime
 import hashlib
@@ -257,6 +257,7 @@ def main():
     target, out = sys.argv[1], sys.argv[2]
     kinds = {"FuzzBinary": ["binary"], "FuzzXML": ["xml"], "FuzzOpenStep": ["openstep"],
              "FuzzUnarchiver": ["unarchiver"], "FuzzRoundTrip": ["binary", "xml", "roundtrip"],
+             "FuzzStreamed": ["binary", "xml", "openstep", "json"],
              "FuzzCodable": ["codable"], "FuzzTypedStream": ["typedstream"]}
     if target not in kinds:
         sys.exit(f"unknown target {target}; one of {', '.join(kinds)}")
@@ -278,7 +279,7 @@ def main():
     # Seeds/codable holds archives written by KeyedArchiveEncoder and encodeEncodable for
     # the fuzzer's model types (FuzzSupport/FuzzCodableTypes.swift).
     for kind in (["unarchiver"] if target in ("FuzzUnarchiver", "FuzzCodable") else wanted):
-        if kind not in ("codable", "typedstream"):
+        if kind not in ("codable", "typedstream", "json"):
             seeds.extend(generated(kind))
     written = 0
     for data in seeds:

@@ -6,7 +6,8 @@ import Testing
 /// findings and hand-made hostile inputs, see its README) through every reader, the
 /// unarchiver in its secure, insecure and generic modes, and a write-and-read-back: each
 /// must give a value or a ``KeyedArchiveError``, never a crash or another error. The XML
-/// reader's ways through each file must agree, as `FuzzXML` checks.
+/// reader's ways through each file must agree, as `FuzzXML` checks, and every conversion
+/// that builds no tree must write what the tree's way writes, as `FuzzStreamed` checks.
 @Suite("Hardening: fuzz regressions")
 struct FuzzRegressionTests {
     static let folder = URL(fileURLWithPath: #filePath)
@@ -49,6 +50,9 @@ struct FuzzRegressionTests {
         }
         if let disagreement = XMLReadingPaths.disagreement(in: data) {
             Issue.record("\(name): the XML readings differ:\n\(disagreement)")
+        }
+        if let disagreement = StreamedConversionPaths.disagreement(in: data) {
+            Issue.record("\(name): a streamed conversion differs from the tree's:\n\(disagreement)")
         }
         Self.expectValueOrError("\(name) secure") {
             _ = try KeyedUnarchiver.unarchivedObject(ofClasses: [Creature.self, Point.self], from: data)
