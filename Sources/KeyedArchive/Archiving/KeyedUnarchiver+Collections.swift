@@ -108,6 +108,11 @@ extension KeyedUnarchiver {
     /// through unspecialized code looks up the dictionary's run-time metadata for every
     /// entry. `allowingDuplicates`, as the archive is not trusted: a repeated key keeps
     /// its last value.
+    ///
+    /// While an entry's value decodes, its key (a plain string) is the unarchiver's
+    /// ``entryKey``: archives share a key's string with the value it names (a name field),
+    /// which then reads the key instead of copying the string again, without a cache entry
+    /// per key.
     private func decodeStringKeyedEntries<V: KeyedCoding>(
         keys keyIndices: [Int], values valueIndices: [Int], as valueType: V.Type
     ) throws -> [String: V] {
@@ -125,20 +130,32 @@ extension KeyedUnarchiver {
             }
             var keyCount = 0
             var valueCount = 0
+            // Which keys are not plain strings (decoded through the general path), once one is.
+            var generalKeys: [Bool]?
+            defer {
+                entryKeyUID = -1
+                entryKey = nil
+            }
             do {
                 while keyCount < count {
                     let uid = keyIndices[keyCount]
                     let key: String
-                    if uid != 0, let text = quickKeyString(uid) {
+                    if uid != 0, let text = quickString(uid) {
                         key = text
                     } else {
                         key = try decodeKey(uid, at: keyCount)
+                        if generalKeys == nil { generalKeys = Array(repeating: false, count: count) }
+                        generalKeys?[keyCount] = true
                     }
                     (keyBase + keyCount).initialize(to: key)
                     keyCount += 1
                 }
                 while valueCount < count {
                     let uid = valueIndices[valueCount]
+                    if generalKeys?[valueCount] != true {
+                        entryKeyUID = keyIndices[valueCount]
+                        entryKey = UnsafePointer(keyBase + valueCount)
+                    }
                     path.append(.dictionaryValue(keyBase[valueCount]))
                     defer { path.removeLast() }
                     guard uid != 0 else { throw failure(.invalidArchive, "a dictionary value is nil") }
@@ -158,28 +175,8 @@ extension KeyedUnarchiver {
         return dictionary
     }
 
-    /// `$objects[uid]`, a dictionary key, when it is a string read without error, else
-    /// `nil` (``decodeKey(_:at:)`` then decodes it, and reports any damage at the key).
-    ///
-    /// A long key is kept from its first read on (not its second, as other strings):
-    /// archives share a key's string with the value it names (a name field), which then
-    /// reads it without copying.
-    @inline(__always)
-    private func quickKeyString(_ uid: Int) -> String? {
-        if let known = strings[uid] { return known }
-        let read = try? source.withScanner { scanner -> String? in
-            let object = try source.entryObject(uid, scanner: scanner)
-            guard object.kind == .asciiString || object.kind == .utf16String else { return nil }
-            let text = try scanner.string(object)
-            // Long (or UTF-16) strings are those ``binaryString(_:)`` keeps.
-            if object.count > 15 || object.kind == .utf16String { strings.insert(text, forKey: uid) }
-            return text
-        }
-        return read ?? nil
-    }
-
-    /// `$objects[uid]`, the dictionary key at `position`, through the general path (any
-    /// key that is not a plain string read without error), located at the key.
+    /// `$objects[uid]`, the dictionary key at `position`, through the general path (a key
+    /// that is not a plain string read without error), located at the key.
     @inline(never)
     private func decodeKey(_ uid: Int, at position: Int) throws -> String {
         path.append(.dictionaryKey(position))
