@@ -156,7 +156,7 @@ extension KeyedUnarchiver {
                         entryKeyUID = keyIndices[valueCount]
                         entryKey = UnsafePointer(keyBase + valueCount)
                     }
-                    path.append(.dictionaryValue(keyBase[valueCount]))
+                    path.append(.dictionaryValueWithKey(keyBase + valueCount))
                     defer { path.removeLast() }
                     guard uid != 0 else { throw failure(.invalidArchive, "a dictionary value is nil") }
                     (valueBase + valueCount).initialize(to: try decodeEntry(uid, as: V.self))
