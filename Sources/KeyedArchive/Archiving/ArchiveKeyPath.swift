@@ -8,6 +8,10 @@ enum ArchiveKeyPathComponent {
     case dictionaryKey(Int)
     /// The value of a dictionary entry whose key is a string.
     case dictionaryValue(String)
+    /// The same, for a key that the dictionary being decoded holds at this address, valid
+    /// while the component is on the path (the decode pushes and pops it around the
+    /// value): pushed for every entry, it retains and releases nothing.
+    case dictionaryValueWithKey(UnsafePointer<String>)
     /// The value of a dictionary entry whose key is not a string, by position.
     case dictionaryValueAt(Int)
 }
@@ -24,6 +28,7 @@ enum ArchiveKeyPath {
             case .index(let index): text += "[\(index)]"
             case .dictionaryKey(let index): text += "[key \(index)]"
             case .dictionaryValue(let key): text += "[\(DisplayText.quoted(key))]"
+            case .dictionaryValueWithKey(let key): text += "[\(DisplayText.quoted(key.pointee))]"
             case .dictionaryValueAt(let index): text += "[value \(index)]"
             }
         }

@@ -525,19 +525,29 @@ extension KeyedUnarchiver {
                 objects.kind == .array || (acceptsSets && objects.kind == .set)
             else { return nil }
             return try binary.withScanner { scanner -> [Int]? in
-                var indices: [Int] = []
-                indices.reserveCapacity(objects.count)  // bounded by the bytes that remain
-                for position in 0..<objects.count {
-                    // Each element is a UID object: its marker and bytes are read directly.
-                    let offset = try scanner.offset(of: scanner.reference(objects, at: position))
-                    let marker = scanner.byte(offset)
-                    let width = Int(marker & 0x07) + 1
-                    guard marker & 0xF8 == 0x80, width <= scanner.objectsEnd - offset - 1 else { return nil }
-                    let raw = scanner.unsigned(offset + 1, width: width)
-                    guard raw < UInt64(objectCount) else { return nil }
-                    indices.append(Int(raw))
+                var complete = true
+                // Written in place (the count is bounded by the bytes that remain): appending
+                // checks the array's uniqueness and capacity for every element.
+                let indices = try [Int](unsafeUninitializedCapacity: objects.count) { buffer, initialized in
+                    for position in 0..<objects.count {
+                        // Each element is a UID object: its marker and bytes are read directly.
+                        let offset = try scanner.offset(of: scanner.reference(objects, at: position))
+                        let marker = scanner.byte(offset)
+                        let width = Int(marker & 0x07) + 1
+                        guard marker & 0xF8 == 0x80, width <= scanner.objectsEnd - offset - 1 else {
+                            complete = false
+                            return
+                        }
+                        let raw = scanner.unsigned(offset + 1, width: width)
+                        guard raw < UInt64(objectCount) else {
+                            complete = false
+                            return
+                        }
+                        buffer[position] = Int(raw)
+                        initialized = position + 1
+                    }
                 }
-                return indices
+                return complete ? indices : nil
             }
         } catch let error as KeyedArchiveError {
             throw inputFailure(error, reading: containers[containers.count - 1].uid)

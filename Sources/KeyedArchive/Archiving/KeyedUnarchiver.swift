@@ -112,6 +112,13 @@ public final class KeyedUnarchiver {
     @exclusivity(unchecked) var strings = IndexTable<String>()
     /// The long strings read once so far (see ``binaryString(_:)``).
     let stringsReadOnce: ObjectIndexSet
+    /// The key of the `[String: V]` entry whose value is decoding, a plain string, and its
+    /// object index (-1: none), which ``binaryString(_:)`` returns for that index: a value
+    /// that names itself by its key shares the key's string. The key is where the
+    /// dictionary being built holds it (set and cleared by that decode, valid meanwhile),
+    /// so that setting it for each entry retains and releases nothing.
+    @exclusivity(unchecked) var entryKeyUID = -1
+    @exclusivity(unchecked) var entryKey: UnsafePointer<String>?
     /// The objects decoded once so far as large values (not class instances), which are
     /// cached from their second decode on (see ``instantiate(_:uid:fields:classUID:)``). The same
     /// set as ``stringsReadOnce``: an entry is either a plain string or an object.
@@ -963,6 +970,7 @@ extension KeyedUnarchiver {
     /// inline are kept, so an archive that references one many times shares its storage.
     func binaryString(_ uid: Int) throws -> String? {
         if let known = strings[uid] { return known }
+        if uid == entryKeyUID, let entryKey { return entryKey.pointee }
         do {
             return try source.withScanner { scanner -> String? in
                 let object = try source.entryObject(uid, scanner: scanner)

@@ -232,6 +232,10 @@ struct BinaryPropertyListScanner {
         case 1: return UInt64(byte(position))
         case 2:
             return UInt64(UInt16(bigEndian: base.loadUnaligned(fromByteOffset: position, as: UInt16.self)))
+        case 3:
+            // The offset width of files from 64 KB to 16 MB.
+            return UInt64(byte(position)) << 16
+                | UInt64(UInt16(bigEndian: base.loadUnaligned(fromByteOffset: position + 1, as: UInt16.self)))
         case 4:
             return UInt64(UInt32(bigEndian: base.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
         case 8: return UInt64(bigEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))
