@@ -141,22 +141,9 @@ extension XMLPropertyListParser {
                     }
                     value = string
                 }
-            case .integer:
-                guard !isEmpty, let range = readQuickContent(closing: .integer),
-                    case .value(let number) = XMLScalarText.parseInteger(bytes, range)
-                else { return nil }
-                value = builder.integer(number)
-            case .real:
-                guard !isEmpty, let range = readQuickContent(closing: .real),
-                    case .value(let number) = XMLScalarText.parseReal(bytes, range)
-                else { return nil }
-                value = builder.real(number)
-            case .date:
-                guard let seconds = try? readDate(isEmpty: isEmpty, offset: index) else { return nil }
-                value = builder.date(seconds)
-            case .data:
-                guard let data = try? readData(isEmpty: isEmpty, { builder.data($0) }) else { return nil }
-                value = data
+            case .integer, .real, .date, .data:
+                guard let scalar = readQuickScalar(tag, isEmpty: isEmpty, into: &builder) else { return nil }
+                value = scalar
             case .true, .false:
                 guard isEmpty else { return nil }
                 value = builder.bool(tag == .true)
@@ -168,6 +155,37 @@ extension XMLPropertyListParser {
             case .outermost(let done): return done
             case .overBudget: return nil
             }
+        }
+    }
+
+    /// Reads an `<integer>`, `<real>`, `<date>` or `<data>` value; `nil` for anything the
+    /// general path must read.
+    ///
+    /// Not inlined: kept out of the quick reading's loop, which past a size no longer had its
+    /// small helpers inlined (callgrind: calls to `Array.count` and `Tag.nameLength`).
+    @inline(never)
+    private mutating func readQuickScalar<Builder: XMLValueBuilder>(
+        _ tag: Tag, isEmpty: Bool, into builder: inout Builder
+    ) -> Builder.Value? {
+        switch tag {
+        case .integer:
+            guard !isEmpty, let range = readQuickContent(closing: .integer),
+                case .value(let number) = XMLScalarText.parseInteger(bytes, range)
+            else { return nil }
+            return builder.integer(number)
+        case .real:
+            guard !isEmpty, let range = readQuickContent(closing: .real),
+                case .value(let number) = XMLScalarText.parseReal(bytes, range)
+            else { return nil }
+            return builder.real(number)
+        case .date:
+            guard let seconds = try? readDate(isEmpty: isEmpty, offset: index) else { return nil }
+            return builder.date(seconds)
+        case .data:
+            guard let data = try? readData(isEmpty: isEmpty, { builder.data($0) }) else { return nil }
+            return data
+        default:
+            return nil
         }
     }
 

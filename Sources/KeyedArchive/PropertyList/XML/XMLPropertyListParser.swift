@@ -12,6 +12,7 @@ struct XMLPropertyListParser {
         case plist, array, dict, key, string, data, date, real, integer, `true`, `false`
 
         /// The name's bytes packed little-endian, as ``XMLPropertyListParser/packedName(_:)`` makes them.
+        @inline(__always)
         var packedName: UInt64 {
             switch self {
             case .plist: return 0x74_7369_6C70
@@ -28,6 +29,7 @@ struct XMLPropertyListParser {
             }
         }
 
+        @inline(__always)
         var nameLength: Int {
             switch self {
             case .key: return 3
@@ -323,31 +325,76 @@ struct XMLPropertyListParser {
         @inline(__always) func load(at position: Int) -> UInt64 {
             UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
         }
+        // The low `length` bytes (1 to 8) of a word.
+        @inline(__always) func mask(_ length: Int) -> UInt64 {
+            length >= 8 ? ~0 : (1 << UInt64(length &* 8)) &- 1
+        }
+        // The indentation before `<key>`: writers indent `<integer>` the same and `</dict>`
+        // one tab less, which is compared as one word with it (bytes skipped as whitespace,
+        // then a `<`: exactly where skipping stops) rather than skipped byte by byte.
+        let indentation = index
         var position = skippingWhitespace(from: index)
+        let indentationLength = position - indentation
         // `<key>CF$UID</key>` (17 bytes), then whitespace and `<integer>`.
         guard count - position >= 17, load(at: position) == 0x2446_433E_7965_6B3C,  // "<key>CF$"
             load(at: position + 8) == 0x7965_6B2F_3C44_4955,  // "UID</key"
             base[position + 16] == UInt8(ascii: ">")
         else { return nil }
-        position = skippingWhitespace(from: position + 17)
+        position += 17
+        // The same indentation again: one word compared with the first.
+        if indentationLength > 0, indentationLength <= 8, count - position > 8,
+            (load(at: position) ^ load(at: indentation)) & mask(indentationLength) == 0,
+            base[position + indentationLength] == UInt8(ascii: "<")
+        {
+            position += indentationLength
+        } else {
+            position = skippingWhitespace(from: position)
+        }
         guard count - position >= 9, load(at: position) == 0x7265_6765_746E_693C,  // "<integer"
             base[position + 8] == UInt8(ascii: ">")
         else { return nil }
         position += 9
         let digitsStart = position
         var number: UInt64 = 0
-        while position < count, position - digitsStart < 19 {
-            let digit = base[position] &- UInt8(ascii: "0")
-            guard digit < 10 else { break }
-            number = number &* 10 &+ UInt64(digit)
-            position += 1
+        if count - position >= 8 {
+            // Up to eight digits at once: each byte's value less '0', and a high nibble bit
+            // set in each byte that is not a digit (a carry out of one only reaches bytes
+            // after the first that is not a digit, which are not used).
+            let values = load(at: position) ^ 0x3030_3030_3030_3030
+            let notDigits = ((values &+ 0x0606_0606_0606_0606) | values) & 0xF0F0_F0F0_F0F0_F0F0
+            let digitCount = notDigits.trailingZeroBitCount >> 3
+            guard digitCount > 0 else { return nil }
+            // The digits moved to the top bytes (the first, most significant, lowest),
+            // then combined in pairs, fours and eights.
+            var word = values << UInt64((8 &- digitCount) &* 8)
+            word = (word &* 10 &+ (word >> 8)) & 0x00FF_00FF_00FF_00FF
+            word = (word &* 100 &+ (word >> 16)) & 0x0000_FFFF_0000_FFFF
+            word = (word &* 10000 &+ (word >> 32)) & 0xFFFF_FFFF
+            number = word
+            position += digitCount
+        } else {
+            while position < count, position - digitsStart < 19 {
+                let digit = base[position] &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                number = number &* 10 &+ UInt64(digit)
+                position += 1
+            }
         }
         // `</integer>` (10 bytes), whitespace, `</dict>` (7 bytes).
         guard position > digitsStart, count - position >= 10,
             load(at: position) == 0x6567_6574_6E69_2F3C,  // "</intege"
             base[position + 8] == UInt8(ascii: "r"), base[position + 9] == UInt8(ascii: ">")
         else { return nil }
-        position = skippingWhitespace(from: position + 10)
+        position += 10
+        // One tab less: the first's bytes but its last.
+        if indentationLength > 1, indentationLength <= 9, count - position > 8,
+            (load(at: position) ^ load(at: indentation)) & mask(indentationLength - 1) == 0,
+            base[position + indentationLength - 1] == UInt8(ascii: "<")
+        {
+            position += indentationLength - 1
+        } else {
+            position = skippingWhitespace(from: position)
+        }
         guard count - position >= 7,
             UnsafeRawPointer(base + position).loadUnaligned(as: UInt32.self)
                 == UInt32(littleEndian: 0x6964_2F3C),  // "</di"
