@@ -90,6 +90,11 @@ struct XMLPropertyListParser {
     /// instructions after it) when there is one: it and all after it are ignored.
     var ignoredStart: Int?
     var scratch: [UInt8] = []
+    /// The last UID read in the compact form: where its text starts (right after `<dict>`,
+    /// -1 before the first), the length up to its digits, and where and how long its text
+    /// after the digits is (`</integer>`, whitespace, `</dict>`). The next UID usually has
+    /// the same bytes around its digits, which are then compared rather than read again.
+    var lastUID = (start: -1, headLength: 0, tailStart: 0, tailLength: 0)
 
     init(bytes: UnsafeBufferPointer<UInt8>, start: Int, maximumDepth: Int, valueBudget: Int) {
         self.bytes = bytes
@@ -321,6 +326,76 @@ struct XMLPropertyListParser {
     /// a key, an integer and a dictionary for each.
     mutating func readCompactUID() -> UInt64? {
         guard let base = bytes.baseAddress else { return nil }
+        let start = index
+        let (previous, headLength, previousTail, tailLength) = lastUID
+        // The bytes before and after the digits equal those of the last UID read, which
+        // were checked: the same whitespace and tags, so the same reading.
+        if previous >= 0, count - start >= headLength &+ 8,
+            Self.equalBytes(base + start, base + previous, count: headLength)
+        {
+            let digitsStart = start &+ headLength
+            let values = UInt64(
+                littleEndian: UnsafeRawPointer(base + digitsStart).loadUnaligned(as: UInt64.self))
+            if let (number, digitCount) = Self.decimalDigits(values) {
+                let tailStart = digitsStart &+ digitCount
+                if count - tailStart >= tailLength,
+                    Self.equalBytes(base + tailStart, base + previousTail, count: tailLength)
+                {
+                    index = tailStart &+ tailLength
+                    return number
+                }
+            }
+        }
+        return readCompactUIDInFull()
+    }
+
+    /// Whether the `count` bytes (at least 8) at `first` and `second` are equal, a word at a time.
+    @inline(__always)
+    private static func equalBytes(_ first: UnsafePointer<UInt8>, _ second: UnsafePointer<UInt8>, count: Int)
+        -> Bool
+    {
+        let first = UnsafeRawPointer(first)
+        let second = UnsafeRawPointer(second)
+        var offset = 0
+        while count &- offset > 8 {
+            guard
+                first.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    == second.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            else { return false }
+            offset &+= 8
+        }
+        // The last word ends with the last byte (and may overlap the one before).
+        return first.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+            == second.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+    }
+
+    /// The number written by the decimal digits at the start of `word` (its bytes in
+    /// memory order, little-endian) and how many there are (1 to 8); `nil` when it starts
+    /// with no digit.
+    @inline(__always)
+    private static func decimalDigits(_ word: UInt64) -> (number: UInt64, count: Int)? {
+        // Each byte's value less '0', and a high nibble bit set in each byte that is not a
+        // digit (a carry out of one only reaches bytes after the first that is not a digit,
+        // which are not used).
+        let values = word ^ 0x3030_3030_3030_3030
+        let notDigits = ((values &+ 0x0606_0606_0606_0606) | values) & 0xF0F0_F0F0_F0F0_F0F0
+        let digitCount = notDigits.trailingZeroBitCount >> 3
+        guard digitCount > 0 else { return nil }
+        // The digits moved to the top bytes (the first, most significant, lowest), then
+        // combined in pairs, fours and eights.
+        var number = values << UInt64((8 &- digitCount) &* 8)
+        number = (number &* 10 &+ (number >> 8)) & 0x00FF_00FF_00FF_00FF
+        number = (number &* 100 &+ (number >> 16)) & 0x0000_FFFF_0000_FFFF
+        number = (number &* 10000 &+ (number >> 32)) & 0xFFFF_FFFF
+        return (number, digitCount)
+    }
+
+    /// ``readCompactUID()`` for a UID whose bytes differ from the last one's: read in full,
+    /// and remembered for the next.
+    @inline(never)
+    private mutating func readCompactUIDInFull() -> UInt64? {
+        guard let base = bytes.baseAddress else { return nil }
+        let start = index
         // Bytes are compared a word at a time, little-endian: `load(at:)` needs 8 bytes.
         @inline(__always) func load(at position: Int) -> UInt64 {
             UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
@@ -357,20 +432,9 @@ struct XMLPropertyListParser {
         let digitsStart = position
         var number: UInt64 = 0
         if count - position >= 8 {
-            // Up to eight digits at once: each byte's value less '0', and a high nibble bit
-            // set in each byte that is not a digit (a carry out of one only reaches bytes
-            // after the first that is not a digit, which are not used).
-            let values = load(at: position) ^ 0x3030_3030_3030_3030
-            let notDigits = ((values &+ 0x0606_0606_0606_0606) | values) & 0xF0F0_F0F0_F0F0_F0F0
-            let digitCount = notDigits.trailingZeroBitCount >> 3
-            guard digitCount > 0 else { return nil }
-            // The digits moved to the top bytes (the first, most significant, lowest),
-            // then combined in pairs, fours and eights.
-            var word = values << UInt64((8 &- digitCount) &* 8)
-            word = (word &* 10 &+ (word >> 8)) & 0x00FF_00FF_00FF_00FF
-            word = (word &* 100 &+ (word >> 16)) & 0x0000_FFFF_0000_FFFF
-            word = (word &* 10000 &+ (word >> 32)) & 0xFFFF_FFFF
-            number = word
+            // Up to eight digits at once.
+            guard let (digits, digitCount) = Self.decimalDigits(load(at: position)) else { return nil }
+            number = digits
             position += digitCount
         } else {
             while position < count, position - digitsStart < 19 {
@@ -381,6 +445,7 @@ struct XMLPropertyListParser {
             }
         }
         // `</integer>` (10 bytes), whitespace, `</dict>` (7 bytes).
+        let tailStart = position
         guard position > digitsStart, count - position >= 10,
             load(at: position) == 0x6567_6574_6E69_2F3C,  // "</intege"
             base[position + 8] == UInt8(ascii: "r"), base[position + 9] == UInt8(ascii: ">")
@@ -402,6 +467,7 @@ struct XMLPropertyListParser {
                 == UInt32(littleEndian: 0x3E74_6369)  // "ict>"
         else { return nil }
         index = position + 7
+        lastUID = (start, digitsStart - start, tailStart, index - tailStart)
         return number
     }
 
