@@ -88,6 +88,49 @@ import Testing
         }
     }
 
+    /// Many UIDs in a row, most laid out as the one before (read by comparing their bytes
+    /// with its), some not: other indentation, other spacing, more digits, no digits, a sign.
+    @Test(arguments: 0..<8)
+    func uidsInARowReadAsTheirOwnBytesSay(_ seed: Int) throws {
+        var state = UInt64(seed) &+ 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        let indentations = ["\n\t\t", "\n\t\t\t", "\n\t", " ", "\n\t\t\t\t\t\t\t\t\t\t", ""]
+        var document = "<plist version=\"1.0\">\n<array>"
+        var expected: [PropertyList] = []
+        for _ in 0..<200 {
+            // Mostly the layout of the one before: the first indentation, 1 to 8 digits.
+            let indentation = next(4) == 0 ? indentations[next(indentations.count)] : indentations[0]
+            // Odd seeds also write what is not a UID (past 64 bits, no digits, a letter).
+            let valid = seed.isMultiple(of: 2)
+            let digitCount = next(5) == 0 ? 1 + next(valid ? 19 : 20) : 1 + next(8)
+            var digits = String((0..<digitCount).map { _ in Character(String(next(10))) })
+            if next(40) == 0 { digits = ["+1", " 1", "", "1x"][next(valid ? 2 : 4)] }
+            let closing = next(10) == 0 ? " " : String(indentation.dropLast())
+            document +=
+                "\n\t<dict>\(indentation)<key>CF$UID</key>\(indentation)<integer>\(digits)</integer>\(closing)</dict>"
+            let trimmed = digits.trimmingCharacters(in: .whitespaces)
+            if let number = UInt64(trimmed) {
+                expected.append(.uid(number))
+            } else {
+                expected.append(.string("not a UID"))
+            }
+        }
+        document += "\n</array>\n</plist>\n"
+        let outcome = XMLReadingPathsTests.expectAgreement(Data(document.utf8), "seed \(seed)")
+        #expect(seed % 2 == 1 || !expected.contains(.string("not a UID")))
+        if expected.contains(.string("not a UID")) {
+            guard case .error = outcome else {
+                Issue.record("seed \(seed): read as \(outcome)")
+                return
+            }
+        } else {
+            #expect(outcome == .value(.array(expected)), "seed \(seed)")
+        }
+    }
+
     static let decimals = [
         "0", "0.0", "-0.0", "+0.0", "00.5", ".5", "5.", "-.5", "1.5", "1234.421875", "680000000.5",
         "0.000001", "0.1", "0.3", "123456789", "1234567890123456789", "12345678901234567890",
