@@ -35,7 +35,8 @@ import Testing
         for tabs in [0, 1, 2, 6, 7, 8, 9, 12] {
             let indentation = "\n" + String(repeating: "\t", count: tabs)
             let outcome = XMLReadingPathsTests.expectAgreement(
-                Self.uidDocument(digits: digits, indentation: indentation), "\(digitCount) digits, \(tabs) tabs")
+                Self.uidDocument(digits: digits, indentation: indentation),
+                "\(digitCount) digits, \(tabs) tabs")
             if let number = UInt64(digits) {
                 #expect(outcome == .value([.uid(number)]), "\(digitCount) digits, \(tabs) tabs")
             } else {
@@ -188,7 +189,9 @@ import Testing
     @Test func foundationArchivesReadThroughEveryPath() throws {
         var value: Any = ["leaf", 1.5, 42] as [Any]
         for depth in 0..<12 {
-            value = ["level \(depth)": value, "weight": Double(depth) / 64, "count": depth * 1_000_003] as [String: Any]
+            value =
+                ["level \(depth)": value, "weight": Double(depth) / 64, "count": depth * 1_000_003]
+                as [String: Any]
         }
         let archiver = NSKeyedArchiver(requiringSecureCoding: false)
         archiver.outputFormat = .xml

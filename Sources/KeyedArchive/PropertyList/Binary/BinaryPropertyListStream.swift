@@ -288,9 +288,11 @@ final class BinaryPropertyListStream {
         let valuesOffset = count &* Self.referenceSize
         for position in 0..<count {
             let offset = position &* Self.referenceSize
-            destination.storeBytes(of: keyReferences[position].bigEndian, toByteOffset: offset, as: UInt32.self)
             destination.storeBytes(
-                of: valueReferences[position].bigEndian, toByteOffset: valuesOffset &+ offset, as: UInt32.self)
+                of: keyReferences[position].bigEndian, toByteOffset: offset, as: UInt32.self)
+            destination.storeBytes(
+                of: valueReferences[position].bigEndian, toByteOffset: valuesOffset &+ offset, as: UInt32.self
+            )
         }
         length += 2 &* valuesOffset
         return object

@@ -131,7 +131,8 @@ extension XMLPropertyListParser {
                 } else {
                     if let innermost { outer.append(innermost) }
                     innermost = QuickFrame(
-                        isDictionary: tag == .dict, valueStart: builder.valueCount, keyStart: builder.keyCount)
+                        isDictionary: tag == .dict, valueStart: builder.valueCount, keyStart: builder.keyCount
+                    )
                     depth += 1
                     builder.open(dictionary: tag == .dict)
                     continue

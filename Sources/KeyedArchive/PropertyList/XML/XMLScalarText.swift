@@ -209,7 +209,9 @@ enum XMLScalarText {
     /// when it has at most 19 digits in all and Clinger's fast path applies: what the
     /// general reading gives, whose leading zeros only are not counted. `nil` otherwise.
     @inline(__always)
-    private static func plainDecimal(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Double? {
+    private static func plainDecimal(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int)
+        -> Double?
+    {
         guard end - start <= 20, let base = bytes.baseAddress else { return nil }
         var index = start
         var mantissa: UInt64 = 0
