@@ -206,8 +206,9 @@ enum XMLScalarText {
     }
 
     /// The value of `digits` or `digits.digits` (no sign, no exponent) in `bytes[start..<end]`
-    /// when it has at most 19 digits in all and Clinger's fast path applies: what the
-    /// general reading gives, whose leading zeros only are not counted. `nil` otherwise.
+    /// in one pass, when it has at most 19 digits in all and Clinger's fast path applies; the
+    /// same value as the general reading below, which also reads the rest (it does not count
+    /// leading zeros, so a few texts this leaves to it take its fast path too). `nil` otherwise.
     @inline(__always)
     private static func plainDecimal(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int)
         -> Double?
