@@ -132,6 +132,52 @@ import Testing
         }
     }
 
+    /// Dictionaries whose keys mostly follow the order of the one before (the rewriting to
+    /// a binary property list compares the key that followed last time first), with keys
+    /// in another order, empty, longer than 16 bytes, and more distinct keys than its table
+    /// of recent keys holds.
+    @Test(arguments: 0..<4)
+    func keysInRepeatedOrdersReadAlike(_ seed: Int) throws {
+        var state = UInt64(seed) &+ 77
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        let common = ["$class", "name", "seen", "tags", "weight", "", "NS.objects", "a key of twenty bytes"]
+        var expected: [PropertyList] = []
+        var document = "<plist version=\"1.0\">\n<array>"
+        for index in 0..<300 {
+            var keys = Array(common.prefix(1 + next(common.count)))
+            if next(4) == 0 {
+                var generator = SeededShuffle(state: state)
+                keys.shuffle(using: &generator)
+            }
+            // Now and then a key seen once, so that the table fills and forgets.
+            if next(3) == 0 { keys.append("key \(index)") }
+            var entries = PropertyListDictionary()
+            document += "\n\t<dict>"
+            for (position, key) in keys.enumerated() {
+                document += "\n\t\t<key>\(key)</key>\n\t\t<integer>\(position)</integer>"
+                entries[key] = .integer(PropertyListInteger(position))
+            }
+            document += "\n\t</dict>"
+            expected.append(.dictionary(entries))
+        }
+        document += "\n</array>\n</plist>\n"
+        #expect(
+            XMLReadingPathsTests.expectAgreement(Data(document.utf8), "seed \(seed)")
+                == .value(.array(expected)))
+    }
+
+    /// A deterministic shuffle for ``keysInRepeatedOrdersReadAlike(_:)``.
+    struct SeededShuffle: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state
+        }
+    }
+
     static let decimals = [
         "0", "0.0", "-0.0", "+0.0", "00.5", ".5", "5.", "-.5", "1.5", "1234.421875", "680000000.5",
         "0.000001", "0.1", "0.3", "123456789", "1234567890123456789", "12345678901234567890",
