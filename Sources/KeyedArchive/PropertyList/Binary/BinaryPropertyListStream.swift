@@ -279,9 +279,22 @@ final class BinaryPropertyListStream {
     /// Adds a dictionary of objects added before (as many keys as values).
     func addDictionary(keys: UnsafeBufferPointer<UInt32>, values: UnsafeBufferPointer<UInt32>) -> Int {
         let object = beginObject()
-        writeHeader(0xD0, count: min(keys.count, values.count))
-        writeReferences(UnsafeBufferPointer(rebasing: keys.prefix(values.count)))
-        writeReferences(UnsafeBufferPointer(rebasing: values.prefix(keys.count)))
+        let count = min(keys.count, values.count)
+        writeHeader(0xD0, count: count)
+        // Keys, then values, in one pass.
+        guard let keyReferences = keys.baseAddress, let valueReferences = values.baseAddress,
+            let destination = room(count * 2 * Self.referenceSize)
+        else { return object }
+        let valuesOffset = count &* Self.referenceSize
+        for position in 0..<count {
+            let offset = position &* Self.referenceSize
+            destination.storeBytes(
+                of: keyReferences[position].bigEndian, toByteOffset: offset, as: UInt32.self)
+            destination.storeBytes(
+                of: valueReferences[position].bigEndian, toByteOffset: valuesOffset &+ offset, as: UInt32.self
+            )
+        }
+        length += 2 &* valuesOffset
         return object
     }
 

@@ -40,15 +40,18 @@ extension XMLPropertyListParser {
         _ first: Markup, into builder: inout Builder
     ) -> Builder.Value? {
         guard case .start(var tag, var isEmpty, _) = first, let base = bytes.baseAddress else { return nil }
-        var frames: [QuickFrame] = []
-        frames.reserveCapacity(16)
+        // The innermost open container apart from the others: read for every value.
+        var innermost: QuickFrame?
+        var outer: [QuickFrame] = []
+        outer.reserveCapacity(16)
+        var depth = 0
         var haveStartTag = true
         while true {
             if !haveStartTag {
                 // The next markup: an end tag closing the innermost container, a key, or a
                 // start tag.
                 let position = skippingWhitespace(from: index)
-                guard count - position >= 2, base[position] == UInt8(ascii: "<"), let frame = frames.last
+                guard count - position >= 2, base[position] == UInt8(ascii: "<"), let frame = innermost
                 else {
                     return nil
                 }
@@ -58,7 +61,8 @@ extension XMLPropertyListParser {
                     && builder.keyCount - frame.keyStart == builder.valueCount - frame.valueStart
                 if base[position + 1] == UInt8(ascii: "/") {
                     guard skipEndTag(frame.isDictionary ? .dict : .array) else { return nil }
-                    frames.removeLast()
+                    innermost = outer.popLast()
+                    depth -= 1
                     let value: Builder.Value
                     if frame.isDictionary {
                         guard expectingKey,
@@ -69,7 +73,7 @@ extension XMLPropertyListParser {
                     } else {
                         value = builder.array(from: frame.valueStart)
                     }
-                    switch finish(value, frames: frames, into: &builder) {
+                    switch finish(value, isOutermost: innermost == nil, into: &builder) {
                     case .pushed: continue
                     case .outermost(let done): return done
                     case .overBudget: return nil
@@ -118,17 +122,18 @@ extension XMLPropertyListParser {
             case .dict, .array:
                 if isEmpty {
                     value = tag == .array ? builder.emptyArray() : builder.emptyDictionary()
-                } else if frames.count >= maximumDepth {
+                } else if depth >= maximumDepth {
                     return nil
                 } else if tag == .dict, let uid = readCompactUID() {
                     // Counted as the general path counts it: the integer, then the UID.
                     valuesBuilt += 1
                     value = builder.uid(uid)
                 } else {
-                    frames.append(
-                        QuickFrame(
-                            isDictionary: tag == .dict, valueStart: builder.valueCount,
-                            keyStart: builder.keyCount))
+                    if let innermost { outer.append(innermost) }
+                    innermost = QuickFrame(
+                        isDictionary: tag == .dict, valueStart: builder.valueCount, keyStart: builder.keyCount
+                    )
+                    depth += 1
                     builder.open(dictionary: tag == .dict)
                     continue
                 }
@@ -141,33 +146,51 @@ extension XMLPropertyListParser {
                     }
                     value = string
                 }
-            case .integer:
-                guard !isEmpty, let range = readQuickContent(closing: .integer),
-                    case .value(let number) = XMLScalarText.parseInteger(bytes, range)
-                else { return nil }
-                value = builder.integer(number)
-            case .real:
-                guard !isEmpty, let range = readQuickContent(closing: .real),
-                    case .value(let number) = XMLScalarText.parseReal(bytes, range)
-                else { return nil }
-                value = builder.real(number)
-            case .date:
-                guard let seconds = try? readDate(isEmpty: isEmpty, offset: index) else { return nil }
-                value = builder.date(seconds)
-            case .data:
-                guard let data = try? readData(isEmpty: isEmpty, { builder.data($0) }) else { return nil }
-                value = data
+            case .integer, .real, .date, .data:
+                guard let scalar = readQuickScalar(tag, isEmpty: isEmpty, into: &builder) else { return nil }
+                value = scalar
             case .true, .false:
                 guard isEmpty else { return nil }
                 value = builder.bool(tag == .true)
             case .key, .plist:
                 return nil
             }
-            switch finish(value, frames: frames, into: &builder) {
+            switch finish(value, isOutermost: innermost == nil, into: &builder) {
             case .pushed: continue
             case .outermost(let done): return done
             case .overBudget: return nil
             }
+        }
+    }
+
+    /// Reads an `<integer>`, `<real>`, `<date>` or `<data>` value; `nil` for anything the
+    /// general path must read.
+    ///
+    /// Not inlined: kept out of the quick reading's loop, which past a size no longer had its
+    /// small helpers inlined (callgrind: calls to `Array.count` and `Tag.nameLength`).
+    @inline(never)
+    private mutating func readQuickScalar<Builder: XMLValueBuilder>(
+        _ tag: Tag, isEmpty: Bool, into builder: inout Builder
+    ) -> Builder.Value? {
+        switch tag {
+        case .integer:
+            guard !isEmpty, let range = readQuickContent(closing: .integer),
+                case .value(let number) = XMLScalarText.parseInteger(bytes, range)
+            else { return nil }
+            return builder.integer(number)
+        case .real:
+            guard !isEmpty, let range = readQuickContent(closing: .real),
+                case .value(let number) = XMLScalarText.parseReal(bytes, range)
+            else { return nil }
+            return builder.real(number)
+        case .date:
+            guard let seconds = try? readDate(isEmpty: isEmpty, offset: index) else { return nil }
+            return builder.date(seconds)
+        case .data:
+            guard let data = try? readData(isEmpty: isEmpty, { builder.data($0) }) else { return nil }
+            return data
+        default:
+            return nil
         }
     }
 
@@ -183,11 +206,11 @@ extension XMLPropertyListParser {
     /// Counts a finished value and pushes it into its container, as the general path does.
     @inline(__always)
     private mutating func finish<Builder: XMLValueBuilder>(
-        _ value: Builder.Value, frames: [QuickFrame], into builder: inout Builder
+        _ value: Builder.Value, isOutermost: Bool, into builder: inout Builder
     ) -> Finished<Builder.Value> {
         valuesBuilt += 1
         if valuesBuilt > valueBudget { return .overBudget }
-        guard !frames.isEmpty else { return .outermost(value) }
+        guard !isOutermost else { return .outermost(value) }
         builder.push(value)
         return .pushed
     }
@@ -219,6 +242,21 @@ extension XMLPropertyListParser {
     private mutating func readQuickContent(closing tag: Tag) -> Range<Int>? {
         let contentStart = index
         var position = index
+        if let base = bytes.baseAddress {
+            // Eight bytes at a time while there are eight.
+            while count - position >= 8 {
+                let word = UInt64(
+                    littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+                let found = Self.zeroBytes(word ^ 0x3C3C_3C3C_3C3C_3C3C)
+                if found != 0 {
+                    position += found.trailingZeroBitCount >> 3
+                    index = position
+                    guard skipEndTag(tag) else { return nil }
+                    return contentStart..<position
+                }
+                position += 8
+            }
+        }
         while position < count, bytes[position] != UInt8(ascii: "<") { position += 1 }
         index = position
         guard skipEndTag(tag) else { return nil }

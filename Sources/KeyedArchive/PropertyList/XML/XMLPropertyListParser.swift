@@ -12,6 +12,7 @@ struct XMLPropertyListParser {
         case plist, array, dict, key, string, data, date, real, integer, `true`, `false`
 
         /// The name's bytes packed little-endian, as ``XMLPropertyListParser/packedName(_:)`` makes them.
+        @inline(__always)
         var packedName: UInt64 {
             switch self {
             case .plist: return 0x74_7369_6C70
@@ -28,6 +29,7 @@ struct XMLPropertyListParser {
             }
         }
 
+        @inline(__always)
         var nameLength: Int {
             switch self {
             case .key: return 3
@@ -88,6 +90,11 @@ struct XMLPropertyListParser {
     /// instructions after it) when there is one: it and all after it are ignored.
     var ignoredStart: Int?
     var scratch: [UInt8] = []
+    /// The last UID read in the compact form: where its text starts (right after `<dict>`,
+    /// -1 before the first), the length up to its digits, and where and how long its text
+    /// after the digits is (`</integer>`, whitespace, `</dict>`). The next UID usually has
+    /// the same bytes around its digits, which are then compared rather than read again.
+    var lastUID = (start: -1, headLength: 0, tailStart: 0, tailLength: 0)
 
     init(bytes: UnsafeBufferPointer<UInt8>, start: Int, maximumDepth: Int, valueBudget: Int) {
         self.bytes = bytes
@@ -319,35 +326,140 @@ struct XMLPropertyListParser {
     /// a key, an integer and a dictionary for each.
     mutating func readCompactUID() -> UInt64? {
         guard let base = bytes.baseAddress else { return nil }
+        let start = index
+        let (previous, headLength, previousTail, tailLength) = lastUID
+        // The bytes before and after the digits equal those of the last UID read, which
+        // were checked: the same whitespace and tags, so the same reading.
+        if previous >= 0, count - start >= headLength &+ 8,
+            Self.equalBytes(base + start, base + previous, count: headLength)
+        {
+            let digitsStart = start &+ headLength
+            let values = UInt64(
+                littleEndian: UnsafeRawPointer(base + digitsStart).loadUnaligned(as: UInt64.self))
+            if let (number, digitCount) = Self.decimalDigits(values) {
+                let tailStart = digitsStart &+ digitCount
+                if count - tailStart >= tailLength,
+                    Self.equalBytes(base + tailStart, base + previousTail, count: tailLength)
+                {
+                    index = tailStart &+ tailLength
+                    return number
+                }
+            }
+        }
+        return readCompactUIDInFull()
+    }
+
+    /// Whether the `count` bytes (at least 8) at `first` and `second` are equal, a word at a time.
+    @inline(__always)
+    private static func equalBytes(_ first: UnsafePointer<UInt8>, _ second: UnsafePointer<UInt8>, count: Int)
+        -> Bool
+    {
+        let first = UnsafeRawPointer(first)
+        let second = UnsafeRawPointer(second)
+        var offset = 0
+        while count &- offset > 8 {
+            guard
+                first.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    == second.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            else { return false }
+            offset &+= 8
+        }
+        // The last word ends with the last byte (and may overlap the one before).
+        return first.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+            == second.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+    }
+
+    /// The number written by the decimal digits at the start of `word` (its bytes in
+    /// memory order, little-endian) and how many there are (1 to 8); `nil` when it starts
+    /// with no digit.
+    @inline(__always)
+    private static func decimalDigits(_ word: UInt64) -> (number: UInt64, count: Int)? {
+        // Each byte's value less '0', and a high nibble bit set in each byte that is not a
+        // digit (a carry out of one only reaches bytes after the first that is not a digit,
+        // which are not used).
+        let values = word ^ 0x3030_3030_3030_3030
+        let notDigits = ((values &+ 0x0606_0606_0606_0606) | values) & 0xF0F0_F0F0_F0F0_F0F0
+        let digitCount = notDigits.trailingZeroBitCount >> 3
+        guard digitCount > 0 else { return nil }
+        // The digits moved to the top bytes (the first, most significant, lowest), then
+        // combined in pairs, fours and eights.
+        var number = values << UInt64((8 &- digitCount) &* 8)
+        number = (number &* 10 &+ (number >> 8)) & 0x00FF_00FF_00FF_00FF
+        number = (number &* 100 &+ (number >> 16)) & 0x0000_FFFF_0000_FFFF
+        number = (number &* 10000 &+ (number >> 32)) & 0xFFFF_FFFF
+        return (number, digitCount)
+    }
+
+    /// ``readCompactUID()`` for a UID whose bytes differ from the last one's: read in full,
+    /// and remembered for the next.
+    @inline(never)
+    private mutating func readCompactUIDInFull() -> UInt64? {
+        guard let base = bytes.baseAddress else { return nil }
+        let start = index
         // Bytes are compared a word at a time, little-endian: `load(at:)` needs 8 bytes.
         @inline(__always) func load(at position: Int) -> UInt64 {
             UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
         }
+        // The low `length` bytes (1 to 8) of a word.
+        @inline(__always) func mask(_ length: Int) -> UInt64 {
+            length >= 8 ? ~0 : (1 << UInt64(length &* 8)) &- 1
+        }
+        // The indentation before `<key>`: writers indent `<integer>` the same and `</dict>`
+        // one tab less, which is compared as one word with it (bytes skipped as whitespace,
+        // then a `<`: exactly where skipping stops) rather than skipped byte by byte.
+        let indentation = index
         var position = skippingWhitespace(from: index)
+        let indentationLength = position - indentation
         // `<key>CF$UID</key>` (17 bytes), then whitespace and `<integer>`.
         guard count - position >= 17, load(at: position) == 0x2446_433E_7965_6B3C,  // "<key>CF$"
             load(at: position + 8) == 0x7965_6B2F_3C44_4955,  // "UID</key"
             base[position + 16] == UInt8(ascii: ">")
         else { return nil }
-        position = skippingWhitespace(from: position + 17)
+        position += 17
+        // The same indentation again: one word compared with the first.
+        if indentationLength > 0, indentationLength <= 8, count - position > 8,
+            (load(at: position) ^ load(at: indentation)) & mask(indentationLength) == 0,
+            base[position + indentationLength] == UInt8(ascii: "<")
+        {
+            position += indentationLength
+        } else {
+            position = skippingWhitespace(from: position)
+        }
         guard count - position >= 9, load(at: position) == 0x7265_6765_746E_693C,  // "<integer"
             base[position + 8] == UInt8(ascii: ">")
         else { return nil }
         position += 9
         let digitsStart = position
         var number: UInt64 = 0
-        while position < count, position - digitsStart < 19 {
-            let digit = base[position] &- UInt8(ascii: "0")
-            guard digit < 10 else { break }
-            number = number &* 10 &+ UInt64(digit)
-            position += 1
+        if count - position >= 8 {
+            // Up to eight digits at once.
+            guard let (digits, digitCount) = Self.decimalDigits(load(at: position)) else { return nil }
+            number = digits
+            position += digitCount
+        } else {
+            while position < count, position - digitsStart < 19 {
+                let digit = base[position] &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                number = number &* 10 &+ UInt64(digit)
+                position += 1
+            }
         }
         // `</integer>` (10 bytes), whitespace, `</dict>` (7 bytes).
+        let tailStart = position
         guard position > digitsStart, count - position >= 10,
             load(at: position) == 0x6567_6574_6E69_2F3C,  // "</intege"
             base[position + 8] == UInt8(ascii: "r"), base[position + 9] == UInt8(ascii: ">")
         else { return nil }
-        position = skippingWhitespace(from: position + 10)
+        position += 10
+        // One tab less: the first's bytes but its last.
+        if indentationLength > 1, indentationLength <= 9, count - position > 8,
+            (load(at: position) ^ load(at: indentation)) & mask(indentationLength - 1) == 0,
+            base[position + indentationLength - 1] == UInt8(ascii: "<")
+        {
+            position += indentationLength - 1
+        } else {
+            position = skippingWhitespace(from: position)
+        }
         guard count - position >= 7,
             UnsafeRawPointer(base + position).loadUnaligned(as: UInt32.self)
                 == UInt32(littleEndian: 0x6964_2F3C),  // "</di"
@@ -355,6 +467,7 @@ struct XMLPropertyListParser {
                 == UInt32(littleEndian: 0x3E74_6369)  // "ict>"
         else { return nil }
         index = position + 7
+        lastUID = (start, digitsStart - start, tailStart, index - tailStart)
         return number
     }
 

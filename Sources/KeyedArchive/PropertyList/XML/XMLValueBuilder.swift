@@ -164,13 +164,35 @@ struct XMLBinaryBuilder: XMLValueBuilder {
     /// a UID (XML's rule; not JSON's).
     var convertsUIDs = true
     /// Short keys read so far, by a hash of their bytes (see ``keyObject(_:)``).
-    private var recentKeys = [RecentKey](repeating: RecentKey(), count: 64)
+    private let recentKeys = RecentKeyTable()
 
     private struct RecentKey {
         /// The key's bytes, zero-padded.
         var words: (UInt64, UInt64) = (0, 0)
         var count = 0
         var object = -1
+        /// The slot of the key read after this one last time: objects of one class list
+        /// the same keys in the same order, so it is compared first, without hashing.
+        var following = 0
+    }
+
+    /// The 64 slots of ``recentKeys``, read and written in place (an array there cost a
+    /// bounds check on each read and a uniqueness check on each write, for every key), and
+    /// the slot of the last key read.
+    private final class RecentKeyTable {
+        static let slotCount = 64
+        let slots: UnsafeMutablePointer<RecentKey>
+        var last = 0
+
+        init() {
+            slots = .allocate(capacity: Self.slotCount)
+            slots.initialize(repeating: RecentKey(), count: Self.slotCount)
+        }
+
+        deinit {
+            slots.deinitialize(count: Self.slotCount)
+            slots.deallocate()
+        }
     }
 
     var keyCount: Int { keys.count }
@@ -193,7 +215,8 @@ struct XMLBinaryBuilder: XMLValueBuilder {
     }
 
     /// The object of a key's string: short keys are looked up by their bytes in a small
-    /// open-addressed table and written once; longer ones (rare) are written each time.
+    /// open-addressed table (the key that followed the last one, last time, compared first)
+    /// and written once; longer ones (rare) are written each time.
     @inline(__always)
     private mutating func keyObject(_ text: UnsafeBufferPointer<UInt8>, readable: Int) -> Int {
         guard text.count <= 16 else { return addKey(text) }
@@ -209,22 +232,39 @@ struct XMLBinaryBuilder: XMLValueBuilder {
         } else {
             withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: UnsafeRawBufferPointer(text)) }
         }
+        let table = recentKeys
+        let slots = table.slots
+        let predicted = slots[table.last].following
+        let guess = slots[predicted]
+        if guess.count == text.count, guess.words == words, guess.object >= 0 {
+            table.last = predicted
+            return guess.object
+        }
         let mixed =
             (words.0 ^ (words.1 &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(text.count)) &* 0x9E37_79B9_7F4A_7C15
         // A few probes; when they are all taken, the first slot is replaced.
         let first = Int(truncatingIfNeeded: mixed >> 58)
+        var found = first
+        var object = -1
         for probe in 0..<4 {
-            let slot = (first + probe) & 63
-            let known = recentKeys[slot]
+            let slot = (first &+ probe) & (RecentKeyTable.slotCount - 1)
+            let known = slots[slot]
             if known.object < 0 {
-                let object = addKey(text)
-                recentKeys[slot] = RecentKey(words: words, count: text.count, object: object)
-                return object
+                found = slot
+                break
             }
-            if known.count == text.count, known.words == words { return known.object }
+            if known.count == text.count, known.words == words {
+                found = slot
+                object = known.object
+                break
+            }
         }
-        let object = addKey(text)
-        recentKeys[first] = RecentKey(words: words, count: text.count, object: object)
+        if object < 0 {
+            object = addKey(text)
+            slots[found] = RecentKey(words: words, count: text.count, object: object)
+        }
+        slots[table.last].following = found
+        table.last = found
         return object
     }
 
