@@ -93,11 +93,8 @@ import Testing
     /// with its), some not: other indentation, other spacing, more digits, no digits, a sign.
     @Test(arguments: 0..<8)
     func uidsInARowReadAsTheirOwnBytesSay(_ seed: Int) throws {
-        var state = UInt64(seed) &+ 0x9E37_79B9_7F4A_7C15
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
+        var random = SeededGenerator(state: UInt64(seed))
+        func next(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &random) }
         let indentations = ["\n\t\t", "\n\t\t\t", "\n\t", " ", "\n\t\t\t\t\t\t\t\t\t\t", ""]
         var document = "<plist version=\"1.0\">\n<array>"
         var expected: [PropertyList] = []
@@ -138,19 +135,15 @@ import Testing
     /// of recent keys holds.
     @Test(arguments: 0..<4)
     func keysInRepeatedOrdersReadAlike(_ seed: Int) throws {
-        var state = UInt64(seed) &+ 77
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
+        var random = SeededGenerator(state: UInt64(seed) &+ 77)
+        func next(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &random) }
         let common = ["$class", "name", "seen", "tags", "weight", "", "NS.objects", "a key of twenty bytes"]
         var expected: [PropertyList] = []
         var document = "<plist version=\"1.0\">\n<array>"
         for index in 0..<300 {
             var keys = Array(common.prefix(1 + next(common.count)))
             if next(4) == 0 {
-                var generator = SeededShuffle(state: state)
-                keys.shuffle(using: &generator)
+                keys.shuffle(using: &random)
             }
             // Now and then a key seen once, so that the table fills and forgets.
             if next(3) == 0 { keys.append("key \(index)") }
@@ -167,15 +160,6 @@ import Testing
         #expect(
             XMLReadingPathsTests.expectAgreement(Data(document.utf8), "seed \(seed)")
                 == .value(.array(expected)))
-    }
-
-    /// A deterministic shuffle for ``keysInRepeatedOrdersReadAlike(_:)``.
-    struct SeededShuffle: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return state
-        }
     }
 
     static let decimals = [
