@@ -423,10 +423,12 @@ package struct Tool {
         return path(name, replacingExtensionWith: outputExtension)
     }
 
-    /// `-convert` without the tree: `xml1` and `json` of a binary property list are written
-    /// straight from its objects (the library's transcoder, its walk), `binary1` of an XML
-    /// one through the one-pass rewriting the unarchiver opens XML archives with, which
-    /// takes a fraction of the time and memory of reading the value and writing it. The
+    /// `-convert` without the tree, through the library's one dispatcher for a pair of
+    /// formats (`PropertyListStreamedConversion.convert`): `xml1` and `json` of a binary
+    /// property list are written straight from its objects, text formats through the
+    /// one-pass compact form the unarchiver opens XML archives with (or, for `json`, as
+    /// they are read), which takes a fraction of the time and memory of reading the value
+    /// and writing it. The
     /// bytes are the same; so that everything else is too, any failure (a malformed file, a
     /// limit, a key given twice, a write that fails) returns `false`, and the file then goes
     /// the tree's way, which says what is wrong as it always has. Standard output receives
@@ -437,51 +439,31 @@ package struct Tool {
     private func streamedConversion(
         _ name: String, _ data: Data, to format: ConversionFormat, _ invocation: Invocation
     ) -> Bool {
-        let isBinary = data.starts(with: Self.binaryMagic)
-        let detected = isBinary ? .binary : PropertyListFormat.detect(data)
-        let isXML = detected == .xml
-        let isJSON = !isBinary && !isXML && Self.isJSONNotOpenStep(data)
+        let input: PropertyListStreamedConversion.Input
+        if data.starts(with: Self.binaryMagic) {
+            input = .binary
+        } else {
+            switch PropertyListFormat.detect(data) {
+            case .xml: input = .xml
+            case .binary: return false
+            case .openStep: input = Self.isJSONNotOpenStep(data) ? .json : .openStep
+            }
+        }
+        let limit = Self.outputLimit(forInputLength: data.count)
+        let output: PropertyListStreamedConversion.Output
         switch format {
-        case .xml1, .json, .binary1:
-            guard isBinary || isXML || isJSON || detected == .openStep else { return false }
+        case .xml1: output = .xml
+        case .binary1: output = .binary
+        case .json:
+            output = .json(
+                PropertyListJSONOptions(
+                    prettyPrinted: invocation.readableJSON, sortsKeys: false, maximumOutputBytes: limit))
         case .swift, .objc: return false
         }
         guard let destination = try? Self.destination(of: name, as: format, invocation) else { return false }
-        let limit = Self.outputLimit(forInputLength: data.count)
         func produce(_ write: (UnsafeRawBufferPointer) throws -> Void) throws {
-            switch format {
-            case .xml1 where isBinary:
-                try XMLPropertyListTranscoder.transcode(
-                    data, readingOptions: PropertyListReadingOptions(), maximumOutputBytes: limit, to: write)
-            case .xml1 where isXML:
-                try PropertyListStreamedConversion.xml(fromXML: data, maximumOutputBytes: limit, to: write)
-            case .xml1 where isJSON:
-                try PropertyListStreamedConversion.xml(fromJSON: data, maximumOutputBytes: limit, to: write)
-            case .xml1:
-                try PropertyListStreamedConversion.xml(
-                    fromOpenStep: data, maximumOutputBytes: limit, to: write)
-            case .json:
-                let options = PropertyListJSONOptions(
-                    prettyPrinted: invocation.readableJSON, sortsKeys: false, maximumOutputBytes: limit)
-                if isBinary {
-                    try PropertyListStreamedConversion.json(fromBinary: data, options: options, to: write)
-                } else if isXML {
-                    try PropertyListStreamedConversion.json(fromXML: data, options: options, to: write)
-                } else if isJSON {
-                    try PropertyListStreamedConversion.json(fromJSON: data, options: options, to: write)
-                } else {
-                    try PropertyListStreamedConversion.json(fromOpenStep: data, options: options, to: write)
-                }
-            case .binary1 where isBinary:
-                try PropertyListStreamedConversion.binary(fromBinary: data).withUnsafeBytes(write)
-            case .binary1 where isXML:
-                try PropertyListStreamedConversion.binary(fromXML: data).withUnsafeBytes(write)
-            case .binary1 where isJSON:
-                try PropertyListStreamedConversion.binary(fromJSON: data).withUnsafeBytes(write)
-            case .binary1:
-                try PropertyListStreamedConversion.binary(fromOpenStep: data).withUnsafeBytes(write)
-            case .swift, .objc: break
-            }
+            try PropertyListStreamedConversion.convert(
+                data, from: input, to: output, maximumOutputBytes: limit, to: write)
         }
         do {
             if destination == "-" {

@@ -10,6 +10,52 @@ import Foundation
 /// twice, whose handling needs the tree; a caller that must accept every input then goes
 /// the tree's way).
 package enum PropertyListStreamedConversion {
+    /// The formats these conversions read.
+    package enum Input: Sendable, CaseIterable {
+        case binary, xml, openStep, json
+    }
+
+    /// The formats these conversions write; JSON with its options.
+    package enum Output: Sendable {
+        case xml, binary
+        case json(PropertyListJSONOptions)
+    }
+
+    /// Writes what reading `data` as `input` and writing the value as `output` writes, byte
+    /// for byte, without the tree: the one place that picks the conversion for a pair of
+    /// formats, for `keyed-archive -convert` and for ``StreamedConversionPaths``.
+    ///
+    /// - Parameters:
+    ///   - data: A document in the format `input`.
+    ///   - input: The format `data` is read as.
+    ///   - output: The format written (default reading limits; binary keys sorted).
+    ///   - maximumOutputBytes: The bound on the XML written (JSON has its own, in its
+    ///     options; binary output is bounded by what was read).
+    ///   - write: Receives the output in pieces (the binary output in one).
+    /// - Throws: What the conversion for the pair throws (see each), or what `write` throws.
+    package static func convert(
+        _ data: Data, from input: Input, to output: Output, maximumOutputBytes: Int,
+        to write: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        switch (input, output) {
+        case (.binary, .xml):
+            try XMLPropertyListTranscoder.transcode(
+                data, readingOptions: PropertyListReadingOptions(), maximumOutputBytes: maximumOutputBytes,
+                to: write)
+        case (.xml, .xml): try xml(fromXML: data, maximumOutputBytes: maximumOutputBytes, to: write)
+        case (.json, .xml): try xml(fromJSON: data, maximumOutputBytes: maximumOutputBytes, to: write)
+        case (.openStep, .xml): try xml(fromOpenStep: data, maximumOutputBytes: maximumOutputBytes, to: write)
+        case (.binary, .json(let options)): try json(fromBinary: data, options: options, to: write)
+        case (.xml, .json(let options)): try json(fromXML: data, options: options, to: write)
+        case (.json, .json(let options)): try json(fromJSON: data, options: options, to: write)
+        case (.openStep, .json(let options)): try json(fromOpenStep: data, options: options, to: write)
+        case (.binary, .binary): try binary(fromBinary: data).withUnsafeBytes(write)
+        case (.xml, .binary): try binary(fromXML: data).withUnsafeBytes(write)
+        case (.json, .binary): try binary(fromJSON: data).withUnsafeBytes(write)
+        case (.openStep, .binary): try binary(fromOpenStep: data).withUnsafeBytes(write)
+        }
+    }
+
     /// The binary property list ``PropertyList/write(format:options:to:)`` writes for the
     /// value of the XML document `data`, byte for byte: the XML is rewritten as a compact
     /// binary property list in one pass (the keyed unarchiver's way of opening XML), whose

@@ -101,9 +101,7 @@ public enum StreamedConversionPaths {
         return (agreements, nil)
     }
 
-    private enum Input {
-        case binary, xml, openStep, json
-    }
+    private typealias Input = PropertyListStreamedConversion.Input
 
     private enum Output: CaseIterable {
         case xml, json, prettyJSON, binary
@@ -131,34 +129,15 @@ public enum StreamedConversionPaths {
     /// The conversion `keyed-archive -convert` makes without a tree.
     private static func convert(_ data: Data, from input: Input, to output: Output, limit: Int) throws -> Data
     {
+        let target: PropertyListStreamedConversion.Output
+        switch output {
+        case .xml: target = .xml
+        case .binary: target = .binary
+        case .json, .prettyJSON: target = .json(output.jsonOptions(limit: limit))
+        }
         var bytes = Data()
-        let write = { (piece: UnsafeRawBufferPointer) in bytes.append(contentsOf: piece) }
-        switch (input, output) {
-        case (.binary, .xml):
-            try XMLPropertyListTranscoder.transcode(
-                data, readingOptions: PropertyListReadingOptions(), maximumOutputBytes: limit, to: write)
-        case (.xml, .xml):
-            try PropertyListStreamedConversion.xml(fromXML: data, maximumOutputBytes: limit, to: write)
-        case (.json, .xml):
-            try PropertyListStreamedConversion.xml(fromJSON: data, maximumOutputBytes: limit, to: write)
-        case (.openStep, .xml):
-            try PropertyListStreamedConversion.xml(fromOpenStep: data, maximumOutputBytes: limit, to: write)
-        case (.binary, .json), (.binary, .prettyJSON):
-            try PropertyListStreamedConversion.json(
-                fromBinary: data, options: output.jsonOptions(limit: limit), to: write)
-        case (.xml, .json), (.xml, .prettyJSON):
-            try PropertyListStreamedConversion.json(
-                fromXML: data, options: output.jsonOptions(limit: limit), to: write)
-        case (.json, .json), (.json, .prettyJSON):
-            try PropertyListStreamedConversion.json(
-                fromJSON: data, options: output.jsonOptions(limit: limit), to: write)
-        case (.openStep, .json), (.openStep, .prettyJSON):
-            try PropertyListStreamedConversion.json(
-                fromOpenStep: data, options: output.jsonOptions(limit: limit), to: write)
-        case (.binary, .binary): bytes = try PropertyListStreamedConversion.binary(fromBinary: data)
-        case (.xml, .binary): bytes = try PropertyListStreamedConversion.binary(fromXML: data)
-        case (.json, .binary): bytes = try PropertyListStreamedConversion.binary(fromJSON: data)
-        case (.openStep, .binary): bytes = try PropertyListStreamedConversion.binary(fromOpenStep: data)
+        try PropertyListStreamedConversion.convert(data, from: input, to: target, maximumOutputBytes: limit) {
+            bytes.append(contentsOf: $0)
         }
         return bytes
     }
