@@ -43,7 +43,10 @@ struct BinaryPropertyListTrailer: Hashable, Sendable {
                     + "and trailer), found \(length)",
                 at: .byteOffset(0))
         }
-        guard bytes.starts(with: "bplist0".utf8) else {
+        // "bplist0" as the low seven bytes of a little-endian word (length >= 42 here): the
+        // generic `starts(with:)` cost about 1% of reading a small file.
+        let head = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)) & 0x00FF_FFFF_FFFF_FFFF
+        guard head == 0x0030_7473_696C_7062 else {
             let version = String(decoding: bytes[6..<8], as: UTF8.self)
             if bytes.starts(with: "bplist1".utf8) {
                 throw KeyedArchiveError(
@@ -201,6 +204,8 @@ struct BinaryPropertyListScanner {
     /// Objects live in `8..<objectsEnd`.
     let objectsEnd: Int
     private let base: UnsafeRawPointer
+    /// Whether short ASCII strings may be built in place (``SmallText/isAvailable``).
+    private let buildsSmallStrings = SmallText.isAvailable
 
     init(bytes: UnsafeRawBufferPointer, trailer: BinaryPropertyListTrailer) throws {
         // The trailer must describe exactly these bytes: every read below relies on it.
@@ -246,6 +251,15 @@ struct BinaryPropertyListScanner {
         }
     }
 
+    /// A big-endian unsigned integer of 1 to 8 bytes that lies before the trailer (an
+    /// object reference, an offset table entry), read with one load and a shift: the
+    /// trailer's 32 bytes follow every such integer, so the 8 bytes loaded are in the file.
+    @inline(__always)
+    func unsignedBeforeTrailer(_ position: Int, width: Int) -> UInt64 {
+        UInt64(bigEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+            &>> UInt64(truncatingIfNeeded: 64 - 8 * width)
+    }
+
     // MARK: Objects
 
     /// The byte offset of object `index`, checked to lie in the object area.
@@ -253,7 +267,7 @@ struct BinaryPropertyListScanner {
     func offset(of index: Int) throws -> Int {
         guard index >= 0, index < trailer.objectCount else { throw missingObject(index) }
         let entry = trailer.offsetTableOffset + index * trailer.offsetIntSize
-        let offset = unsigned(entry, width: trailer.offsetIntSize)
+        let offset = unsignedBeforeTrailer(entry, width: trailer.offsetIntSize)
         guard offset >= 8, offset < UInt64(objectsEnd) else {
             throw offsetOutsideObjects(index, offset: offset, entry: entry)
         }
@@ -465,7 +479,7 @@ struct BinaryPropertyListScanner {
     @inline(__always)
     func reference(_ container: BinaryPropertyListObject, at element: Int) throws -> Int {
         let position = container.payload + element * trailer.objectRefSize
-        let value = unsigned(position, width: trailer.objectRefSize)
+        let value = unsignedBeforeTrailer(position, width: trailer.objectRefSize)
         guard value < UInt64(trailer.objectCount) else {
             throw referenceOutOfRange(container, value: value, position: position)
         }
@@ -531,8 +545,17 @@ struct BinaryPropertyListScanner {
         if count == 0 { return "" }
         let start = (base + object.payload).assumingMemoryBound(to: UInt8.self)
         if object.kind == .asciiString {
+            // At most 15 ASCII bytes: built in the string's inline form (the 16 bytes read
+            // from the payload lie before the trailer's end).
+            if count <= 15, buildsSmallStrings,
+                let text = SmallText.string(
+                    bytes.assumingMemoryBound(to: UInt8.self), from: object.payload,
+                    to: object.payload + count)
+            {
+                return text
+            }
             let buffer = UnsafeBufferPointer(start: start, count: count)
-            if Self.isASCII(buffer) { return UTF8Text.string(copying: buffer) }
+            if Self.isASCII(buffer) { return String(decoding: buffer, as: UTF8.self) }
             return String(unsafeUninitializedCapacity: count * 2) { output in
                 var written = 0
                 for byte in buffer {
@@ -667,7 +690,8 @@ extension BinaryPropertyListScanner {
     /// An object referenced more than once (a string used as a key everywhere, a subtree
     /// shared by several containers) is built twice at most: on its second reference its
     /// value is kept, and later references reuse it (strings, data and collections share
-    /// their storage). So memory and time stay proportional to the file's objects and
+    /// their storage; an ASCII string of at most 15 bytes, which has no storage, is simply
+    /// built again). So memory and time stay proportional to the file's objects and
     /// references, even for a "bomb" whose objects each refer twice to the next. The budget
     /// and the depth limit still count a reused subtree in full, as if it were copied:
     /// whoever walks the value meets it each time.
@@ -749,95 +773,104 @@ extension BinaryPropertyListScanner {
                 rawKey(rootObject, at: $0)
             }
         }
-        var parents: [OpenContainer] = []
-        parents.reserveCapacity(8)
-
-        while true {
-            let next = current.next
-            let container = current.object
-            if next < container.count {
-                current.next = next + 1
-                let childIndex: Int
-                if container.kind == .dictionary {
-                    // Keys shared with an earlier dictionary are not read again.
-                    if !current.keysShared {
-                        let keyIndex = try reference(container, at: next)
-                        if let keyTable,
-                            let text = try tableKey(keyIndex, position: next, of: container, in: keyTable)
-                        {
-                            keys.push(text)
-                        } else if seen.markReferenced(keyIndex) {
-                            if case .string(let text)? = shared[keyIndex]?.value {
+        // The open containers start in space on the call stack (no allocation for a
+        // document nested at most 16 levels deep).
+        return try withUnsafeTemporaryAllocation(of: OpenContainer.self, capacity: 16) { space in
+            var parents = LentStack(space: space)
+            defer { parents.releaseAll() }
+            while true {
+                let next = current.next
+                let container = current.object
+                if next < container.count {
+                    current.next = next + 1
+                    let childIndex: Int
+                    if container.kind == .dictionary {
+                        // Keys shared with an earlier dictionary are not read again.
+                        if !current.keysShared {
+                            let keyIndex = try reference(container, at: next)
+                            if let keyTable,
+                                let text = try tableKey(keyIndex, position: next, of: container, in: keyTable)
+                            {
                                 keys.push(text)
+                            } else if seen.markReferenced(keyIndex) {
+                                if case .string(let text)? = shared[keyIndex]?.value {
+                                    keys.push(text)
+                                } else {
+                                    let text = try key(keyIndex, position: next, of: container)
+                                    shared.insert(
+                                        SharedValue(value: .string(text), size: 1, height: 0),
+                                        forKey: keyIndex)
+                                    keys.push(text)
+                                }
                             } else {
-                                let text = try key(keyIndex, position: next, of: container)
-                                shared.insert(
-                                    SharedValue(value: .string(text), size: 1, height: 0), forKey: keyIndex)
-                                keys.push(text)
+                                keys.push(try key(keyIndex, position: next, of: container))
                             }
-                        } else {
-                            keys.push(try key(keyIndex, position: next, of: container))
                         }
+                        try spend(&remaining, budget: budget, at: container)
+                        childIndex = try reference(container, at: container.count + next)
+                    } else {
+                        childIndex = try reference(container, at: next)
                     }
-                    try spend(&remaining, budget: budget, at: container)
-                    childIndex = try reference(container, at: container.count + next)
-                } else {
-                    childIndex = try reference(container, at: next)
-                }
-                let again = seen.markReferenced(childIndex)
-                if again, let reused = shared[childIndex] {
-                    // Counted in full, and checked against the depth limit where it lands.
+                    let again = seen.markReferenced(childIndex)
+                    if again, let reused = shared[childIndex] {
+                        // Counted in full, and checked against the depth limit where it lands.
+                        let child = try object(childIndex)
+                        remaining -= reused.size
+                        guard remaining >= 0 else { throw budgetExceeded(budget, at: child) }
+                        if reused.height > 0 {
+                            try checkDepth(
+                                child, depth: parents.count + 1 + reused.height, maximumDepth: maximumDepth)
+                        }
+                        current.height = max(current.height, reused.height)
+                        values.push(reused.value)
+                        continue
+                    }
                     let child = try object(childIndex)
-                    remaining -= reused.size
-                    guard remaining >= 0 else { throw budgetExceeded(budget, at: child) }
-                    if reused.height > 0 {
-                        try checkDepth(
-                            child, depth: parents.count + 1 + reused.height, maximumDepth: maximumDepth)
-                    }
-                    current.height = max(current.height, reused.height)
-                    values.push(reused.value)
-                    continue
-                }
-                let child = try object(childIndex)
-                let remainingBefore = remaining
-                try spend(&remaining, budget: budget, at: child)
-                if child.kind.isContainer {
-                    try enter(child, depth: parents.count + 2, path: &path, maximumDepth: maximumDepth)
-                    parents.append(current)
-                    current = OpenContainer(
-                        object: child, valueBase: values.count, keyBase: keys.count,
-                        remainingBefore: remainingBefore, keepsValue: again)
-                    if let keyLists, child.kind == .dictionary {
-                        current.keysShared = keyLists.match(count: child.count) {
-                            rawKey(child, at: $0)
+                    let remainingBefore = remaining
+                    try spend(&remaining, budget: budget, at: child)
+                    if child.kind.isContainer {
+                        try enter(child, depth: parents.count + 2, path: &path, maximumDepth: maximumDepth)
+                        parents.push(current)
+                        current = OpenContainer(
+                            object: child, valueBase: values.count, keyBase: keys.count,
+                            remainingBefore: remainingBefore, keepsValue: again)
+                        if let keyLists, child.kind == .dictionary {
+                            current.keysShared = keyLists.match(count: child.count) {
+                                rawKey(child, at: $0)
+                            }
                         }
+                    } else {
+                        let value = try scalar(child)
+                        // Kept for reuse when it holds storage: an ASCII string of at most 15
+                        // bytes is stored inline, and building it again is cheaper than a table.
+                        if again,
+                            (child.kind == .asciiString && child.count > 15) || child.kind == .utf16String
+                                || child.kind == .data
+                        {
+                            shared.insert(SharedValue(value: value, size: 1, height: 0), forKey: childIndex)
+                        }
+                        values.push(value)
                     }
                 } else {
-                    let value = try scalar(child)
-                    if again, child.kind == .asciiString || child.kind == .utf16String || child.kind == .data
-                    {
-                        shared.insert(SharedValue(value: value, size: 1, height: 0), forKey: childIndex)
+                    path.remove(container.index)
+                    let value: PropertyList
+                    if container.kind == .dictionary {
+                        value = finishDictionary(current, keys: keys, values: values, keyLists: keyLists)
+                    } else {
+                        value = .array(values.popArray(from: current.valueBase))
                     }
+                    let height = current.height + 1
+                    if current.keepsValue {
+                        shared.insert(
+                            SharedValue(
+                                value: value, size: current.remainingBefore - remaining, height: height),
+                            forKey: container.index)
+                    }
+                    guard let parent = parents.popLast() else { return value }
+                    current = parent
+                    current.height = max(current.height, height)
                     values.push(value)
                 }
-            } else {
-                path.remove(container.index)
-                let value: PropertyList
-                if container.kind == .dictionary {
-                    value = finishDictionary(current, keys: keys, values: values, keyLists: keyLists)
-                } else {
-                    value = .array(values.popArray(from: current.valueBase))
-                }
-                let height = current.height + 1
-                if current.keepsValue {
-                    shared.insert(
-                        SharedValue(value: value, size: current.remainingBefore - remaining, height: height),
-                        forKey: container.index)
-                }
-                guard let parent = parents.popLast() else { return value }
-                current = parent
-                current.height = max(current.height, height)
-                values.push(value)
             }
         }
     }
@@ -964,11 +997,11 @@ extension BinaryPropertyListScanner {
         .RawKey?
     {
         guard position >= 0, position < dictionary.count else { return nil }
-        let reference = unsigned(
+        let reference = unsignedBeforeTrailer(
             dictionary.payload + position * trailer.objectRefSize, width: trailer.objectRefSize)
         guard reference < UInt64(trailer.objectCount) else { return nil }
         let entry = trailer.offsetTableOffset + Int(reference) * trailer.offsetIntSize
-        let offset = unsigned(entry, width: trailer.offsetIntSize)
+        let offset = unsignedBeforeTrailer(entry, width: trailer.offsetIntSize)
         guard offset >= 8, offset < UInt64(objectsEnd) else { return nil }
         let start = Int(offset)
         let marker = byte(start)
