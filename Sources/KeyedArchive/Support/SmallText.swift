@@ -5,7 +5,8 @@
 /// second (`0xE0` for ASCII, `|` the length). `String(unsafeUninitializedCapacity:)`
 /// arrives at the same two words after a closure call and a validation pass: about 110
 /// instructions a string, against about 30 here (bounds and ASCII checks included), for
-/// the keys and short values that make most of an OpenStep file. The layout is not public API, so ``isAvailable`` checks once,
+/// the keys and short values that make most of an OpenStep file, and the short strings of a
+/// binary one. The layout is not public API, so ``isAvailable`` checks once,
 /// against strings the standard library builds itself, that it holds on this platform
 /// (64-bit, little-endian, this layout); where it does not, callers take the ordinary path.
 enum SmallText {
