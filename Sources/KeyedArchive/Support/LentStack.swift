@@ -65,13 +65,7 @@ struct LentStack<Element> {
         let end = count
         // Shrink first: the moved-out slots are never touched again.
         count = start
-        // Reserve and append: `Array(unsafeUninitializedCapacity:)` and
-        // `Array(repeating:count:)` allocate through an unspecialized path (measured 2–3×
-        // the instructions of the whole array here).
-        var result: [Element] = []
-        result.reserveCapacity(end - start)
-        for index in start..<end { result.append((base + index).move()) }
-        return result
+        return (base + start).moveElements(count: end - start)
     }
 
     /// Lends the elements from `start` to the top to `body`, which must move every one of
