@@ -42,8 +42,11 @@ final class BinaryArchiveSource {
     /// direct-mapped table by a hash of the bytes (see ``hasDistinctKeyTexts(_:scanner:)``).
     @exclusivity(unchecked) private var distinctLayouts = [KeyLayout](
         repeating: KeyLayout(), count: BinaryArchiveSource.layoutCacheSize)
-    /// The key texts of the dictionaries last searched by text.
-    @exclusivity(unchecked) private var keyTexts = DictionaryKeyTexts()
+    /// The key texts of the dictionaries last searched by text. Allocated in the initializer
+    /// once nothing before the last stored property can throw (as ``keyCache`` is): a
+    /// property initializer would run first, and an initializer that throws before every
+    /// property is set never reaches `deinit`, which frees it.
+    @exclusivity(unchecked) private var keyTexts: DictionaryKeyTexts
     /// The dictionary whose keys were checked last (by byte offset), and the answer.
     @exclusivity(unchecked) private var lastCheckedDictionary: (offset: Int, distinct: Bool) = (-1, false)
     /// Entries materialized by ``object(at:)`` for the generic paths (object graphs,
@@ -112,8 +115,11 @@ final class BinaryArchiveSource {
         self.operationAllowance = budget
         self.operationBudget = budget
         self.cacheBudget = budget
+        // Nothing throws from here until every stored property is set, so `deinit` frees
+        // these two buffers whatever happens next.
         self.keyCache = UnsafeMutablePointer<CachedKeyIndex>.allocate(capacity: Self.keyCacheSize)
         keyCache.initialize(repeating: CachedKeyIndex(), count: Self.keyCacheSize)
+        self.keyTexts = DictionaryKeyTexts()
         headerNotes = notes
         headerNotes += try ArchiveHeader.validate(null: object(at: 0), recovering: options.recoversFromDamage)
     }
