@@ -4,8 +4,10 @@
 enum UTF8Text {
     /// A `String` of UTF-8 bytes (ill-formed sequences repaired as `String(decoding:as:)`
     /// repairs them), copied in by `String(unsafeUninitializedCapacity:)`: measured 3% faster
-    /// than `String(decoding:as:)` reading a small binary property list, whose strings are
-    /// mostly short.
+    /// than `String(decoding:as:)` reading small documents, whose strings are mostly short
+    /// (the OpenStep reader's fallback; the binary reader now builds strings of at most 15
+    /// ASCII bytes with ``SmallText`` and longer ones with `String(decoding:as:)`, 0.9% fewer
+    /// instructions there).
     @inline(__always)
     static func string(copying bytes: UnsafeBufferPointer<UInt8>) -> String {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return "" }
