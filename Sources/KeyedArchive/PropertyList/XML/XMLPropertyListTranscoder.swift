@@ -274,7 +274,8 @@ package enum XMLPropertyListTranscoder {
             let trailer = scanner.trailer
             guard index >= 0, index < trailer.objectCount else { return try scanner.object(index) }
             let entry = trailer.offsetTableOffset + index * trailer.offsetIntSize
-            let offset = Int(truncatingIfNeeded: scanner.unsignedBeforeTrailer(entry, width: trailer.offsetIntSize))
+            let offset = Int(
+                truncatingIfNeeded: scanner.unsignedBeforeTrailer(entry, width: trailer.offsetIntSize))
             guard offset >= 8, offset < scanner.objectsEnd else { return try scanner.object(index) }
             let marker = scanner.byte(offset)
             let low = Int(marker & 0x0F)
