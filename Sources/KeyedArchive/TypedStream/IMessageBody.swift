@@ -50,11 +50,7 @@ public struct IMessageBody: Hashable, Sendable, CustomStringConvertible {
             self.init(string)
             return
         }
-        let unarchiver = try TypedStreamUnarchiver(forReadingFrom: attributedBody, options: options)
-        guard let string = try unarchiver.decodeObject(of: ArchivedAttributedString.self) else {
-            throw KeyedArchiveError(.typeMismatch, "the message body is nil", at: .keyPath("root"))
-        }
-        self.init(string)
+        self.init(try IMessageBodyReadingPaths.generalReading(attributedBody, options: options))
     }
 
     /// Interprets an attributed string as a message body.

@@ -240,6 +240,16 @@ struct TypedStreamWriter {
         bytes.append(0x85)
     }
 
+    /// A graph's class: a reference when written before, else its chain, built only then
+    /// (each class is new once, so chains are built once per class, not once per object).
+    private mutating func writeGraphClass(_ classIndex: Int, graph: TypedStreamGraph) {
+        if let found = graph.class(at: classIndex), let number = classNumbers[found.name] {
+            writeReference(number)
+            return
+        }
+        writeClassChain(graph.classChain(ofClassAt: classIndex).map { ($0.name, $0.version) })
+    }
+
     private func invalid(_ message: String) -> KeyedArchiveError {
         KeyedArchiveError(.invalidValue, message)
     }
@@ -308,7 +318,7 @@ struct TypedStreamWriter {
         case (.atom, .atom(let text)), (.selector, .selector(let text)): writeSharedString(Array(text))
         case (.class, .class(let index)):
             guard let graph else { throw invalid("a class value needs the graph it belongs to") }
-            writeClassChain(graph.classChain(ofClassAt: index).map { ($0.name, $0.version) })
+            writeGraphClass(index, graph: graph)
         case (.object, .object(let index)):
             guard let graph else { throw invalid("an object value needs the graph it belongs to") }
             try writeGraphObject(index, graph: graph)
@@ -345,7 +355,7 @@ struct TypedStreamWriter {
         bytes.append(0x84)
         graphNumbers[index] = objectCount
         objectCount += 1
-        writeClassChain(graph.classChain(of: object).map { ($0.name, $0.version) })
+        writeGraphClass(object.classIndex, graph: graph)
         for group in object.groups {
             try writeGroup(encoding: group.encoding, values: group.values, graph: graph)
         }

@@ -15,9 +15,13 @@ import Foundation
 /// Every read is bounds-checked; nesting is fixed (root, text, dictionary, value, and a
 /// URL's string), so no input drives recursion; no count reserves memory.
 struct TypedStreamBodyReader {
+    /// The head bytes, shared with the general reader.
+    private typealias Tag = TypedStreamReader
+
     private enum Entry {
         case placeholder
-        case `class`(ClassKind)
+        /// A class: its kind and the length of its chain.
+        case `class`(ClassKind, chainLength: Int)
         case cString(UInt8)
         case value(ArchivedAttributeValue)
     }
@@ -70,47 +74,46 @@ struct TypedStreamBodyReader {
     }
 
     private mutating func signed(_ head: Int8) -> Int64? {
-        if head > -111 { return Int64(head) }
+        if !TypedStreamReader.isTag(head) { return Int64(head) }
         switch head {
-        case -127: return raw(2).map { Int64(Int16(truncatingIfNeeded: $0)) }
-        case -126: return raw(4).map { Int64(Int32(truncatingIfNeeded: $0)) }
-        case -121: return raw(8).map { Int64(bitPattern: $0) }
+        case Tag.tagInteger2: return raw(2).map { Int64(Int16(truncatingIfNeeded: $0)) }
+        case Tag.tagInteger4: return raw(4).map { Int64(Int32(truncatingIfNeeded: $0)) }
+        case Tag.tagInteger8: return raw(8).map { Int64(bitPattern: $0) }
         default: return nil
         }
     }
 
     private mutating func unsigned(_ head: Int8) -> UInt64? {
-        if head > -111 { return UInt64(UInt8(bitPattern: head)) }
+        if !TypedStreamReader.isTag(head) { return UInt64(UInt8(bitPattern: head)) }
         switch head {
-        case -127: return raw(2)
-        case -126: return raw(4)
-        case -121: return raw(8)
+        case Tag.tagInteger2: return raw(2)
+        case Tag.tagInteger4: return raw(4)
+        case Tag.tagInteger8: return raw(8)
         default: return nil
         }
     }
 
     private mutating func reference(_ head: Int8) -> Int? {
-        guard let raw = signed(head) else { return nil }
-        let index = raw + 110
-        guard index >= 0, index < Int64(entries.count) else { return nil }
-        return Int(index)
+        guard let raw = signed(head), let index = TypedStreamReader.referenceIndex(raw), index < entries.count
+        else { return nil }
+        return index
     }
 
     /// A shared string (never nil), as its index.
     private mutating func sharedString() -> Int? {
         guard let first = head() else { return nil }
-        if first == -124 {
-            guard let lengthHead = head(), lengthHead != -123, let length = unsigned(lengthHead),
+        if first == Tag.tagNew {
+            guard let lengthHead = head(), lengthHead != Tag.tagNil, let length = unsigned(lengthHead),
                 length <= UInt64(bytes.count - position)
             else { return nil }
             strings.append(position..<position + Int(length))
             position += Int(length)
             return strings.count - 1
         }
-        guard let raw = signed(first) else { return nil }
-        let index = raw + 110
-        guard index >= 0, index < Int64(strings.count) else { return nil }
-        return Int(index)
+        guard let raw = signed(first), let index = TypedStreamReader.referenceIndex(raw),
+            index < strings.count
+        else { return nil }
+        return index
     }
 
     private func stringBytes(_ index: Int) -> UnsafeRawBufferPointer {
@@ -146,23 +149,42 @@ struct TypedStreamBodyReader {
         }
     }
 
-    /// A class chain; the kind of its first class.
+    /// A class chain; the kind of its first class. Refused, as the general reader refuses
+    /// them: a reference to a class of this chain (still being read) and a chain longer
+    /// than ``TypedStreamReader/maximumClassChainLength``.
     private mutating func classChain() -> ClassKind? {
         guard var next = head() else { return nil }
-        var first: ClassKind?
-        while next == -124 {
-            guard let name = sharedString(), let versionHead = head(), signed(versionHead) != nil else {
+        let chainStart = entries.count
+        while next == Tag.tagNew {
+            guard entries.count - chainStart < TypedStreamReader.maximumClassChainLength,
+                let name = sharedString(), let versionHead = head(), signed(versionHead) != nil
+            else {
                 return nil
             }
-            let kind = kind(ofName: name)
-            if first == nil { first = kind }
-            entries.append(.class(kind))
+            // Length 0 until the chain's end is known.
+            entries.append(.class(kind(ofName: name), chainLength: 0))
             guard let following = head() else { return nil }
             next = following
         }
-        if next == -123 { return first }
-        guard let index = reference(next), case .class(let kind) = entries[index] else { return nil }
-        return first ?? kind
+        var length = 0
+        var superclassKind: ClassKind?
+        if next != Tag.tagNil {
+            guard let index = reference(next), index < chainStart,
+                case .class(let kind, let superLength) = entries[index]
+            else { return nil }
+            (superclassKind, length) = (kind, superLength)
+        }
+        let newClasses = entries.count - chainStart
+        guard newClasses <= TypedStreamReader.maximumClassChainLength - length else { return nil }
+        var index = entries.count
+        while index > chainStart {
+            index -= 1
+            length += 1
+            guard case .class(let kind, _) = entries[index] else { return nil }
+            entries[index] = .class(kind, chainLength: length)
+        }
+        guard newClasses > 0, case .class(let first, _) = entries[chainStart] else { return superclassKind }
+        return first
     }
 
     // MARK: - Objects
@@ -171,7 +193,7 @@ struct TypedStreamBodyReader {
     /// string when `stringOnly` (inside a URL, so that no input makes this recurse).
     private mutating func object(stringOnly: Bool = false) -> ArchivedAttributeValue? {
         guard let first = head() else { return nil }
-        if first != -124 {
+        if first != Tag.tagNew {
             guard let index = reference(first), case .value(let value) = entries[index] else { return nil }
             return value
         }
@@ -187,7 +209,7 @@ struct TypedStreamBodyReader {
         case .url: value = urlBody()
         default: return nil
         }
-        guard let value, head() == -122 else { return nil }
+        guard let value, head() == Tag.tagEndOfObject else { return nil }
         entries[slot] = .value(value)
         return value
     }
@@ -206,7 +228,7 @@ struct TypedStreamBodyReader {
     private mutating func numberBody() -> ArchivedAttributeValue? {
         guard group("*"), let first = head() else { return nil }
         let type: UInt8
-        if first == -124 {
+        if first == Tag.tagNew {
             guard let index = sharedString(), stringBytes(index).count == 1 else { return nil }
             type = stringBytes(index)[0]
             entries.append(.cString(type))
@@ -238,7 +260,7 @@ struct TypedStreamBodyReader {
             return .integer(fitting)
         case UInt8(ascii: "f"), UInt8(ascii: "d"):
             guard let valueHead = head() else { return nil }
-            if valueHead == -125 {
+            if valueHead == Tag.tagFloatingPoint {
                 if type == UInt8(ascii: "f") {
                     return raw(4).map { .real(Double(Float(bitPattern: UInt32($0)))) }
                 }
@@ -292,18 +314,18 @@ struct TypedStreamBodyReader {
             return nil
         }
         position = 13
-        guard let versionHead = head(), unsigned(versionHead) != nil, group("@"), head() == -124 else {
+        guard let versionHead = head(), unsigned(versionHead) != nil, group("@"), head() == Tag.tagNew else {
             return nil
         }
         entries.append(.placeholder)
         guard let kind = classChain(), kind == .attributedString || kind == .mutableAttributedString else {
             return nil
         }
-        guard group("@"), head() == -124 else { return nil }
+        guard group("@"), head() == Tag.tagNew else { return nil }
         let textSlot = entries.count
         entries.append(.placeholder)
         guard let textKind = classChain(), textKind == .string || textKind == .mutableString,
-            let text = stringBody(), head() == -122
+            let text = stringBody(), head() == Tag.tagEndOfObject
         else { return nil }
         entries[textSlot] = .value(.string(text))
         let length = text.utf16.count
@@ -312,7 +334,7 @@ struct TypedStreamBodyReader {
         var location = 0
         while true {
             guard let next = head() else { return nil }
-            if next == -122 { break }
+            if next == Tag.tagEndOfObject { break }
             position -= 1
             guard group("iI"), let indexHead = head(), let index = signed(indexHead), let lengthHead = head(),
                 let runLength = unsigned(lengthHead), runLength <= UInt64(length - location)
@@ -332,7 +354,7 @@ struct TypedStreamBodyReader {
     }
 
     private mutating func dictionary() -> [String: ArchivedAttributeValue]? {
-        guard group("@"), head() == -124 else { return nil }
+        guard group("@"), head() == Tag.tagNew else { return nil }
         entries.append(.placeholder)
         guard let kind = classChain(), kind == .dictionary || kind == .mutableDictionary, group("i"),
             let countHead = head(), let count = signed(countHead), count >= 0,
@@ -346,7 +368,7 @@ struct TypedStreamBodyReader {
             }
             table[key] = value
         }
-        guard head() == -122 else { return nil }
+        guard head() == Tag.tagEndOfObject else { return nil }
         return table
     }
 }

@@ -123,17 +123,69 @@ public struct TypedStreamGraph: Hashable, Sendable, CustomStringConvertible {
     ///
     /// - Parameter classIndex: The reference number of a class.
     /// - Returns: The chain; empty if `classIndex` is not a class.
-    /// - Complexity: O(length of the chain); a chain that loops is cut where it repeats.
+    /// - Complexity: O(length of the chain). A stream's chains are at most 64 classes long
+    ///   (the reader refuses longer ones); in a graph built by hand, a chain that loops is
+    ///   cut where it repeats and a longer one after 64 classes.
     public func classChain(ofClassAt classIndex: Int) -> [Class] {
         var chain: [Class] = []
         var next: Int? = classIndex
-        // A superclass is always read before the class that names it, so a chain cannot
-        // loop in a graph read from a stream; the bound guards graphs built by hand.
-        while let index = next, chain.count < nodes.count, let found = self.class(at: index) {
+        let bound = min(nodes.count, TypedStreamReader.maximumClassChainLength)
+        while let index = next, chain.count < bound, let found = self.class(at: index) {
             chain.append(found)
             next = found.superclassIndex
         }
         return chain
+    }
+
+    /// Whether the class at `classIndex` is `name` or has it among its superclasses,
+    /// without building the chain.
+    ///
+    /// - Complexity: O(length of the chain), at most 64 steps.
+    func classChain(ofClassAt classIndex: Int, contains name: String) -> Bool {
+        var next: Int? = classIndex
+        var steps = 0
+        let bound = min(nodes.count, TypedStreamReader.maximumClassChainLength)
+        while let index = next, steps < bound, let found = self.class(at: index) {
+            if found.name == name { return true }
+            next = found.superclassIndex
+            steps += 1
+        }
+        return false
+    }
+
+    /// Every class's chain of names, nearest first, indexed by reference number (`nil`
+    /// for nodes that are not classes): each chain is built once and shared by the objects
+    /// of that class, so that work over all objects stays linear in the graph.
+    ///
+    /// - Complexity: O(classes × chain length), with chains at most 64 long.
+    func classChainNames() -> [[String]?] {
+        var table = [[String]?](repeating: nil, count: nodes.count)
+        let bound = min(nodes.count, TypedStreamReader.maximumClassChainLength)
+        var path: [Int] = []
+        for start in nodes.indices where table[start] == nil && self.class(at: start) != nil {
+            // Walk up to a class whose chain is known, the root, a repeat or the bound.
+            path.removeAll(keepingCapacity: true)
+            var tail: [String] = []
+            var next: Int? = start
+            while let index = next, let found = self.class(at: index) {
+                if let known = table[index] {
+                    tail = known
+                    break
+                }
+                if path.count >= bound || path.contains(index) { break }
+                path.append(index)
+                next = found.superclassIndex
+            }
+            for index in path.reversed() {
+                guard let found = self.class(at: index) else { continue }
+                var chain = [found.name]
+                chain.reserveCapacity(min(tail.count + 1, bound))
+                chain += tail.prefix(bound - 1)
+                table[index] = chain
+                tail = chain
+            }
+        }
+        return table
     }
 
     /// An object's class and superclasses, nearest first, each with its version.
@@ -148,11 +200,19 @@ public struct TypedStreamGraph: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         var lines: [String] = []
         if let root { lines.append("root = \(root)") }
+        // Each class's chain written once, shared by its objects.
+        var chains: [Int: String] = [:]
         for (index, node) in nodes.enumerated() {
             switch node {
             case .object(let object):
-                let chain = classChain(of: object).map { "\($0.name) v\($0.version)" }.joined(
-                    separator: " < ")
+                let chain: String
+                if let known = chains[object.classIndex] {
+                    chain = known
+                } else {
+                    chain = classChain(of: object).map { "\($0.name) v\($0.version)" }.joined(
+                        separator: " < ")
+                    chains[object.classIndex] = chain
+                }
                 let body = object.groups.map(\.description).joined(separator: "; ")
                 lines.append("#\(index) \(chain)\(body.isEmpty ? "" : " { \(body) }")")
             case .class(let found):

@@ -201,6 +201,9 @@ enum TypedStreamParagraphStyle {
     static func style(of object: TypedStreamGraph.Object, in graph: TypedStreamGraph)
         -> ArchivedParagraphStyle?
     {
+        guard object.className == "NSParagraphStyle" || object.className == "NSMutableParagraphStyle" else {
+            return nil
+        }
         let chain = graph.classChain(of: object)
         let mutable: Bool
         switch chain.map(\.name) {

@@ -22,6 +22,23 @@ struct TypedStreamReader {
     static let lastTag: Int8 = -111
     static let firstReference: Int64 = -110
 
+    /// The longest class chain (a class and its superclasses) a stream may describe.
+    /// Apple's deepest hierarchies in archives are under a dozen classes
+    /// (`NSSecureTextField` < `NSTextField` < `NSControl` < `NSView` < `NSResponder` <
+    /// `NSObject`); the bound keeps work that follows chains (`$classes` in the keyed
+    /// graph, the archiver) linear in the stream.
+    static let maximumClassChainLength = 64
+
+    /// The table index a reference number stands for, or `nil` when the number is a tag or
+    /// so large that subtracting the first reference would overflow.
+    @inline(__always)
+    static func referenceIndex(_ raw: Int64) -> Int? {
+        guard raw >= firstReference else { return nil }
+        // raw >= -110, so raw - (-110) = raw + 110 overflows only above Int64.max - 110.
+        let (index, overflow) = raw.subtractingReportingOverflow(firstReference)
+        return overflow ? nil : Int(index)
+    }
+
     static let littleEndianSignature = Array("streamtyped".utf8)
     static let bigEndianSignature = Array("typedstream".utf8)
 
@@ -38,10 +55,6 @@ struct TypedStreamReader {
         case object, `class`, cString
     }
 
-    struct SharedString {
-        let range: Range<Int>
-    }
-
     private let bytes: [UInt8]
     private let options: TypedStreamUnarchivingOptions
     private var position = 0
@@ -51,6 +64,9 @@ struct TypedStreamReader {
     private var typeCache: [[TypedStreamType]?] = []
     private var nodes: [TypedStreamGraph.Node] = []
     private var kinds: [Kind] = []
+    /// Per node: the length of its class chain for a class, 0 for other nodes and for a
+    /// class still being read.
+    private var chainLengths: [UInt8] = []
     private var budget: Int
     private var depth = 0
 
@@ -65,6 +81,7 @@ struct TypedStreamReader {
         typeCache.reserveCapacity(estimate)
         nodes.reserveCapacity(estimate * 2)
         kinds.reserveCapacity(estimate * 2)
+        chainLengths.reserveCapacity(estimate * 2)
     }
 
     // MARK: - Whole stream
@@ -91,6 +108,7 @@ struct TypedStreamReader {
                 typeCache.removeSubrange(saved.1...)
                 nodes.removeSubrange(saved.2...)
                 kinds.removeSubrange(saved.2...)
+                chainLengths.removeSubrange(saved.2...)
                 trailingStart = position
                 break
             }
@@ -161,6 +179,7 @@ struct TypedStreamReader {
         try spend(1, at: offset)
         nodes.append(node)
         kinds.append(kind)
+        chainLengths.append(0)
         return nodes.count - 1
     }
 
@@ -197,7 +216,7 @@ struct TypedStreamReader {
     }
 
     @inline(__always)
-    private static func isTag(_ head: Int8) -> Bool { head <= lastTag }
+    static func isTag(_ head: Int8) -> Bool { head <= lastTag }
 
     mutating func readSigned(head: Int8) throws -> Int64 {
         if !Self.isTag(head) { return Int64(head) }
@@ -227,11 +246,11 @@ struct TypedStreamReader {
     private mutating func readReference(head: Int8, kind: Kind) throws -> Int {
         let offset = position - 1
         let raw = try readSigned(head: head)
-        let index = raw - Self.firstReference
-        guard index >= 0, index < Int64(kinds.count) else {
-            throw corrupt("reference \(index) is out of range (\(kinds.count) objects)", at: offset)
+        guard let found = Self.referenceIndex(raw), found < kinds.count else {
+            throw corrupt(
+                "reference number \(raw) is out of range (\(kinds.count) objects, classes and C strings)",
+                at: offset)
         }
-        let found = Int(index)
         guard kinds[found] == kind else {
             throw corrupt("reference \(found) is to a \(kinds[found]), where a \(kind) belongs", at: offset)
         }
@@ -265,12 +284,12 @@ struct TypedStreamReader {
         default:
             let offset = position - 1
             let raw = try readSigned(head: head)
-            let index = raw - Self.firstReference
-            guard index >= 0, index < Int64(strings.count) else {
+            guard let index = Self.referenceIndex(raw), index < strings.count else {
                 throw corrupt(
-                    "shared string reference \(index) is out of range (\(strings.count) strings)", at: offset)
+                    "shared string reference number \(raw) is out of range (\(strings.count) strings)",
+                    at: offset)
             }
-            return Int(index)
+            return index
         }
     }
 
@@ -422,6 +441,10 @@ struct TypedStreamReader {
 
     /// A class chain: new classes (each followed by its superclass) ending in nil or a
     /// reference to a class already read. Returns the first class, or `nil` for nil.
+    ///
+    /// A reference to a class of this chain (still being read, so its superclass is not
+    /// known yet) would make a class its own ancestor and is refused; so is a chain longer
+    /// than ``maximumClassChainLength``.
     private mutating func readClass(head firstHead: Int8) throws -> Int? {
         var head = firstHead
         var chain: [(index: Int, name: String, version: Int)] = []
@@ -430,15 +453,41 @@ struct TypedStreamReader {
             guard let nameIndex = try readSharedString(head: try readHead()) else {
                 throw corrupt("a class name is nil", at: offset)
             }
+            let versionOffset = position
             let version = try readSigned(head: try readHead())
+            guard let fitting = Int(exactly: version) else {
+                throw corrupt("class version \(version) does not fit an Int", at: versionOffset)
+            }
+            guard chain.count < Self.maximumClassChainLength else {
+                throw corrupt(
+                    "a class chain is longer than \(Self.maximumClassChainLength) classes", at: offset)
+            }
             let index = try addNode(Self.placeholder, kind: .class, at: offset)
-            chain.append((index, sharedString(nameIndex), Int(version)))
+            chain.append((index, sharedString(nameIndex), fitting))
             head = try readHead()
         }
-        var superclass: Int? = head == Self.tagNil ? nil : try readReference(head: head, kind: .class)
+        var superclass: Int?
+        var length = 0
+        if head != Self.tagNil {
+            let offset = position - 1
+            let found = try readReference(head: head, kind: .class)
+            guard chainLengths[found] > 0 else {
+                throw corrupt(
+                    "class reference #\(found) is to a class still being read (a class would be its own superclass)",
+                    at: offset)
+            }
+            superclass = found
+            length = Int(chainLengths[found])
+        }
+        guard chain.count <= Self.maximumClassChainLength - length else {
+            throw corrupt(
+                "a class chain is longer than \(Self.maximumClassChainLength) classes", at: position - 1)
+        }
         for link in chain.reversed() {
             nodes[link.index] = .class(
                 TypedStreamGraph.Class(name: link.name, version: link.version, superclassIndex: superclass))
+            length += 1
+            chainLengths[link.index] = UInt8(length)
             superclass = link.index
         }
         return superclass

@@ -62,9 +62,8 @@ extension TypedStreamUnarchiver {
             throw failure(.typeMismatch, "run attributes are \(value), not a dictionary")
         }
         guard
-            objectGraph.classChain(of: dictionary).contains(where: {
-                $0.name == "NSDictionary" || $0.name == "NSMutableDictionary"
-            })
+            objectGraph.classChain(ofClassAt: dictionary.classIndex, contains: "NSDictionary")
+                || objectGraph.classChain(ofClassAt: dictionary.classIndex, contains: "NSMutableDictionary")
         else {
             throw failure(.typeMismatch, "run attributes are a \(dictionary.className), not a dictionary")
         }
@@ -168,7 +167,8 @@ extension TypedStreamUnarchiver {
     /// description.
     func keyedGraph(rootedAt index: Int?, value: TypedStreamGraph.Value) throws -> ArchivedObjectGraph {
         let base = try bridgedGraph()
-        let root: ArchivedObjectGraph.Value = index.map { .reference($0 + 1) } ?? Self.keyedValue(value)
+        let root: ArchivedObjectGraph.Value =
+            index.map { Self.keyedValue(.object($0)) } ?? Self.keyedValue(value)
         return base.rooted(at: root)
     }
 
@@ -199,10 +199,13 @@ extension TypedStreamGraph {
     public func archivedObjectGraph() -> ArchivedObjectGraph {
         var nodes: [ArchivedObjectGraph.Node] = [.null]
         nodes.reserveCapacity(self.nodes.count + 1)
+        // Built once per class and shared by its objects: a stream of K classes and N
+        // objects costs O(K + N) chains, not O(K × (K + N)) names.
+        let chains = classChainNames()
         for node in self.nodes {
             switch node {
             case .object(let object):
-                let chain = classChain(of: object).map(\.name)
+                let chain = chains.indices.contains(object.classIndex) ? chains[object.classIndex] ?? [] : []
                 var fields = object.values.enumerated().map { position, value in
                     ArchivedObjectGraph.Field(key: "$\(position)", value: Self.keyedValue(value))
                 }
@@ -216,7 +219,7 @@ extension TypedStreamGraph {
                         ArchivedObjectGraph.Object(
                             className: object.className, classChain: chain, fields: fields)))
             case .class(let found):
-                let chain = classChain(ofClassAt: nodes.count - 1).map(\.name)
+                let chain = chains[nodes.count - 1] ?? [found.name]
                 nodes.append(
                     .classDescription(
                         ArchivedObjectGraph.ClassDescription(className: found.name, classChain: chain)))
@@ -255,7 +258,9 @@ extension TypedStreamGraph {
         case .double(let number): return .real(number)
         case .cString(let bytes), .bytes(let bytes), .atom(let bytes), .selector(let bytes):
             return .string(String(decoding: bytes, as: UTF8.self))
-        case .object(let index), .class(let index): return .reference(index + 1)
+        case .object(let index), .class(let index):
+            // Node n is n + 1 there; an index no graph can hold refers to nothing.
+            return index < Int.max ? .reference(index + 1) : .null
         case .null: return .null
         case .byteArray(let bytes): return .data(bytes)
         case .array(let values): return .array(values.map(keyedValue))

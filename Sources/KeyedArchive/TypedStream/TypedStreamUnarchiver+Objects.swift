@@ -23,7 +23,7 @@ extension TypedStreamUnarchiver {
         }
         if let decodable = T.self as? any TypedStreamDecodable.Type,
             let object = objectGraph.object(at: index),
-            objectGraph.classChain(of: object).contains(where: { $0.name == decodable.typedStreamClassName })
+            objectGraph.classChain(ofClassAt: object.classIndex, contains: decodable.typedStreamClassName)
         {
             return try instantiate(decodable, at: index) as? T
         }

@@ -1,0 +1,351 @@
+import Foundation
+import Testing
+
+@_spi(Fuzzing) @testable import KeyedArchive
+
+/// Hardening III: numbers near the ends of their range at every place the typedstream
+/// readers turn one into an index, class chains that loop or run long, and work that stays
+/// linear in the stream on every entry point.
+@Suite("Typedstream hardening III")
+struct TypedStreamHardeningTests {
+    static let header = TypedStreamHostileTests.header
+
+    /// Head bytes followed by extreme values: each one a number no table can hold, and
+    /// some that overflowed `raw - firstReference` before it was checked.
+    static let extremeNumbers: [[UInt8]] = [
+        [0x87, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f],  // Int64.max
+        [0x87, 0x92, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f],  // Int64.max - 109
+        [0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80],  // Int64.min
+        [0x87, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],  // -1
+        [0x82, 0xff, 0xff, 0xff, 0x7f],  // Int32.max
+        [0x82, 0x00, 0x00, 0x00, 0x80],  // Int32.min
+        [0x81, 0xff, 0x7f],  // Int16.max
+        [0x81, 0x00, 0x80],  // Int16.min
+        [0x7f],  // the largest one-byte reference
+    ]
+
+    /// Streams putting `number` where each reader turns a number into an index.
+    static func streamsWithReference(_ number: [UInt8]) -> [(String, Data)] {
+        let at = UInt8(ascii: "@")
+        return [
+            // The type encoding of the first group, a shared-string reference.
+            ("group encoding", Data(header + number)),
+            // An object reference.
+            ("object", Data(header + [0x84, 0x01, at] + number)),
+            // The class of a new object.
+            ("class", Data(header + [0x84, 0x01, at, 0x84] + number)),
+            // The name of a new class.
+            ("class name", Data(header + [0x84, 0x01, at, 0x84, 0x84] + number)),
+            // The superclass of a new class.
+            ("superclass", Data(header + [0x84, 0x01, at, 0x84, 0x84, 0x84, 0x01, 0x41, 0x00] + number)),
+            // A C string reference.
+            ("C string", Data(header + [0x84, 0x01, UInt8(ascii: "*")] + number)),
+            // An NSAttributedString whose text is a reference (the body reader's object path).
+            ("attributed text", Data(attributedStringPrefix() + [0x92] + number)),
+        ]
+    }
+
+    /// `@`, a new NSAttributedString < NSObject: shared strings 0 "@", 1 and 2 the names;
+    /// objects 0 the string, classes 1 and 2.
+    static func attributedStringPrefix() -> [UInt8] {
+        header + [0x84, 0x01, UInt8(ascii: "@"), 0x84, 0x84, 0x84, 0x12] + Array("NSAttributedString".utf8)
+            + [0x00, 0x84, 0x84, 0x08] + Array("NSObject".utf8) + [0x00, 0x85]
+    }
+
+    /// Every library entry point that reads a typedstream, as a name and a closure.
+    static let entryPoints: [(String, @Sendable (Data) throws -> Void)] = [
+        ("isTypedStream", { _ = TypedStreamUnarchiver.isTypedStream($0) }),
+        ("unarchivedObject", { _ = try TypedStreamUnarchiver.unarchivedObject(from: $0) }),
+        ("objectGraph", { _ = try TypedStreamUnarchiver.objectGraph(from: $0).archivedObjectGraph() }),
+        ("IMessageBody", { _ = try IMessageBody(attributedBody: $0) }),
+        ("general body reader", { _ = try IMessageBodyReadingPaths.generalReading($0) }),
+        (
+            "one-pass body reader",
+            { _ = TypedStreamBodyReader.attributedString($0, maximumObjectCount: 1 << 24) }
+        ),
+        ("colour list", { _ = try TypedStreamColorList(typedStream: $0) }),
+        ("nib", { _ = try TypedStreamNib(typedStream: $0) }),
+        ("graph description", { _ = try TypedStreamUnarchiver.objectGraph(from: $0).description }),
+        (
+            "written back",
+            { _ = try TypedStreamArchiver.archivedData(of: try TypedStreamUnarchiver.objectGraph(from: $0)) }
+        ),
+    ]
+
+    /// Entry points that answer without throwing (a Boolean, or `nil` to hand over).
+    static let answersWithoutThrowing: Set<String> = ["isTypedStream", "one-pass body reader"]
+
+    @Test("a 25-byte stream with a reference of Int64.max is an error, not a trap")
+    func twentyFiveBytes() {
+        let data = Data(Self.header + Self.extremeNumbers[0])
+        #expect(data.count == 25)
+        TypedStreamHostileTests.expectError(data, .corruptData, containing: "out of range")
+    }
+
+    @Test("extreme numbers at every reference site, on every entry point")
+    func extremeReferences() {
+        for number in Self.extremeNumbers {
+            for (site, data) in Self.streamsWithReference(number) {
+                for (name, read) in Self.entryPoints {
+                    do {
+                        try read(data)
+                    } catch is KeyedArchiveError {
+                    } catch {
+                        Issue.record("\(site) \(number) via \(name): not a KeyedArchiveError: \(error)")
+                    }
+                }
+                #expect(IMessageBodyReadingPaths.disagreement(in: data) == nil)
+            }
+        }
+    }
+
+    /// A new object of a new class named `name` whose superclass is `superclass` (bytes: a
+    /// reference or nil), within the group `@` already declared.
+    static func objectOfNewClass(nameBytes: [UInt8], superclass: [UInt8]) -> [UInt8] {
+        [0x84, 0x84] + nameBytes + [0x00] + superclass + [0x86]
+    }
+
+    @Test("a class that is its own superclass (a reference to a class still being read) is refused")
+    func selfSuperclass() {
+        // Object #0, class A #1 whose superclass is reference 0x93 = #1 itself.
+        let data = Data(
+            Self.header + [0x84, 0x01, UInt8(ascii: "@"), 0x84, 0x84, 0x84, 0x01, 0x41, 0x00, 0x93, 0x86])
+        TypedStreamHostileTests.expectError(data, .corruptData, containing: "still being read")
+        // Class B #2 < class A #1 < reference to #2: a loop through two classes.
+        let loop = Data(
+            Self.header + [
+                0x84, 0x01, UInt8(ascii: "@"), 0x84, 0x84, 0x84, 0x01, 0x41, 0x00, 0x84, 0x84, 0x01, 0x42,
+                0x00, 0x93, 0x86,
+            ])
+        TypedStreamHostileTests.expectError(loop, .corruptData, containing: "still being read")
+        for (name, read) in Self.entryPoints where !Self.answersWithoutThrowing.contains(name) {
+            #expect(throws: KeyedArchiveError.self, "\(name)") { try read(data) }
+            #expect(throws: KeyedArchiveError.self, "\(name)") { try read(loop) }
+        }
+        #expect(TypedStreamBodyReader.attributedString(data, maximumObjectCount: 1 << 24) == nil)
+        #expect(TypedStreamBodyReader.attributedString(loop, maximumObjectCount: 1 << 24) == nil)
+    }
+
+    /// A root object whose class chain is `length` new classes `C0 < C1 < …`, then nil.
+    static func chain(length: Int) -> Data {
+        var bytes = header + [0x84, 0x01, UInt8(ascii: "@"), 0x84]
+        for index in 0..<length {
+            let name = Array("C\(index)".utf8)
+            bytes += [0x84, 0x84, UInt8(name.count)] + name + [0x00]
+        }
+        bytes += [0x85, 0x86]
+        return Data(bytes)
+    }
+
+    @Test("class chains: 64 classes read, 65 refused")
+    func chainLength() throws {
+        let graph = try TypedStreamUnarchiver.objectGraph(from: Self.chain(length: 64))
+        guard case .object(let index)? = graph.root, let object = graph.object(at: index) else {
+            Issue.record("no root object")
+            return
+        }
+        #expect(graph.classChain(of: object).count == 64)
+        #expect(graph.archivedObjectGraph().object(at: 1)?.classChain.count == 64)
+        TypedStreamHostileTests.expectError(
+            Self.chain(length: 65), .corruptData, containing: "longer than 64")
+        // An object of 60 classes holding an object of a new class whose superclass is the
+        // first of them (60 long): 61, read; one of 5 new classes on top: 65, refused.
+        var bytes = Array(Self.chain(length: 60).dropLast(1))
+        bytes += [0x92, 0x84, 0x84, 0x84, 0x01, 0x58, 0x00, 0x93, 0x86, 0x86]
+        let sixtyOne = try TypedStreamUnarchiver.objectGraph(from: Data(bytes))
+        #expect(sixtyOne.classChain(ofClassAt: 62).count == 61)
+        var five = Array(Self.chain(length: 60).dropLast(1)) + [0x92, 0x84]
+        for name in "VWXYZ".utf8 { five += [0x84, 0x84, 0x01, name, 0x00] }
+        five += [0x93, 0x86, 0x86]
+        TypedStreamHostileTests.expectError(Data(five), .corruptData, containing: "longer than 64")
+    }
+
+    /// The shape that cost O(K·(K+N)): a chain of `depth` classes, then `objects` objects,
+    /// each of a new class whose superclass is the deepest of the chain.
+    static func manyClasses(objects: Int, depth: Int = 63) -> Data {
+        var bytes = Array(chain(length: depth))
+        // Shared strings: 0 "@", 1... the chain's names; one more name "N", referenced.
+        var nameReference: [UInt8]? = nil
+        for _ in 0..<objects {
+            bytes += [0x92, 0x84, 0x84]
+            if let nameReference {
+                bytes += nameReference
+            } else {
+                bytes += [0x84, 0x01, UInt8(ascii: "N")]
+                // Strings 0 "@", 1 ... depth the chain, depth + 1 "N".
+                nameReference = TypedStreamHardeningTests.reference(depth + 1)
+            }
+            bytes += [0x00] + reference(1) + [0x86]
+        }
+        return Data(bytes)
+    }
+
+    /// The bytes of reference number `index` (any table).
+    static func reference(_ index: Int) -> [UInt8] {
+        let raw = index - 110
+        if raw <= 127 { return [UInt8(bitPattern: Int8(raw))] }
+        let value = UInt16(raw)
+        return [0x81, UInt8(value & 0xff), UInt8(value >> 8)]
+    }
+
+    /// The work an input costs on every typedstream entry point that walks objects and
+    /// their classes: names in the keyed graph's chains, characters of the description,
+    /// bytes written back.
+    static func work(_ data: Data) throws -> Int {
+        let graph = try TypedStreamUnarchiver.objectGraph(from: data)
+        let keyed = graph.archivedObjectGraph()
+        var names = 0
+        for node in keyed.nodes {
+            switch node {
+            case .object(let object): names += object.classChain.count
+            case .classDescription(let found): names += found.classChain.count
+            default: break
+            }
+        }
+        let written = try TypedStreamArchiver.archivedData(of: graph)
+        return names + graph.description.utf8.count + written.count
+    }
+
+    @Test("work grows linearly with the input on the many-classes shape")
+    func linearWork() throws {
+        let small = Self.manyClasses(objects: 2_000)
+        let large = Self.manyClasses(objects: 4_000)
+        #expect(large.count < small.count * 2 + 1_000)
+        let ratio = Double(try Self.work(large)) / Double(try Self.work(small))
+        #expect(ratio <= 2.2, "work grew \(ratio)× for twice the input")
+        // A 60 KB stream of this shape, every entry point within its bounds.
+        let big = Self.manyClasses(objects: 9_000)
+        #expect(big.count < 64 * 1024)
+        let clock = ContinuousClock()
+        let elapsed = try clock.measure { _ = try Self.work(big) }
+        #expect(elapsed < .seconds(10), "\(elapsed)")  // debug build; the release tool is checked in HostileCorpusTests
+        for (name, read) in Self.entryPoints {
+            do { try read(big) } catch is KeyedArchiveError {} catch { Issue.record("\(name): \(error)") }
+        }
+    }
+
+    /// An iMessage body "ab" with one run whose attribute dictionary holds `count` entries:
+    /// a string key each and an object of a class the catalogue does not know, 63 classes
+    /// deep, so that the one-pass reader hands it to the general one.
+    static func bodyWithUnknownClasses(count: Int) throws -> Data {
+        typealias Graph = TypedStreamGraph
+        var nodes: [Graph.Node] = [
+            .object(Graph.Object(classIndex: 1, className: "NSAttributedString", groups: [])),
+            .class(Graph.Class(name: "NSAttributedString", version: 0, superclassIndex: 2)),
+            .class(Graph.Class(name: "NSObject", version: 0, superclassIndex: nil)),
+            .object(
+                Graph.Object(
+                    classIndex: 4, className: "NSString",
+                    groups: [Graph.Group(encoding: "+", values: [.bytes(Data("ab".utf8))])])),
+            .class(Graph.Class(name: "NSString", version: 1, superclassIndex: 2)),
+            .object(Graph.Object(classIndex: 6, className: "NSDictionary", groups: [])),
+            .class(Graph.Class(name: "NSDictionary", version: 0, superclassIndex: 2)),
+        ]
+        // Classes U1 < U2 < … < U62 < NSObject, then per value a class V<i> < U1.
+        let deepest = nodes.count
+        for level in 1...62 {
+            nodes.append(
+                .class(
+                    Graph.Class(
+                        name: "U\(level)", version: 0, superclassIndex: level == 62 ? 2 : nodes.count + 1)))
+        }
+        var entries: [Graph.Group] = [Graph.Group(encoding: "i", values: [.integer(Int64(count))])]
+        for index in 0..<count {
+            let key = nodes.count
+            nodes.append(
+                .object(
+                    Graph.Object(
+                        classIndex: 4, className: "NSString",
+                        groups: [Graph.Group(encoding: "+", values: [.bytes(Data("k\(index)".utf8))])])))
+            nodes.append(.class(Graph.Class(name: "V\(index)", version: 0, superclassIndex: deepest)))
+            nodes.append(
+                .object(Graph.Object(classIndex: nodes.count - 1, className: "V\(index)", groups: [])))
+            entries.append(Graph.Group(encoding: "@", values: [.object(key)]))
+            entries.append(Graph.Group(encoding: "@", values: [.object(nodes.count - 1)]))
+        }
+        nodes[5] = .object(Graph.Object(classIndex: 6, className: "NSDictionary", groups: entries))
+        nodes[0] = .object(
+            Graph.Object(
+                classIndex: 1, className: "NSAttributedString",
+                groups: [
+                    Graph.Group(encoding: "@", values: [.object(3)]),
+                    Graph.Group(encoding: "iI", values: [.integer(1), .unsignedInteger(2)]),
+                    Graph.Group(encoding: "@", values: [.object(5)]),
+                ]))
+        let graph = TypedStreamGraph(
+            nodes: nodes, contents: [Graph.Group(encoding: "@", values: [.object(0)])])
+        return try TypedStreamArchiver.archivedData(of: graph)
+    }
+
+    @Test("an iMessage body whose attribute values are objects of many unknown classes")
+    func bodyWithUnknownClasses() throws {
+        let small = try Self.bodyWithUnknownClasses(count: 1_000)
+        let large = try Self.bodyWithUnknownClasses(count: 2_000)
+        #expect(large.count < 64 * 1024, "\(large.count) bytes")
+        let body = try IMessageBody(attributedBody: large)
+        #expect(body.text == "ab")
+        let attributes = try #require(body.runs.first?.attributes)
+        #expect(attributes.count == 2_000)
+        guard case .object(let graph)? = attributes["k7"] else {
+            Issue.record("k7 is \(String(describing: attributes["k7"]))")
+            return
+        }
+        guard case .reference(let uid)? = graph.root, let root = graph.object(at: uid) else {
+            Issue.record("k7's graph has no root object")
+            return
+        }
+        #expect(root.className == "V7")
+        #expect(root.classChain.count == 64)
+        // Work: names in every object's chain across the bridged graph, twice the input.
+        let ratio = Double(try Self.work(large)) / Double(try Self.work(small))
+        #expect(ratio <= 2.2, "work grew \(ratio)× for twice the input")
+    }
+
+    @Test("the one-pass and general body readers agree on mutated bodies")
+    func bodyReadersAgree() throws {
+        var generator = SeededGenerator(state: 27)
+        var bases: [Data] = []
+        let url = try #require(URL(string: "https://swift.org/a"))
+        for string in [
+            ArchivedAttributedString("plain"),
+            ArchivedAttributedString(
+                "a b c",
+                runs: [
+                    .init(range: 0..<3, attributes: ["n": .integer(-70_000), "u": .url(url)]),
+                    .init(range: 3..<5, attributes: ["s": .string("x"), "d": .data(Data([1, 2]))]),
+                ]),
+        ] {
+            bases.append(try TypedStreamArchiver.archivedData(withRootObject: string))
+        }
+        var runs = 0
+        for base in bases {
+            #expect(IMessageBodyReadingPaths.disagreement(in: base) == nil)
+            for _ in 0..<3_000 {
+                var mutated = Array(base)
+                for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                    let offset = Int.random(in: 13..<mutated.count, using: &generator)
+                    switch Int.random(in: 0..<4, using: &generator) {
+                    case 0: mutated[offset] = UInt8.random(in: 0...255, using: &generator)
+                    case 1:
+                        mutated[offset] =
+                            [0x7f, 0x80, 0x81, 0x82, 0x84, 0x85, 0x86, 0x87, 0x92, 0xff].randomElement(
+                                using: &generator) ?? 0
+                    case 2:
+                        mutated.insert(
+                            contentsOf: Self.extremeNumbers.randomElement(using: &generator) ?? [], at: offset
+                        )
+                    default: mutated.remove(at: offset)
+                    }
+                    if mutated.count <= 13 { break }
+                }
+                let data = Data(mutated)
+                if let disagreement = IMessageBodyReadingPaths.disagreement(in: data) {
+                    Issue.record("\(disagreement)\n\(data.map { String(format: "%02x", $0) }.joined())")
+                    return
+                }
+                runs += 1
+            }
+        }
+        #expect(runs == 6_000)
+    }
+}
