@@ -1208,7 +1208,31 @@ extension KeyedUnarchiver {
     /// The type to construct for `description` among `allowed` (all mapped types when
     /// `nil`), or `nil` when the class maps to none and is left to the standard or
     /// generic decoding.
+    ///
+    /// A class that maps to nothing (AppKit's `NSTextStorage`, an app's own subclass) is
+    /// read as its nearest superclass in `$classes` that does, as Apple's unarchiver reads
+    /// a class it cannot load — under secure coding only when the caller named that
+    /// superclass's type in `allowed` (the standard types allowed implicitly do not count),
+    /// so that `["Evil", "NSArray"]` is refused where arrays were not asked for.
     func resolve(
+        _ description: ClassDescription, allowed: [any KeyedCoding.Type]?
+    ) throws -> (any KeyedCoding.Type)? {
+        if let found = try resolveByName(description, allowed: allowed) { return found }
+        guard requiresSecureCoding, let allowed, description.chain.count > 1,
+            mappedType(forClassName: description.name) == nil,
+            FoundationClass.untypedKind(description.name) == nil
+        else { return nil }
+        for ancestor in description.chain.dropFirst() {
+            if let mapped = mappedType(forClassName: ancestor) {
+                let identifier = ObjectIdentifier(mapped)
+                if allowed.contains(where: { ObjectIdentifier($0) == identifier }) { return mapped }
+            }
+            if let listed = allowed.first(where: { accepts($0, className: ancestor) }) { return listed }
+        }
+        return nil
+    }
+
+    private func resolveByName(
         _ description: ClassDescription, allowed: [any KeyedCoding.Type]?
     ) throws -> (any KeyedCoding.Type)? {
         for name in candidateNames(description) {

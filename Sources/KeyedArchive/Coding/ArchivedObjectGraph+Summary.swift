@@ -22,7 +22,8 @@ extension ArchivedObjectGraph {
     /// The most objects an object may reach and still be summarized: 256.
     public static let largestSummarizedObject = 256
 
-    /// The summary of object `uid` when its class is one the catalogue reads as a typed
+    /// The summary of object `uid` when its class, or its nearest superclass in
+    /// `$classes`, is one the catalogue reads as a typed
     /// value (``ArchivedAttributedString``, ``ArchivedColor``, ``ArchivedFont``,
     /// ``ArchivedParagraphStyle``, ``ArchivedIndexSet``, `IndexPath`, `Decimal`, …) or is
     /// `NSURL`, `NSUUID` or `NSDate` (a URL as its absolute string, a UUID as its text, a
@@ -38,10 +39,24 @@ extension ArchivedObjectGraph {
         guard nodes.indices.contains(uid), let object = object(at: uid) else { return nil }
         func decoded<T: KeyedCoding>(_ type: T.Type) -> T? { decodedObject(T.self, at: uid) }
         let name = object.className
-        if let foundation = FoundationClass(name: name) {
-            return foundationSummary(of: foundation, named: name, at: uid)
+        // The class itself, else its nearest superclass the catalogue knows (AppKit's
+        // NSTextStorage is an NSMutableAttributedString); the summary keeps the name. Only
+        // the first 64 names are looked at: a `$classes` of thousands, shared by many
+        // objects, costs no more per object than a real hierarchy.
+        var known: AppleClass?
+        var candidates = object.classChain.prefix(TypedStreamReader.maximumClassChainLength).makeIterator()
+        var candidate: String? = name
+        while let current = candidate {
+            if let foundation = FoundationClass(name: current) {
+                return foundationSummary(of: foundation, named: name, at: uid)
+            }
+            if let apple = AppleClass(name: current) {
+                known = apple
+                break
+            }
+            candidate = candidates.next()
         }
-        guard let known = AppleClass(name: name) else { return nil }
+        guard let known else { return nil }
         switch known.kind {
         case .attributedString:
             guard let text = decoded(ArchivedAttributedString.self) else { return nil }

@@ -139,7 +139,14 @@ public struct ArchivedCountedSet<Element: KeyedCoding & Hashable>: SecureKeyedCo
         let stored = try coder.countedSetCounts(elements.count)
         var counts: [Element: Int] = [:]
         for (position, element) in elements.enumerated() {
-            counts[element, default: 0] += stored.isEmpty ? 1 : stored[position]
+            // An element archived twice adds its counts, which the archive may make overflow.
+            let (sum, overflow) = counts[element, default: 0].addingReportingOverflow(
+                stored.isEmpty ? 1 : stored[position])
+            guard !overflow else {
+                throw coder.failure(
+                    .invalidArchive, "the counts of element NS.object\(position) add up to more than Int.max")
+            }
+            counts[element] = sum
         }
         self.counts = counts
         self.order = StoredOrder(elements: elements)
