@@ -18,6 +18,10 @@ let package = Package(
         .executableTarget(name: "FuzzOpenStep", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzUnarchiver", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzTypedStream", dependencies: ["FuzzSupport"]),
+        // The one-pass iMessage body reader against the general typedstream reader.
+        .executableTarget(
+            name: "FuzzIMessageBody",
+            dependencies: ["FuzzSupport", .product(name: "KeyedArchive", package: "KeyedArchive")]),
         .executableTarget(name: "FuzzRoundTrip", dependencies: ["FuzzSupport"]),
         .executableTarget(
             name: "FuzzStreamed",

@@ -8,7 +8,7 @@ FuzzCreature and FuzzPoint, shared-reference bombs). Fixtures are never copied i
 repository: they are read at run time.
 
 usage: make-seeds.py TARGET OUTDIR   (TARGET: FuzzBinary FuzzXML FuzzOpenStep FuzzUnarchiver FuzzRoundTrip FuzzStreamed
-       FuzzCodable FuzzTypedStream)
+       FuzzCodable FuzzTypedStream FuzzIMessageBody)
 """
 import datetime
 import hashlib
@@ -258,16 +258,17 @@ def main():
     kinds = {"FuzzBinary": ["binary"], "FuzzXML": ["xml"], "FuzzOpenStep": ["openstep"],
              "FuzzUnarchiver": ["unarchiver"], "FuzzRoundTrip": ["binary", "xml", "roundtrip"],
              "FuzzStreamed": ["binary", "xml", "openstep", "json"],
-             "FuzzCodable": ["codable"], "FuzzTypedStream": ["typedstream"]}
+             "FuzzCodable": ["codable"], "FuzzTypedStream": ["typedstream"],
+             "FuzzIMessageBody": ["typedstream"]}
     if target not in kinds:
         sys.exit(f"unknown target {target}; one of {', '.join(kinds)}")
     wanted = kinds[target]
     os.makedirs(out, exist_ok=True)
     seeds = []
-    if target == "FuzzTypedStream":
+    if target in ("FuzzTypedStream", "FuzzIMessageBody"):
         seeds.extend(typedstream_fixtures())
         seeds.extend(generated_typedstreams())
-    for data in (fixture_files() if target != "FuzzTypedStream" else []):
+    for data in (fixture_files() if target not in ("FuzzTypedStream", "FuzzIMessageBody") else []):
         kind = kind_of(data)
         if target in ("FuzzUnarchiver", "FuzzCodable"):
             if b"$archiver" in data or b"$objects" in data:

@@ -174,8 +174,9 @@ let corpusCases: [String: (input: @Sendable () -> Data, run: @Sendable (Data) th
 ]
 
 func corpusProbe(name: String) -> Never {
-    guard let entry = corpusCases[name] else {
-        say("unknown case \(name); cases: \(corpusCases.keys.sorted().joined(separator: " "))")
+    guard let entry = corpusCases[name] ?? typedStreamCorpusCases[name] else {
+        let names = corpusCases.keys.sorted() + typedStreamCorpusCases.keys.sorted()
+        say("unknown case \(name); cases: \(names.joined(separator: " "))")
         exit(2)
     }
     let input = entry.input()

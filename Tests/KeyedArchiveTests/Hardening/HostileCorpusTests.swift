@@ -18,6 +18,9 @@ struct HostileCorpusTests {
         "large-uid-to-binary", "large-uid-xml-archive", "nested-bomb-json", "nested-bomb-xml",
         "nested-bomb-json-streamed", "nested-bomb-xml-streamed",
         "plain-bombs-graph", "plain-bombs-untyped", "shared-plain-value-outline",
+        // Hardening III: typedstreams (TypedStreamCorpus.swift).
+        "typedstream-extreme-reference", "typedstream-long-chain", "typedstream-many-classes",
+        "imessage-unknown-classes",
     ]
 
     @Test(.enabled(if: Hardening.probe != nil, "HardeningProbe was not built"), arguments: cases)
