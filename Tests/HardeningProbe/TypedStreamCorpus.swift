@@ -96,6 +96,21 @@ func typedStreamBodyWithUnknownClasses(count: Int) -> Data {
     return written
 }
 
+/// One top-level group of type `[N<type>]`: the first element a new 30,000-byte string
+/// (a C string for `*`, a shared string for `%` and `:`), the others references to it.
+func typedStreamSharedStringBomb(type: Character, count: Int) -> Data {
+    let encoding = Array("[\(count)\(type)]".utf8)
+    var bytes = typedStreamHeader + [0x84, UInt8(encoding.count)] + encoding
+    let text = [UInt8](repeating: UInt8(ascii: "x"), count: 30_000)
+    // A new string of 30,000 bytes (length as a 2-byte integer); a C string is a new
+    // object around a new shared string.
+    bytes += (type == "*" ? [0x84] : []) + [0x84, 0x81, 0x30, 0x75] + text
+    // C string #0 is reference 0x92 among objects; the shared string is string #1.
+    let reference: UInt8 = type == "*" ? 0x92 : 0x93
+    bytes += [UInt8](repeating: reference, count: count - 1)
+    return Data(bytes)
+}
+
 let typedStreamCorpusCases: [String: (input: @Sendable () -> Data, run: @Sendable (Data) throws -> Int)] = [
     "typedstream-extreme-reference": (
         { Data(typedStreamHeader + [0x87, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]) },
@@ -104,6 +119,12 @@ let typedStreamCorpusCases: [String: (input: @Sendable () -> Data, run: @Sendabl
     // The shape before chains were bounded: 6,000 classes in one chain (now refused).
     "typedstream-long-chain": ({ Data(typedStreamChain(length: 6_000)) }, typedStreamEveryEntryPoint),
     "typedstream-many-classes": ({ typedStreamManyClasses(objects: 9_000) }, typedStreamEveryEntryPoint),
+    "typedstream-c-string-references": (
+        { typedStreamSharedStringBomb(type: "*", count: 30_000) }, typedStreamEveryEntryPoint
+    ),
+    "typedstream-atom-references": (
+        { typedStreamSharedStringBomb(type: "%", count: 30_000) }, typedStreamEveryEntryPoint
+    ),
     "imessage-unknown-classes": (
         { typedStreamBodyWithUnknownClasses(count: 2_000) },
         { data in

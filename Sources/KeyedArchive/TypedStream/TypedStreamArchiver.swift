@@ -129,8 +129,14 @@ struct TypedStreamWriter {
     var bytes: [UInt8] = []
     let littleEndian: Bool
     private var sharedStrings: [[UInt8]: Int] = [:]
+    private var sharedStringCount = 0
     private var objectCount = 0
     private var cStrings: [[UInt8]: Int] = [:]
+    /// Shared strings and C strings longer than ``longText`` bytes, written from a graph's
+    /// `Data` without copying it to an array or hashing all of it at every reference.
+    private var longSharedStrings: [LongBytesKey: Int] = [:]
+    private var longCStrings: [LongBytesKey: Int] = [:]
+    private static let longText = 64
     private var classNumbers: [String: Int] = [:]
     /// Graph node index → object number, for rewriting a graph.
     private var graphNumbers: [Int: Int] = [:]
@@ -206,7 +212,23 @@ struct TypedStreamWriter {
             writeReference(index)
             return
         }
-        sharedStrings[text] = sharedStrings.count
+        sharedStrings[text] = sharedStringCount
+        sharedStringCount += 1
+        bytes.append(0x84)
+        writeUnsigned(UInt64(text.count))
+        bytes += text
+    }
+
+    /// A shared string held as `Data` (an atom, a selector, a C string's text).
+    mutating func writeSharedString(_ text: Data) {
+        guard text.count > Self.longText else { return writeSharedString(Array(text)) }
+        let key = LongBytesKey(text)
+        if let index = longSharedStrings[key] {
+            writeReference(index)
+            return
+        }
+        longSharedStrings[key] = sharedStringCount
+        sharedStringCount += 1
         bytes.append(0x84)
         writeUnsigned(UInt64(text.count))
         bytes += text
@@ -220,6 +242,19 @@ struct TypedStreamWriter {
         bytes.append(0x84)
         writeSharedString(text)
         cStrings[text] = objectCount
+        objectCount += 1
+    }
+
+    private mutating func writeCString(_ text: Data) {
+        guard text.count > Self.longText else { return writeCString(Array(text)) }
+        let key = LongBytesKey(text)
+        if let number = longCStrings[key] {
+            writeReference(number)
+            return
+        }
+        bytes.append(0x84)
+        writeSharedString(text)
+        longCStrings[key] = objectCount
         objectCount += 1
     }
 
@@ -308,14 +343,14 @@ struct TypedStreamWriter {
         case (.bool, .bool(let flag)): bytes.append(flag ? 1 : 0)
         case (.float, _) where value.doubleValue != nil: writeReal(value.doubleValue ?? 0, isFloat: true)
         case (.double, _) where value.doubleValue != nil: writeReal(value.doubleValue ?? 0, isFloat: false)
-        case (.cString, .cString(let text)): writeCString(Array(text))
+        case (.cString, .cString(let text)): writeCString(text)
         case (.cString, .null), (.bytes, .null), (.atom, .null), (.selector, .null), (.class, .null),
             (.object, .null):
             bytes.append(0x85)
         case (.bytes, .bytes(let text)):
             writeUnsigned(UInt64(text.count))
             bytes += text
-        case (.atom, .atom(let text)), (.selector, .selector(let text)): writeSharedString(Array(text))
+        case (.atom, .atom(let text)), (.selector, .selector(let text)): writeSharedString(text)
         case (.class, .class(let index)):
             guard let graph else { throw invalid("a class value needs the graph it belongs to") }
             writeGraphClass(index, graph: graph)

@@ -386,8 +386,13 @@ extension TypedStreamGraph {
             }
         }
 
+        /// The longest text a value shows; the rest is counted. A long C string or atom
+        /// referenced from thousands of places is shown in part at each.
+        static let longestShownText = 256
+
         static func quoted(_ bytes: Data) -> String {
-            DisplayText.quoted(String(decoding: bytes.prefix(4096), as: UTF8.self))
+            let shown = DisplayText.quoted(String(decoding: bytes.prefix(longestShownText), as: UTF8.self))
+            return bytes.count > longestShownText ? shown + "… (\(bytes.count) bytes)" : shown
         }
     }
 }

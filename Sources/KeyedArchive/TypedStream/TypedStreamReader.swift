@@ -61,6 +61,9 @@ struct TypedStreamReader {
     private var littleEndian = true
     private var strings: [Range<Int>] = []
     private var stringCache: [String?] = []
+    /// Each shared string's bytes, built once: every atom or selector that refers to it
+    /// shares them (a 30 KB string referenced 30,000 times is 30 KB, not 900 MB).
+    private var dataCache: [Data?] = []
     private var typeCache: [[TypedStreamType]?] = []
     private var nodes: [TypedStreamGraph.Node] = []
     private var kinds: [Kind] = []
@@ -78,6 +81,7 @@ struct TypedStreamReader {
         let estimate = min(data.count / 16, 4096)
         strings.reserveCapacity(estimate)
         stringCache.reserveCapacity(estimate)
+        dataCache.reserveCapacity(estimate)
         typeCache.reserveCapacity(estimate)
         nodes.reserveCapacity(estimate * 2)
         kinds.reserveCapacity(estimate * 2)
@@ -105,6 +109,7 @@ struct TypedStreamReader {
                 (position, _, _, budget) = saved
                 strings.removeSubrange(saved.1...)
                 stringCache.removeSubrange(saved.1...)
+                dataCache.removeSubrange(saved.1...)
                 typeCache.removeSubrange(saved.1...)
                 nodes.removeSubrange(saved.2...)
                 kinds.removeSubrange(saved.2...)
@@ -278,6 +283,7 @@ struct TypedStreamReader {
             try spend(1, at: offset)
             strings.append(position..<position + length)
             stringCache.append(nil)
+            dataCache.append(nil)
             typeCache.append(nil)
             position += length
             return strings.count - 1
@@ -323,7 +329,12 @@ struct TypedStreamReader {
         return text
     }
 
-    private func sharedBytes(_ index: Int) -> Data { Data(bytes[strings[index]]) }
+    private mutating func sharedBytes(_ index: Int) -> Data {
+        if let cached = dataCache[index] { return cached }
+        let data = Data(bytes[strings[index]])
+        dataCache[index] = data
+        return data
+    }
 
     private mutating func types(ofString index: Int, at offset: Int) throws -> [TypedStreamType] {
         if let cached = typeCache[index] { return cached }

@@ -192,7 +192,10 @@ extension TypedStreamGraph {
     /// other top-level values follow it as `$1`, `$2`, … An `NSColor`, `NSFont` or
     /// paragraph style also has the fields a keyed archive gives the same value
     /// (`NSColorSpace` and `NSRGB`, `NSName` and `NSSize`, `NSAlignment`, …), so that it is
-    /// summarized as in keyed archives.
+    /// summarized as in keyed archives. A C string, atom or selector longer than
+    /// ``ArchivedObjectGraph/longestRepeatedValue`` bytes is a reference to one node of its
+    /// text (the C string's node; for atoms and selectors, a node after the stream's), so
+    /// that a long string referenced from many places is held and rendered once.
     ///
     /// - Returns: The graph.
     /// - Complexity: O(nodes + values).
@@ -202,12 +205,20 @@ extension TypedStreamGraph {
         // Built once per class and shared by its objects: a stream of K classes and N
         // objects costs O(K + N) chains, not O(K × (K + N)) names.
         let chains = classChainNames()
+        var bridge = KeyedValueBridge(graph: self)
         for node in self.nodes {
             switch node {
             case .object(let object):
                 let chain = chains.indices.contains(object.classIndex) ? chains[object.classIndex] ?? [] : []
-                var fields = object.values.enumerated().map { position, value in
-                    ArchivedObjectGraph.Field(key: "$\(position)", value: Self.keyedValue(value))
+                var fields: [ArchivedObjectGraph.Field] = []
+                fields.reserveCapacity(object.groups.count)
+                var position = 0
+                for group in object.groups {
+                    for value in group.values {
+                        fields.append(
+                            ArchivedObjectGraph.Field(key: "$\(position)", value: bridge.value(value)))
+                        position += 1
+                    }
                 }
                 switch object.className {
                 case "NSColor", "NSFont", "NSParagraphStyle", "NSMutableParagraphStyle":
@@ -227,7 +238,7 @@ extension TypedStreamGraph {
                 nodes.append(.value(.string(String(decoding: bytes, as: UTF8.self))))
             }
         }
-        let rootValue = root.map(Self.keyedValue)
+        let rootValue = root.map { bridge.value($0) }
         var topLevel = rootValue.map { [ArchivedObjectGraph.Field(key: "root", value: $0)] } ?? []
         // A stream of several top-level values (a colour list: "i", "@i", then "@@" per
         // colour) shows them all, in order, as `$1`, `$2`, …; a graph about one object
@@ -235,9 +246,10 @@ extension TypedStreamGraph {
         let values = contents.lazy.flatMap(\.values)
         if root != nil, root == values.first {
             for (position, value) in values.enumerated().dropFirst() {
-                topLevel.append(ArchivedObjectGraph.Field(key: "$\(position)", value: Self.keyedValue(value)))
+                topLevel.append(ArchivedObjectGraph.Field(key: "$\(position)", value: bridge.value(value)))
             }
         }
+        nodes += bridge.addedNodes
         var counts = [Int](repeating: 0, count: nodes.count)
         for reference in topLevel.flatMap({ ArchivedObjectGraph.Node.value($0.value).references })
             + nodes.flatMap(\.references)
@@ -247,6 +259,50 @@ extension TypedStreamGraph {
         return ArchivedObjectGraph(
             nodes: nodes, topLevel: topLevel, root: rootValue, referenceCounts: counts,
             cyclic: ArchiveGraphBuilder.cyclicNodes(nodes))
+    }
+
+    /// Stream values as keyed values for ``archivedObjectGraph()``. A C string, atom or
+    /// selector longer than ``ArchivedObjectGraph/longestRepeatedValue`` bytes becomes a
+    /// reference to one node holding its text — the C string's own node, or a node added
+    /// after the stream's — so that a long string referenced from thousands of places is
+    /// one string in memory and, as in keyed archives, rendered once.
+    struct KeyedValueBridge {
+        /// Nodes for long atoms and selectors, which have no node in the stream.
+        private(set) var addedNodes: [ArchivedObjectGraph.Node] = []
+        private var interned: [LongBytesKey: Int] = [:]
+        private let firstAddedNode: Int
+
+        init(graph: TypedStreamGraph) {
+            firstAddedNode = graph.nodes.count + 1
+            for (index, node) in graph.nodes.enumerated() {
+                guard case .cString(let bytes) = node, bytes.count > ArchivedObjectGraph.longestRepeatedValue
+                else { continue }
+                let key = LongBytesKey(bytes)
+                if interned[key] == nil { interned[key] = index + 1 }
+            }
+        }
+
+        mutating func value(_ value: TypedStreamGraph.Value) -> ArchivedObjectGraph.Value {
+            switch value {
+            case .cString(let bytes), .atom(let bytes), .selector(let bytes):
+                guard bytes.count > ArchivedObjectGraph.longestRepeatedValue else {
+                    return TypedStreamGraph.keyedValue(value)
+                }
+                let key = LongBytesKey(bytes)
+                if let node = interned[key] { return .reference(node) }
+                let node = firstAddedNode + addedNodes.count
+                addedNodes.append(.value(.string(String(decoding: bytes, as: UTF8.self))))
+                interned[key] = node
+                return .reference(node)
+            case .array(let values), .structure(_, fields: let values):
+                var converted: [ArchivedObjectGraph.Value] = []
+                converted.reserveCapacity(values.count)
+                for element in values { converted.append(self.value(element)) }
+                return .array(converted)
+            default:
+                return TypedStreamGraph.keyedValue(value)
+            }
+        }
     }
 
     static func keyedValue(_ value: TypedStreamGraph.Value) -> ArchivedObjectGraph.Value {
