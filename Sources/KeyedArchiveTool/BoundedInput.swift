@@ -32,7 +32,8 @@ enum BoundedInput {
     /// reads from one input`.
     static func tooLargeMessage(_ what: String, largest: Int) -> String {
         let megabytes = largest >= 1 << 20 && largest % (1 << 20) == 0 ? " (\(largest >> 20) MB)" : ""
-        return "\(what) is larger than \(largest) bytes\(megabytes), the most keyed-archive reads from one input"
+        return
+            "\(what) is larger than \(largest) bytes\(megabytes), the most keyed-archive reads from one input"
     }
 
     /// Why reading stopped.

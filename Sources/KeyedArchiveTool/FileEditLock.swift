@@ -88,7 +88,8 @@ final class FileEditLock {
             if locked.st_mode & fileTypeMask != regularType { return FileEditLock() }
         }
         throw FileSystemError(
-            message: "cannot lock \(path) for editing: it was replaced \(maximumAttempts) times while waiting")
+            message: "cannot lock \(path) for editing: it was replaced \(maximumAttempts) times while waiting"
+        )
     }
 
     private static let fileTypeMask: mode_t = 0o170000

@@ -157,22 +157,22 @@ extension Tool {
         throws -> Data
     {
         switch format {
-            case .xml1:
-                return try value.data(
-                    format: .xml, options: PropertyListWritingOptions(maximumOutputBytes: limit))
-            case .binary1:
-                return try value.data(format: .binary)
-            case .json:
-                return try value.jsonData(
-                    options: PropertyListJSONOptions(
-                        prettyPrinted: readable, sortsKeys: false, maximumOutputBytes: limit))
-            case .swift, .objc:
-                do {
-                    return try LiteralSourceWriter.render(
-                        value, language: format == .swift ? .swift : .objc, fileName: "-", limit: limit)
-                } catch {
-                    throw ToolFailure(error.message)
-                }
+        case .xml1:
+            return try value.data(
+                format: .xml, options: PropertyListWritingOptions(maximumOutputBytes: limit))
+        case .binary1:
+            return try value.data(format: .binary)
+        case .json:
+            return try value.jsonData(
+                options: PropertyListJSONOptions(
+                    prettyPrinted: readable, sortsKeys: false, maximumOutputBytes: limit))
+        case .swift, .objc:
+            do {
+                return try LiteralSourceWriter.render(
+                    value, language: format == .swift ? .swift : .objc, fileName: "-", limit: limit)
+            } catch {
+                throw ToolFailure(error.message)
+            }
         }
     }
 
@@ -304,7 +304,8 @@ extension Tool {
     /// had `otherLinks` other hard links (none: no warning).
     func warnOfHardLinks(_ otherLinks: Int, _ destination: String, for name: String) {
         guard otherLinks > 0 else { return }
-        let links = otherLinks == 1 ? "1 other hard link, which keeps" : "\(otherLinks) other hard links, which keep"
+        let links =
+            otherLinks == 1 ? "1 other hard link, which keeps" : "\(otherLinks) other hard links, which keep"
         environment.writeError(
             "\(name): warning: \(destination) had \(links) the old contents: "
                 + "the file was replaced by a new one, not rewritten in place\n")

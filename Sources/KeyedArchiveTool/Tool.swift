@@ -254,7 +254,9 @@ package struct Tool {
             throw ToolFailure(error.message)
         }
         // Whatever the environment returned, no more than the maximum goes further.
-        guard data.count <= largest else { throw ToolFailure(BoundedInput.tooLargeMessage(what, largest: largest)) }
+        guard data.count <= largest else {
+            throw ToolFailure(BoundedInput.tooLargeMessage(what, largest: largest))
+        }
         if data.isEmpty { throw ToolFailure("\(what) is empty") }
         return data
     }

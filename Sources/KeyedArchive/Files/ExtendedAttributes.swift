@@ -68,7 +68,9 @@ enum ExtendedAttributes {
             }
             if size == 0 { return [] }
             var buffer = [CChar](repeating: 0, count: size)
-            let count = buffer.withUnsafeMutableBufferPointer { systemListAttributes(path, $0.baseAddress, size) }
+            let count = buffer.withUnsafeMutableBufferPointer {
+                systemListAttributes(path, $0.baseAddress, size)
+            }
             if count < 0 {
                 let code = errno
                 if code == ERANGE { continue }
@@ -102,7 +104,8 @@ enum ExtendedAttributes {
             }
             return Array(value.prefix(count))
         }
-        throw failure(ERANGE, "cannot read the extended attribute \(text(name)) of \(shown) (it kept changing)")
+        throw failure(
+            ERANGE, "cannot read the extended attribute \(text(name)) of \(shown) (it kept changing)")
     }
 
     private static func failure(_ code: Int32, _ what: String) -> KeyedArchiveError {
@@ -133,7 +136,9 @@ private func systemSetAttribute(
 
 /// `llistxattr(2)`: the attribute names of a path, not following a symbolic link.
 @_silgen_name("llistxattr")
-private func systemListAttributes(_ path: UnsafePointer<CChar>, _ list: UnsafeMutablePointer<CChar>?, _ size: Int)
+private func systemListAttributes(
+    _ path: UnsafePointer<CChar>, _ list: UnsafeMutablePointer<CChar>?, _ size: Int
+)
     -> Int
 
 /// `lgetxattr(2)`: one attribute's value, not following a symbolic link.
