@@ -263,7 +263,8 @@ package struct Tool {
 
     /// The lock `command` holds on the file `name` while it reads and writes it: an exclusive
     /// one for a command that may write the file it read (`-insert`, `-replace`, `-remove`,
-    /// `-convert` and `-extract` in place, `-create`), none otherwise or for standard input.
+    /// `-convert`, `-extract`, `-create`; whether it does depends on `-o` and `-e`), none
+    /// otherwise or for standard input.
     func lockForEditing(_ name: String, _ command: Invocation.Command) throws(ToolFailure) -> FileEditLock {
         guard command.writesFiles, name != "-" else { return FileEditLock() }
         do {
