@@ -68,7 +68,12 @@ struct ArchiveValueResolver {
             switch graph[uid] {
             case .value(let plain)?: return try propertyList(for: plain, depth: depth + 1)
             case .object(let object)?:
-                if enclosing.contains(uid) { return .uid(UInt64(uid)) }
+                if enclosing.contains(uid) {
+                    guard let number = UInt64(exactly: uid) else {
+                        throw Failure(message: "object reference \(uid) is not a UID")
+                    }
+                    return .uid(number)
+                }
                 enclosing.insert(uid)
                 defer { enclosing.remove(uid) }
                 return try propertyList(for: object, depth: depth + 1)

@@ -34,8 +34,8 @@ enum EditValueType: String, CaseIterable, Equatable {
             default: throw UsageError("-bool needs YES, NO, true or false, not '\(text)'")
             }
         case .integer:
-            let digits = text.hasPrefix("+") ? text.dropFirst() : text[...]
-            guard let integer = PropertyListInteger(decimal: digits), integer.fitsIn64Bits else {
+            // One sign at most (`+5`, `-5`; not `+-5`), as the reader of `<integer>` allows.
+            guard let integer = PropertyListInteger(decimal: text[...]), integer.fitsIn64Bits else {
                 throw UsageError("-integer needs a 64-bit decimal integer, not '\(text)'")
             }
             return .integer(integer)
@@ -298,10 +298,20 @@ enum JSONValueReader {
             throw failure("unterminated string")
         }
 
+        /// Four hexadecimal digits (not `UInt32(_:radix:)`, which also takes a sign: `\u+123`).
         mutating func hex4() throws(Failure) -> UInt32 {
-            guard position + 4 <= bytes.count,
-                let unit = UInt32(String(decoding: bytes[position..<position + 4], as: UTF8.self), radix: 16)
-            else { throw failure("invalid \\u escape") }
+            guard bytes.count - position >= 4 else { throw failure("invalid \\u escape") }
+            var unit: UInt32 = 0
+            for byte in bytes[position..<position + 4] {
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+                default: throw failure("invalid \\u escape")
+                }
+                unit = unit << 4 | UInt32(digit)
+            }
             position += 4
             return unit
         }

@@ -60,6 +60,15 @@ struct Invocation: Equatable {
             default: return false
             }
         }
+
+        /// Whether the command may write files, the files it read among them: these take a
+        /// lock on each input (``FileEditLock``).
+        var writesFiles: Bool {
+            switch self {
+            case .insert, .replace, .remove, .convert, .extract, .create: return true
+            case .lint, .print, .decode, .help, .type: return false
+            }
+        }
     }
 
     var command: Command

@@ -52,10 +52,33 @@ struct PropertyListKeyPath: Equatable, CustomStringConvertible {
         self.text = components.joined(separator: ".")
     }
 
-    /// The component as an array index: decimal digits only, no sign.
+    /// The component as an array index: decimal digits only, no sign, within `Int`.
     static func index(_ component: String) -> Int? {
-        guard !component.isEmpty, component.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        guard isDecimal(component) else { return nil }
+        // `nil` past `Int.max` (`99999999999999999999`): no array is that long.
         return Int(component)
+    }
+
+    /// Whether the component is spelled as an index (decimal digits only), whatever its size.
+    static func isDecimal(_ component: String) -> Bool {
+        !component.isEmpty && component.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+    }
+
+    /// The index `component` names in an array of `count` elements for an edit; `end` is
+    /// the largest index accepted (the count, where an edit may add at the end).
+    ///
+    /// - Throws: ``Failure`` saying what is wrong: not an index (a key, a sign, `-1`), or an
+    ///   index beyond `end` (however many digits it has).
+    func index(_ component: String, upTo end: Int, failing message: String) throws(Failure) -> Int {
+        guard Self.isDecimal(component) else {
+            throw Failure(
+                "Unable to index into array with key path \(text): '\(component)' is not an index "
+                    + "(a decimal number from 0)")
+        }
+        guard let index = Int(component), index <= end else {
+            throw Failure(message)
+        }
+        return index
     }
 
     /// What an edit failed on, in words that follow `FILE: `.
@@ -133,24 +156,20 @@ struct PropertyListKeyPath: Equatable, CustomStringConvertible {
                 }
                 parent = .dictionary(dictionary)
             case .array(var elements):
-                guard let index = Self.index(last) else {
-                    throw Failure("Unable to index into array with key path \(text)")
-                }
+                // The component is text from the command line: its digits may exceed any
+                // integer, and are compared with the count only once they are one.
+                let outOfBounds =
+                    "Index \(last) out of bounds in array of \(elements.count) at key path \(text)"
                 switch edit {
                 case .insert(let value):
-                    guard index <= elements.count else {
-                        throw Failure("Index \(index) out of bounds in array at key path \(text)")
-                    }
+                    let index = try index(last, upTo: elements.count, failing: outOfBounds)
                     elements.insert(value, at: index)
                 case .replace(let value):
-                    guard index <= elements.count else {
-                        throw Failure("Index \(index) out of bounds in array at key path \(text)")
-                    }
+                    let index = try index(last, upTo: elements.count, failing: outOfBounds)
                     if index == elements.count { elements.append(value) } else { elements[index] = value }
                 case .remove:
-                    guard index < elements.count else {
-                        throw Failure("No value to remove at key path \(text)")
-                    }
+                    let index = try index(
+                        last, upTo: elements.count - 1, failing: "No value to remove at key path \(text)")
                     elements.remove(at: index)
                 case .append:
                     return

@@ -58,7 +58,7 @@ extension Tool {
             // As plutil: a newline ends the value on standard output, not in a file.
             if !invocation.omitsFinalNewline && destination == "-" { text += "\n" }
             encoded = Data(text.utf8)
-            try deliver(encoded, to: destination)
+            try deliver(encoded, to: destination, for: file.name)
             return
         case .xml1:
             encoded = try Self.encode(value, as: .xml1, readable: false, limit: limit)
@@ -67,7 +67,7 @@ extension Tool {
         case .json:
             encoded = try Self.encode(value, as: .json, readable: invocation.readableJSON, limit: limit)
         }
-        try deliver(encoded, to: invocation.outputPath ?? file.name)
+        try deliver(encoded, to: invocation.outputPath ?? file.name, for: file.name)
     }
 
     /// `--resolve`: the value at `keyPath` of the keyed archive `file`, as a plain property list.
@@ -135,36 +135,56 @@ extension Tool {
         throws(ToolFailure) -> Data
     {
         do {
-            switch format {
-            case .xml1:
-                return try value.data(
-                    format: .xml, options: PropertyListWritingOptions(maximumOutputBytes: limit))
-            case .binary1:
-                return try value.data(format: .binary)
-            case .json:
-                return try value.jsonData(
-                    options: PropertyListJSONOptions(
-                        prettyPrinted: readable, sortsKeys: false, maximumOutputBytes: limit))
-            case .swift, .objc:
-                do {
-                    return try LiteralSourceWriter.render(
-                        value, language: format == .swift ? .swift : .objc, fileName: "-", limit: limit)
-                } catch {
-                    throw ToolFailure(error.message)
-                }
-            }
-        } catch let error as ToolFailure {
-            throw error
-        } catch let error as KeyedArchiveError {
-            throw ToolFailure("cannot write as \(format.rawValue): \(error.description)")
+            return try encodeOrThrow(value, as: format, readable: readable, limit: limit)
         } catch {
-            throw ToolFailure("cannot write as \(format.rawValue): \(error)")
+            throw encodingFailure(error, format)
+        }
+    }
+
+    /// What ``encode(_:as:readable:limit:)`` says of an error of ``encodeOrThrow(_:as:readable:limit:)``.
+    static func encodingFailure(_ error: any Error, _ format: ConversionFormat) -> ToolFailure {
+        switch error {
+        case let error as ToolFailure: return error
+        case let error as KeyedArchiveError:
+            return ToolFailure("cannot write as \(format.rawValue): \(error.description)")
+        default: return ToolFailure("cannot write as \(format.rawValue): \(error)")
+        }
+    }
+
+    /// ``encode(_:as:readable:limit:)`` with the writers' errors as they are
+    /// (``KeyedArchiveError``, or ``ToolFailure`` for literal source).
+    static func encodeOrThrow(_ value: PropertyList, as format: ConversionFormat, readable: Bool, limit: Int)
+        throws -> Data
+    {
+        switch format {
+        case .xml1:
+            return try value.data(
+                format: .xml, options: PropertyListWritingOptions(maximumOutputBytes: limit))
+        case .binary1:
+            return try value.data(format: .binary)
+        case .json:
+            return try value.jsonData(
+                options: PropertyListJSONOptions(
+                    prettyPrinted: readable, sortsKeys: false, maximumOutputBytes: limit))
+        case .swift, .objc:
+            do {
+                return try LiteralSourceWriter.render(
+                    value, language: format == .swift ? .swift : .objc, fileName: "-", limit: limit)
+            } catch {
+                throw ToolFailure(error.message)
+            }
         }
     }
 
     /// `-insert`, `-replace`, `-remove`: edits the file and writes it back in its own format
     /// (to `-o` if given; standard input's result goes to standard output). The write is
     /// durable and all-or-nothing: a failed edit or write leaves the file as it was.
+    ///
+    /// A result the readers would refuse is refused before anything is written: nested
+    /// deeper than ``PropertyListReadingOptions/maximumDepth`` (512; two edits each within it
+    /// can nest a value twice as deep), or larger than ``ToolEnvironment/maximumInputBytes``
+    /// (the most the tool reads). Otherwise an edit could leave a file that no command,
+    /// `-remove` included, opens again.
     func edit(
         _ file: InputFile, _ keyPath: PropertyListKeyPath, _ edit: PropertyListKeyPath.Edit,
         _ invocation: Invocation
@@ -174,6 +194,13 @@ extension Tool {
             try keyPath.apply(edit, to: &value)
         } catch {
             throw ToolFailure(error.message)
+        }
+        let deepest = PropertyListReadingOptions().maximumDepth
+        let depth = Self.nestingDepth(of: value)
+        if depth > deepest {
+            throw ToolFailure(
+                "the edit would nest values \(depth) levels deep at key path \(keyPath), more than the "
+                    + "\(deepest) that property-list readers accept; nothing was written")
         }
         let format: ConversionFormat
         switch file.format {
@@ -185,11 +212,44 @@ extension Tool {
                 "an OpenStep property list cannot be written back; convert it first (-convert xml1 or binary1)"
             )
         }
-        // An edit may add as much as its value holds: the limit grows with the result.
-        let (limit, overflow) = Self.outputLimit(forInputLength: file.byteCount).addingReportingOverflow(
-            1 << 20)
-        let encoded = try Self.encode(value, as: format, readable: false, limit: overflow ? .max : limit)
-        try deliver(encoded, to: invocation.outputPath ?? file.name)
+        // The result must be readable again: no larger than the most the tool reads.
+        let largest = environment.maximumInputBytes
+        let tooLarge = ToolFailure(
+            "the edited file would be larger than \(largest) bytes, the most keyed-archive reads "
+                + "from one input; nothing was written")
+        let encoded: Data
+        do {
+            encoded = try Self.encodeOrThrow(value, as: format, readable: false, limit: largest)
+        } catch let error as KeyedArchiveError where error.code == .limitExceeded {
+            // The XML and JSON writers stop at the limit.
+            throw tooLarge
+        } catch {
+            throw Self.encodingFailure(error, format)
+        }
+        guard encoded.count <= largest else { throw tooLarge }
+        try deliver(encoded, to: invocation.outputPath ?? file.name, for: file.name)
+    }
+
+    /// The depth of the deepest array or dictionary in `value`, as the readers count it (a
+    /// top-level container is at depth 1; 0 for a value that is no container).
+    ///
+    /// - Complexity: O(*n*) for the *n* values of `value`, iteratively (no recursion).
+    static func nestingDepth(of value: PropertyList) -> Int {
+        var deepest = 0
+        var pending: [(value: PropertyList, depth: Int)] = [(value, 1)]
+        while let (next, depth) = pending.popLast() {
+            switch next {
+            case .array(let elements):
+                deepest = max(deepest, depth)
+                for element in elements { pending.append((element, depth + 1)) }
+            case .dictionary(let dictionary):
+                deepest = max(deepest, depth)
+                for entry in dictionary { pending.append((entry.value, depth + 1)) }
+            default:
+                continue
+            }
+        }
+        return deepest
     }
 
     /// `-create FORMAT`: each file becomes an empty dictionary in `format` (`-` prints it).
@@ -197,9 +257,12 @@ extension Tool {
         var status = ExitStatus.success
         for name in invocation.files {
             do throws(ToolFailure) {
+                // Locked, so that an edit in progress is not silently undone.
+                let lock = try lockForEditing(name, invocation.command)
+                defer { lock.release() }
                 let encoded = try Self.encode(
                     .dictionary(PropertyListDictionary()), as: format, readable: false, limit: 1 << 20)
-                try deliver(encoded, to: name)
+                try deliver(encoded, to: name, for: name)
             } catch {
                 environment.writeError("\(name): \(error.message)\n")
                 status = ExitStatus.failure
@@ -208,16 +271,43 @@ extension Tool {
         return status
     }
 
-    /// Writes `data` to standard output (`-`) or durably to the file `destination`.
-    func deliver(_ data: Data, to destination: String) throws(ToolFailure) {
+    /// Writes `data` to standard output (`-`) or durably to the file `destination`, for the
+    /// input `name` (which warnings name).
+    func deliver(_ data: Data, to destination: String, for name: String) throws(ToolFailure) {
         if destination == "-" {
             environment.writeOutput(data)
             return
         }
-        do {
+        try writeFile(destination, for: name) { () throws(FileSystemError) in
             try environment.fileSystem.writeAtomically(data, toPath: destination)
-        } catch {
-            throw ToolFailure(error.message)
         }
+    }
+
+    /// Replaces the file `destination` through `write`, and then warns, on a line of standard
+    /// error naming the input `name`, if the file had other hard links: the durable writer
+    /// renames a new file into place, so those links keep the old contents.
+    func writeFile<E: Error>(_ destination: String, for name: String, _ write: () throws(E) -> Void)
+        throws(ToolFailure)
+    {
+        let otherLinks = environment.fileSystem.otherHardLinks(ofFile: destination)
+        do {
+            try write()
+        } catch let error as FileSystemError {
+            throw ToolFailure(error.message)
+        } catch {
+            throw ToolFailure("cannot write \(destination): \(error)")
+        }
+        warnOfHardLinks(otherLinks, destination, for: name)
+    }
+
+    /// The warning, naming the input `name`, that the file `destination`, just replaced,
+    /// had `otherLinks` other hard links (none: no warning).
+    func warnOfHardLinks(_ otherLinks: Int, _ destination: String, for name: String) {
+        guard otherLinks > 0 else { return }
+        let links =
+            otherLinks == 1 ? "1 other hard link, which keeps" : "\(otherLinks) other hard links, which keep"
+        environment.writeError(
+            "\(name): warning: \(destination) had \(links) the old contents: "
+                + "the file was replaced by a new one, not rewritten in place\n")
     }
 }

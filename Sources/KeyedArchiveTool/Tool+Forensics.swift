@@ -46,9 +46,6 @@ extension Tool {
         return text
     }
 
-    /// The largest file `--jsonl` reads; larger ones are reported, not read.
-    static let largestSweptFile = 256 << 20
-
     /// `decode --jsonl`: one JSON object per line and per file, folders searched
     /// (depth first, sorted, symbolic links not followed):
     /// `{"path": …, "format": "binary", "kind": "keyed archive", "result": {…}}`, or
@@ -80,16 +77,11 @@ extension Tool {
             return false
         }
         let data: Data
-        if path == "-" {
-            data = environment.readStandardInput()
-        } else {
-            do {
-                data = try environment.fileSystem.contentsOfFile(atPath: path, largest: Self.largestSweptFile)
-            } catch {
-                return fail(error.message)
-            }
+        do {
+            data = try readInput(path)
+        } catch {
+            return fail(error.message)
         }
-        if data.isEmpty { return fail("file is empty") }
         let limit = Self.outputLimit(forInputLength: data.count)
         let expansion =
             invocation.expands

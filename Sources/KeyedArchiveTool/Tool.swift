@@ -203,7 +203,11 @@ package struct Tool {
         var status = ExitStatus.success
         for name in invocation.files {
             do throws(ToolFailure) {
-                let data = try readBytes(name)
+                // A command that may write the file back holds its lock from before the
+                // reading to after the writing (see `FileEditLock`).
+                let lock = try lockForEditing(name, invocation.command)
+                defer { lock.release() }
+                let data = try readInput(name)
                 if let streamed, streamed(name, data) { continue }
                 var report = PropertyListReadingReport()
                 let (value, byteCount, format, typedStream, isJSON) = try readPropertyList(
@@ -234,21 +238,40 @@ package struct Tool {
         return "OK (ignored \(bytes) after \(ignored.after) at \(place))"
     }
 
-    /// The bytes of `name` (`-`: standard input), which must not be empty.
-    private func readBytes(_ name: String) throws(ToolFailure) -> Data {
+    /// The bytes of `name` (`-`: standard input), which must not be empty: the one way the
+    /// tool reads its inputs, at most ``ToolEnvironment/maximumInputBytes`` of each (a file,
+    /// a device, a FIFO, standard input), refused at one byte more.
+    func readInput(_ name: String) throws(ToolFailure) -> Data {
+        let largest = environment.maximumInputBytes
+        let what = name == "-" ? "standard input" : "file"
         let data: Data
-        if name == "-" {
-            data = environment.readStandardInput()
-            if data.isEmpty { throw ToolFailure("standard input is empty") }
-        } else {
-            do {
-                data = try environment.fileSystem.contentsOfFile(atPath: name)
-            } catch {
-                throw ToolFailure(error.message)
-            }
-            if data.isEmpty { throw ToolFailure("file is empty") }
+        do {
+            data =
+                name == "-"
+                ? try environment.readStandardInput(largest)
+                : try environment.fileSystem.contentsOfFile(atPath: name, largest: largest)
+        } catch {
+            throw ToolFailure(error.message)
         }
+        // Whatever the environment returned, no more than the maximum goes further.
+        guard data.count <= largest else {
+            throw ToolFailure(BoundedInput.tooLargeMessage(what, largest: largest))
+        }
+        if data.isEmpty { throw ToolFailure("\(what) is empty") }
         return data
+    }
+
+    /// The lock `command` holds on the file `name` while it reads and writes it: an exclusive
+    /// one for a command that may write the file it read (`-insert`, `-replace`, `-remove`,
+    /// `-convert`, `-extract`, `-create`; whether it does depends on `-o` and `-e`), none
+    /// otherwise or for standard input.
+    func lockForEditing(_ name: String, _ command: Invocation.Command) throws(ToolFailure) -> FileEditLock {
+        guard command.writesFiles, name != "-" else { return FileEditLock() }
+        do {
+            return try environment.fileSystem.lockForEditing(name)
+        } catch {
+            throw ToolFailure(error.message)
+        }
     }
 
     private func readPropertyList(
@@ -393,7 +416,9 @@ package struct Tool {
             if destination == "-" {
                 try produce { environment.writeOutput(Data($0)) }
             } else {
+                let otherLinks = environment.fileSystem.otherHardLinks(ofFile: destination)
                 try environment.fileSystem.writeAtomically(toPath: destination, produce)
+                warnOfHardLinks(otherLinks, destination, for: name)
                 if let headerPath {
                     try environment.fileSystem.writeAtomically(
                         LiteralSourceWriter.header(value, fileName: name), toPath: headerPath)
@@ -471,7 +496,9 @@ package struct Tool {
                 try produce { text.append(contentsOf: $0) }
                 environment.writeOutput(text)
             } else {
+                let otherLinks = environment.fileSystem.otherHardLinks(ofFile: destination)
                 try environment.fileSystem.writeAtomically(toPath: destination, produce)
+                warnOfHardLinks(otherLinks, destination, for: name)
             }
             return true
         } catch {

@@ -18,19 +18,27 @@ import Darwin
 ///
 /// The `keyed-archive` executable (`Sources/KeyedArchiveCommand/main.swift`) passes ``process``; tests pass closures that capture what is written.
 package struct ToolEnvironment {
-    /// Reads all of standard input (called at most once per `-` argument).
-    var readStandardInput: () -> Data
+    /// Reads all of standard input, at most `largest` bytes (called at most once per `-`
+    /// argument); the tool refuses more than `largest` whatever this returns.
+    ///
+    /// - Throws: ``FileSystemError`` when standard input holds more or cannot be read.
+    var readStandardInput: (_ largest: Int) throws(FileSystemError) -> Data
     /// Writes bytes to standard output.
     var writeOutput: (Data) -> Void
     /// Writes text to standard error.
     var writeError: (String) -> Void
     /// Reads and writes files.
     var fileSystem: any ToolFileSystem
+    /// The most bytes read from one input (a file, a device, a FIFO, standard input):
+    /// ``BoundedInput/maximumBytes``, lowered by tests so that they stay small.
+    var maximumInputBytes = BoundedInput.maximumBytes
 
     /// The real process: its standard streams and the local file system.
     package static var process: ToolEnvironment {
         ToolEnvironment(
-            readStandardInput: { StandardStream.readAll(STDIN_FILENO) },
+            readStandardInput: { largest throws(FileSystemError) in
+                try BoundedInput.read(STDIN_FILENO, largest: largest, naming: "standard input")
+            },
             writeOutput: { data in data.withUnsafeBytes { StandardStream.writeAll($0, to: STDOUT_FILENO) } },
             writeError: { text in
                 var text = text
@@ -40,23 +48,10 @@ package struct ToolEnvironment {
     }
 }
 
-/// The standard streams through POSIX calls: FoundationEssentials has no `FileHandle`, and
-/// importing all of Foundation for it triples the tool's start-up time.
+/// The standard output streams through POSIX calls: FoundationEssentials has no `FileHandle`,
+/// and importing all of Foundation for it triples the tool's start-up time. (Standard input
+/// is read through ``BoundedInput``.)
 enum StandardStream {
-    /// Reads `descriptor` to its end; what was read before an error is returned.
-    static func readAll(_ descriptor: Int32) -> Data {
-        var bytes = Data()
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return bytes }
-            chunk.withUnsafeBytes {
-                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[0..<count]))
-            }
-        }
-    }
-
     /// Writes all of `bytes` to `descriptor`, resuming after partial writes and interruptions;
     /// stops at the first other error (a closed pipe, a full disk), as there is no one to tell.
     static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) {
@@ -81,12 +76,15 @@ struct FileSystemError: Error, Equatable {
 
 /// File access, replaceable in tests.
 protocol ToolFileSystem {
-    /// Reads a whole file.
+    /// Reads a whole file — a regular file, a device, a FIFO — of at most `largest` bytes.
     ///
-    /// - Parameter path: The file to read.
+    /// - Parameters:
+    ///   - path: The file to read.
+    ///   - largest: The most bytes accepted (the tool also refuses more, whatever this returns).
     /// - Returns: Its bytes.
-    /// - Throws: ``FileSystemError`` if the file is missing, a directory, or unreadable.
-    func contentsOfFile(atPath path: String) throws(FileSystemError) -> Data
+    /// - Throws: ``FileSystemError`` if the file is missing, a directory, unreadable, or
+    ///   larger than `largest` (``BoundedInput/tooLargeMessage(_:largest:)``).
+    func contentsOfFile(atPath path: String, largest: Int) throws(FileSystemError) -> Data
 
     /// Replaces (or creates) a file so that readers see either the old or the new
     /// contents, never a partial file, and a crash after it returns loses neither.
@@ -113,10 +111,16 @@ protocol ToolFileSystem {
     /// - Throws: ``FileSystemError`` if the folder cannot be listed.
     func filesForSweep(_ path: String) throws(FileSystemError) -> [String]
 
-    /// Reads a whole file of at most `largest` bytes.
+    /// Takes an exclusive advisory lock for a read–modify–write of the file at `path`, held
+    /// until the lock is released: another `keyed-archive` editing the same file waits.
     ///
-    /// - Throws: ``FileSystemError`` as ``contentsOfFile(atPath:)``, or when the file is larger.
-    func contentsOfFile(atPath path: String, largest: Int) throws(FileSystemError) -> Data
+    /// - Returns: The lock (one that holds nothing when `path` names no regular file).
+    /// - Throws: ``FileSystemError`` naming the file when the lock cannot be taken.
+    func lockForEditing(_ path: String) throws(FileSystemError) -> FileEditLock
+
+    /// How many hard links other than `path` the file it names has (following symbolic
+    /// links, as the writer does): 0 for none, or for no file.
+    func otherHardLinks(ofFile path: String) -> Int
 }
 
 extension ToolFileSystem {
@@ -132,9 +136,9 @@ extension ToolFileSystem {
 
     func filesForSweep(_ path: String) throws(FileSystemError) -> [String] { [path] }
 
-    func contentsOfFile(atPath path: String, largest: Int) throws(FileSystemError) -> Data {
-        try contentsOfFile(atPath: path)
-    }
+    func lockForEditing(_ path: String) throws(FileSystemError) -> FileEditLock { FileEditLock() }
+
+    func otherHardLinks(ofFile path: String) -> Int { 0 }
 }
 
 /// The local file system: reads through POSIX calls, for exact error messages
@@ -144,7 +148,7 @@ struct LocalFileSystem: ToolFileSystem {
     private static let directoryType: mode_t = 0o040000
     private static let regularType: mode_t = 0o100000
 
-    func contentsOfFile(atPath path: String) throws(FileSystemError) -> Data {
+    func contentsOfFile(atPath path: String, largest: Int) throws(FileSystemError) -> Data {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw Self.lastError() }
         defer { _ = close(descriptor) }
@@ -153,38 +157,7 @@ struct LocalFileSystem: ToolFileSystem {
         if info.st_mode & Self.fileTypeMask == Self.directoryType {
             throw FileSystemError(message: "Is a directory")
         }
-        // Read straight into the `Data` returned, so the file is held once, not twice.
-        var bytes = Data()
-        // The size is a hint only: the file may change, and pipes report 0.
-        if info.st_size > 0 && info.st_size < Int64(Int32.max) {
-            // A regular file of the size reported is read in one call, without a chunk buffer.
-            let size = Int(info.st_size)
-            bytes = Data(count: size)
-            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, size) }
-            bytes.count = max(0, count)
-        }
-        // The rest: all of a pipe, what a file gained since `fstat`, or after an interruption.
-        try Self.readRest(descriptor, into: &bytes)
-        return bytes
-    }
-
-    /// Appends what is left to read from `descriptor` to `bytes`.
-    private static func readRest(_ descriptor: Int32, into bytes: inout Data) throws(FileSystemError) {
-        // A file already read whole needs only the small read that finds its end.
-        var chunkSize = 512
-        while true {
-            let count = withUnsafeTemporaryAllocation(byteCount: chunkSize, alignment: 1) { buffer in
-                let count = read(descriptor, buffer.baseAddress, buffer.count)
-                if count > 0 { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count])) }
-                return count
-            }
-            if count == 0 { return }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Self.lastError()
-            }
-            chunkSize = 1 << 16
-        }
+        return try BoundedInput.read(descriptor, largest: largest, naming: "file")
     }
 
     func filesForSweep(_ path: String) throws(FileSystemError) -> [String] {
@@ -228,17 +201,20 @@ struct LocalFileSystem: ToolFileSystem {
         return names.sorted()
     }
 
-    func contentsOfFile(atPath path: String, largest: Int) throws(FileSystemError) -> Data {
+    func lockForEditing(_ path: String) throws(FileSystemError) -> FileEditLock {
+        try FileEditLock.lock(path)
+    }
+
+    func otherHardLinks(ofFile path: String) -> Int {
         var info = stat()
-        if stat(path, &info) == 0, info.st_size > largest {
-            throw FileSystemError(message: "file is larger than \(largest) bytes; not read")
-        }
-        return try contentsOfFile(atPath: path)
+        guard stat(path, &info) == 0, info.st_mode & Self.fileTypeMask == Self.regularType else { return 0 }
+        return max(0, Int(clamping: info.st_nlink) - 1)
     }
 
     /// Writes through the library's `DurableFileWriter`: flushed to the disk, renamed into
     /// place, the folder flushed; a symbolic link's final target is replaced and the link
-    /// kept; a new file gets `0666` less the umask, a replaced one its permission bits.
+    /// kept; a new file gets `0666` less the umask, a replaced one its permission bits,
+    /// owner and group (where the process may set them) and extended attributes.
     func writeAtomically(_ data: Data, toPath path: String) throws(FileSystemError) {
         do {
             try DurableFileWriter.write(data, to: URL(fileURLWithPath: path))

@@ -183,7 +183,7 @@ import Testing
 
     @Test func writeFailureThroughInjectedFileSystem() {
         struct ReadOnly: ToolFileSystem {
-            func contentsOfFile(atPath path: String) throws(FileSystemError) -> Data {
+            func contentsOfFile(atPath path: String, largest: Int) throws(FileSystemError) -> Data {
                 Data(Samples.xmlText.utf8)
             }
             func writeAtomically(_ data: Data, toPath path: String) throws(FileSystemError) {

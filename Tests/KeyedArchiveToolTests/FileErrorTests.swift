@@ -65,7 +65,7 @@ import Darwin
 
     @Test func unreadableFileThroughInjectedFileSystem() {
         struct Unreadable: ToolFileSystem {
-            func contentsOfFile(atPath path: String) throws(FileSystemError) -> Data {
+            func contentsOfFile(atPath path: String, largest: Int) throws(FileSystemError) -> Data {
                 throw FileSystemError(message: "Permission denied")
             }
             func writeAtomically(_ data: Data, toPath path: String) throws(FileSystemError) {

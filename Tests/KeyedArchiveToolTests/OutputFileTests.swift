@@ -151,4 +151,151 @@ import Darwin
         #expect(run.error.hasPrefix("-: cannot write no-such-folder-"), "\(run.error)")
         #expect(run.error.hasSuffix("/out.plist: No such file or directory\n"), "\(run.error)")
     }
+
+    // MARK: - What an edit keeps of the file it replaces
+
+    /// An edit keeps the file's permission bits, whatever the umask.
+    @Test func anEditKeepsThePermissionBits() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write(Samples.xmlText, to: "a.plist")
+        #expect(chmod(path, 0o640) == 0)
+        let run = ToolRun(["-insert", "Moths", "-integer", "4", path])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(Self.mode(path) == 0o640)
+    }
+
+    /// As root, an edit keeps the owner and group of another user's file (a user cannot give
+    /// a file away, so the test needs root).
+    @Test(
+        .enabled(if: geteuid() == 0, "not running as root: a file can only be given to another user by root"))
+    func anEditKeepsTheOwnerAndGroup() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write(Samples.xmlText, to: "a.plist")
+        #expect(chown(path, 12_345, 23_456) == 0)
+        #expect(chmod(path, 0o604) == 0)
+        for command in [
+            ["-insert", "Moths", "-integer", "4"], ["-convert", "binary1"], ["-remove", "Moths"],
+        ] {
+            let run = ToolRun(command + [path])
+            #expect(run.status == 0, "\(command): \(run.error)")
+            var info = stat()
+            #expect(stat(path, &info) == 0)
+            #expect(info.st_uid == 12_345, "\(command)")
+            #expect(info.st_gid == 23_456, "\(command)")
+            #expect(info.st_mode & 0o7777 == 0o604, "\(command)")
+        }
+        #expect(PropertyListFormat.detect(try directory.read("a.plist")) == .binary)
+        #expect(try directory.contents() == ["a.plist"])
+    }
+
+    /// Whether this file system keeps `user.*` extended attributes (tmpfs before Linux 6.6
+    /// and some containers' overlays do not).
+    static let keepsUserAttributes: Bool = {
+        guard let directory = try? TemporaryDirectory() else { return false }
+        defer { directory.remove() }
+        guard let path = try? directory.write("probe", to: "probe") else { return false }
+        return ExtendedAttribute.set(path, "user.keyed-archive.probe", Array("1".utf8))
+    }()
+
+    /// An edit, and a conversion in place, keep the file's extended attributes.
+    @Test(.enabled(if: keepsUserAttributes, "this file system refuses user.* extended attributes"))
+    func anEditKeepsExtendedAttributes() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write(Samples.xmlText, to: "a.plist")
+        let attributes: [(String, [UInt8])] = [
+            ("user.keyed-archive.origin", Array("https://example.com/a.plist".utf8)),
+            ("user.keyed-archive.empty", []),
+            ("user.keyed-archive.binary", [0, 1, 2, 0xFF, 0]),
+        ]
+        for (name, value) in attributes { #expect(ExtendedAttribute.set(path, name, value), "\(name)") }
+        for command in [
+            ["-insert", "Moths", "-integer", "4"], ["-convert", "binary1"],
+            ["-replace", "Moths", "-bool", "NO"],
+        ] {
+            let run = ToolRun(command + [path])
+            #expect(run.status == 0, "\(command): \(run.error)")
+            for (name, value) in attributes {
+                #expect(ExtendedAttribute.get(path, name) == value, "\(command): \(name)")
+            }
+        }
+        #expect(try PropertyList(from: directory.read("a.plist"))["Moths"] == false)
+    }
+
+    /// An edit of a file with other hard links is done, with a warning: the links keep the
+    /// old contents, since the file is replaced by a new one.
+    @Test func anEditWarnsOfOtherHardLinks() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write(Samples.xmlText, to: "a.plist")
+        let unlinked = ToolRun(["-insert", "Moths", "-integer", "4", path])
+        #expect(unlinked.status == 0)
+        #expect(unlinked.error.isEmpty, "no links, no warning: \(unlinked.error)")
+
+        #expect(link(path, directory.path("b.plist")) == 0)
+        #expect(link(path, directory.path("c.plist")) == 0)
+        let before = try directory.read("a.plist")
+        let run = ToolRun(["-insert", "Wings", "-integer", "2", path])
+        #expect(run.status == 0)
+        #expect(
+            run.errorLines == [
+                "\(path): warning: \(path) had 2 other hard links, which keep the old contents: "
+                    + "the file was replaced by a new one, not rewritten in place"
+            ])
+        #expect(try PropertyList(from: directory.read("a.plist"))["Wings"] == 2)
+        #expect(try directory.read("b.plist") == before)
+
+        // Now b.plist and c.plist are linked to each other only: one other link.
+        let converted = ToolRun(["-convert", "binary1", directory.path("b.plist")])
+        #expect(converted.status == 0)
+        #expect(
+            converted.errorLines == [
+                "\(directory.path("b.plist")): warning: \(directory.path("b.plist")) had 1 other hard link, "
+                    + "which keeps the old contents: the file was replaced by a new one, not rewritten in place"
+            ])
+        #expect(try directory.read("c.plist") == before)
+    }
 }
+
+/// Extended attributes for the tests, through the C library (Glibc's module leaves out
+/// `<sys/xattr.h>`, as `ExtendedAttributes.swift` in the library explains).
+enum ExtendedAttribute {
+    /// Sets `name` on the file `path`; `false` if the file system refuses.
+    static func set(_ path: String, _ name: String, _ value: [UInt8]) -> Bool {
+        value.withUnsafeBytes { bytes in
+            #if canImport(Darwin)
+            return setxattr(path, name, bytes.baseAddress, bytes.count, 0, 0) == 0
+            #else
+            return testSetAttribute(path, name, bytes.baseAddress, bytes.count, 0) == 0
+            #endif
+        }
+    }
+
+    /// The value of `name` on the file `path`, or `nil`.
+    static func get(_ path: String, _ name: String) -> [UInt8]? {
+        var value = [UInt8](repeating: 0, count: 4096)
+        let count = value.withUnsafeMutableBytes { bytes in
+            #if canImport(Darwin)
+            return getxattr(path, name, bytes.baseAddress, bytes.count, 0, 0)
+            #else
+            return testGetAttribute(path, name, bytes.baseAddress, bytes.count)
+            #endif
+        }
+        return count < 0 ? nil : Array(value.prefix(count))
+    }
+}
+
+#if !canImport(Darwin)
+@_silgen_name("setxattr")
+private func testSetAttribute(
+    _ path: UnsafePointer<CChar>, _ name: UnsafePointer<CChar>, _ value: UnsafeRawPointer?, _ size: Int,
+    _ flags: Int32
+) -> Int32
+
+@_silgen_name("getxattr")
+private func testGetAttribute(
+    _ path: UnsafePointer<CChar>, _ name: UnsafePointer<CChar>, _ value: UnsafeMutableRawPointer?, _ size: Int
+) -> Int
+#endif

@@ -16,9 +16,12 @@ final class ToolRun {
     }
     var outputLines: [String] { outputText.split(separator: "\n").map(String.init) }
 
+    /// - Parameter maximumInputBytes: The most the tool reads from one input (lowered so
+    ///   that tests of the limit stay small).
     init(
         _ arguments: [String], standardInput: Data = Data(),
-        fileSystem: any ToolFileSystem = LocalFileSystem()
+        fileSystem: any ToolFileSystem = LocalFileSystem(),
+        maximumInputBytes: Int = BoundedInput.maximumBytes
     ) {
         final class Capture {
             var output = Data()
@@ -28,15 +31,17 @@ final class ToolRun {
         let capture = Capture()
         capture.input = standardInput
         let environment = ToolEnvironment(
-            readStandardInput: {
-                // Like a real stream: a second read finds it exhausted.
+            readStandardInput: { _ in
+                // Like a real stream: a second read finds it exhausted. All of it is handed
+                // over, whatever the limit: the tool itself must refuse more.
                 let data = capture.input ?? Data()
                 capture.input = nil
                 return data
             },
             writeOutput: { capture.output.append($0) },
             writeError: { capture.error += $0 },
-            fileSystem: fileSystem)
+            fileSystem: fileSystem,
+            maximumInputBytes: maximumInputBytes)
         status = Tool.run(arguments: arguments, environment: environment)
         output = capture.output
         error = capture.error

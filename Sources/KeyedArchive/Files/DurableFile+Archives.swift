@@ -50,7 +50,8 @@ extension KeyedArchiver {
     /// systems); then the folder itself is flushed so that the rename survives a crash. A
     /// crash or power loss at any moment leaves the file with its old contents or the new,
     /// never a torn mixture. A new file gets `0666` less the umask; a replaced one keeps its
-    /// permission bits (not set-user-ID, set-group-ID or sticky). If `url` is a symbolic
+    /// permission bits (not set-user-ID, set-group-ID or sticky), its owner and group where
+    /// the process may set them, and its extended attributes. If `url` is a symbolic
     /// link, the file it finally points to is replaced and the link kept. A destination that
     /// is not a regular file is refused.
     ///

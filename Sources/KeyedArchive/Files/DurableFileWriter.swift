@@ -26,8 +26,12 @@ import Darwin
 /// **Permissions.** A new file gets the mode `open(2)` would give it: `0666` less the
 /// process's umask (so `0600` under `umask 077`). A replaced file keeps its permission
 /// bits (`mode & 0777`) but never its set-user-ID, set-group-ID or sticky bits, which a
-/// rewritten file must not inherit. The replacement is a new file: it belongs to the
-/// writing user, and other hard links to the old file keep the old contents.
+/// rewritten file must not inherit. It also keeps its owner and group where the process
+/// may set them (`fchown`: a privileged process sets both, a file's owner the group among
+/// its own groups; otherwise the new file is the writing user's) and its extended
+/// attributes (user attributes, ACLs, labels: each the process may read and set), copied to
+/// the new file before the rename. The replacement is a new file, so other hard links to
+/// the old file keep the old contents.
 ///
 /// **Symbolic links.** If the destination is a symbolic link, the file it finally points
 /// to (resolved once, with `realpath(3)`) is replaced, through a temporary file in *that*
@@ -134,12 +138,14 @@ package enum DurableFileWriter {
         guard folder >= 0 else { throw failure("cannot write \(shown)") }
         defer { _ = close(folder) }
 
-        // The permission bits of the file being replaced, or nil for a new file.
+        // The permission bits, owner and group of the file being replaced, or nil for a new file.
         var keptMode: mode_t?
+        var keptOwner: (user: uid_t, group: gid_t)?
         if fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 {
             switch info.st_mode & fileTypeMask {
             case regularFileType:
                 keptMode = info.st_mode & 0o777
+                keptOwner = (info.st_uid, info.st_gid)
             case directoryType:
                 throw KeyedArchiveError(.fileOperationFailed, "cannot write \(shown): \(reason(EISDIR))")
             case symbolicLinkType:
@@ -171,6 +177,12 @@ package enum DurableFileWriter {
             }
             try produce { bytes throws(KeyedArchiveError) in try writeAll(bytes, to: descriptor, shown: shown)
             }
+            if let keptOwner {
+                // After the contents and before the attributes: writing to a file, and
+                // changing its owner, clear its `security.capability` attribute.
+                try keepOwner(keptOwner, of: descriptor, shown: shown)
+                try ExtendedAttributes.copy(from: path, to: descriptor, shown: shown)
+            }
             guard flush(descriptor, .file) == 0 else { throw failure("cannot flush \(shown)") }
             isOpen = false
             guard close(descriptor) == 0 else { throw failure("cannot close \(shown)") }
@@ -186,6 +198,19 @@ package enum DurableFileWriter {
                 "cannot flush the folder \(folderPath) after replacing \(shown) "
                     + "(the new contents are in place but might not survive a crash)")
         }
+    }
+
+    /// Gives the new file the owner and group of the file it replaces, where this process
+    /// may: a privileged process sets both; the owner can set the group to one of its own
+    /// groups; otherwise (`EPERM`) the new file stays the writing user's.
+    private static func keepOwner(
+        _ owner: (user: uid_t, group: gid_t), of descriptor: Int32, shown: String
+    ) throws(KeyedArchiveError) {
+        if fchown(descriptor, owner.user, owner.group) == 0 { return }
+        guard errno == EPERM else { throw failure("cannot set the owner of \(shown)") }
+        // `-1` leaves the owner as it is.
+        if fchown(descriptor, uid_t.max, owner.group) == 0 || errno == EPERM { return }
+        throw failure("cannot set the group of \(shown)")
     }
 
     private static func writeAll(

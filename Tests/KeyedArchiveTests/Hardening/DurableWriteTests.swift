@@ -350,4 +350,64 @@ struct DurableWriteTests {
         #expect(try PropertyList(from: Data(contentsOf: file)) == "long")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [name])
     }
+
+    /// A replaced file keeps its extended attributes (where the file system has `user.*`
+    /// ones) and, when the writer may set them (as root), its owner and group.
+    @Test func aReplacedFileKeepsItsOwnerGroupAndExtendedAttributes() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("kept.plist")
+        try Data("old".utf8).write(to: file)
+        let name = "user.keyed-archive.kept"
+        let value = Array("value\u{0}with a NUL".utf8)
+        let hasAttributes =
+            value.withUnsafeBytes { setAttribute(file.path, name, $0.baseAddress, $0.count, 0) } == 0
+        let isRoot = geteuid() == 0
+        if isRoot { #expect(chown(file.path, 4_321, 8_765) == 0) }
+
+        try DurableFileWriter.write(Data("new".utf8), to: file)
+        #expect(try Data(contentsOf: file) == Data("new".utf8))
+        if hasAttributes {
+            var read = [UInt8](repeating: 0, count: 64)
+            let count = read.withUnsafeMutableBytes {
+                getAttribute(file.path, name, $0.baseAddress, $0.count)
+            }
+            #expect(count >= 0 ? Array(read.prefix(count)) == value : false, "the attribute was not copied")
+        }
+        var info = stat()
+        #expect(stat(file.path, &info) == 0)
+        if isRoot {
+            #expect(info.st_uid == 4_321)
+            #expect(info.st_gid == 8_765)
+        } else {
+            #expect(info.st_uid == geteuid())
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["kept.plist"])
+    }
 }
+
+#if canImport(Glibc)
+// `<sys/xattr.h>`, which Glibc's module leaves out.
+@_silgen_name("setxattr")
+private func setAttribute(
+    _ path: UnsafePointer<CChar>, _ name: UnsafePointer<CChar>, _ value: UnsafeRawPointer?, _ size: Int,
+    _ flags: Int32
+) -> Int32
+
+@_silgen_name("getxattr")
+private func getAttribute(
+    _ path: UnsafePointer<CChar>, _ name: UnsafePointer<CChar>, _ value: UnsafeMutableRawPointer?, _ size: Int
+) -> Int
+#elseif canImport(Darwin)
+private func setAttribute(
+    _ path: String, _ name: String, _ value: UnsafeRawPointer?, _ size: Int, _ flags: Int32
+) -> Int32 {
+    setxattr(path, name, value, size, 0, flags)
+}
+
+private func getAttribute(_ path: String, _ name: String, _ value: UnsafeMutableRawPointer?, _ size: Int)
+    -> Int
+{
+    getxattr(path, name, value, size, 0, 0)
+}
+#endif
