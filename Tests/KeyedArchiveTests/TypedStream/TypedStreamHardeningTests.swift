@@ -301,6 +301,61 @@ struct TypedStreamHardeningTests {
         #expect(ratio <= 2.2, "work grew \(ratio)× for twice the input")
     }
 
+    /// One top-level group `[N<type>]`: a new `length`-byte string (a C string for `*`, a
+    /// shared string for `%` and `:`), then `count - 1` references to it.
+    static func sharedStringReferences(type: Character, count: Int, length: Int = 30_000) -> Data {
+        let encoding = Array("[\(count)\(type)]".utf8)
+        var bytes = header + [0x84, UInt8(encoding.count)] + encoding
+        bytes += (type == "*" ? [0x84] : []) + [0x84, 0x81, UInt8(length & 0xff), UInt8(length >> 8)]
+        bytes += [UInt8](repeating: UInt8(ascii: "x"), count: length)
+        bytes += [UInt8](repeating: type == "*" ? 0x92 : 0x93, count: count - 1)
+        return Data(bytes)
+    }
+
+    /// Work on every entry point that renders what a stream holds: the description, the
+    /// stream written back, the keyed graph's outline; and the memory the graph holds in
+    /// strings (distinct storage only).
+    static func renderingWork(_ data: Data) throws -> Int {
+        let graph = try TypedStreamUnarchiver.objectGraph(from: data)
+        let keyed = graph.archivedObjectGraph()
+        var stringBytes = 0
+        for node in keyed.nodes {
+            if case .value(.string(let text)) = node { stringBytes += text.utf8.count }
+        }
+        return graph.description.utf8.count + (try TypedStreamArchiver.archivedData(of: graph)).count
+            + keyed.outline().utf8.count + stringBytes
+    }
+
+    @Test(
+        "a long string referenced from many places costs work linear in the stream",
+        arguments: ["*", "%", ":"])
+    func sharedStringReferences(type: String) throws {
+        let kind = Character(type)
+        let small = try Self.renderingWork(Self.sharedStringReferences(type: kind, count: 10_000))
+        let large = try Self.renderingWork(Self.sharedStringReferences(type: kind, count: 20_000))
+        let ratio = Double(large) / Double(small)
+        #expect(ratio <= 2.2, "work grew \(ratio)× for twice the references")
+        // 20,000 references to 30 KB would be 600 MB if each were a copy.
+        #expect(large < 20 << 20, "\(large) bytes rendered")
+        let graph = try TypedStreamUnarchiver.objectGraph(
+            from: Self.sharedStringReferences(type: kind, count: 100))
+        let keyed = graph.archivedObjectGraph()
+        // Every element refers to the one node holding the text.
+        guard case .array(let elements)? = keyed.root else {
+            Issue.record("root is \(String(describing: keyed.root))")
+            return
+        }
+        #expect(Set(elements).count == 1)
+        guard case .reference(let uid)? = elements.first, case .value(.string(let text))? = keyed[uid] else {
+            Issue.record("elements are \(String(describing: elements.first))")
+            return
+        }
+        #expect(text.utf8.count == 30_000)
+        // Written back, the stream reads as the same graph.
+        let written = try TypedStreamArchiver.archivedData(of: graph)
+        #expect(try TypedStreamUnarchiver.objectGraph(from: written).root == graph.root)
+    }
+
     @Test("the one-pass and general body readers agree on mutated bodies")
     func bodyReadersAgree() throws {
         var generator = SeededGenerator(state: 27)
