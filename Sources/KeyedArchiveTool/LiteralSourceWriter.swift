@@ -269,6 +269,14 @@ enum LiteralSourceWriter {
 
     /// A string literal: `"…"` in Swift, `@"…"` in Objective-C, with quotes, backslashes
     /// and every control character escaped.
+    /// Whether `scalar` is a bidirectional formatting character.
+    static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return false
+        }
+    }
+
     static func quoted(_ string: String, language: Language) -> String {
         var text = language == .objc ? "@\"" : "\""
         for scalar in string.unicodeScalars {
@@ -279,9 +287,12 @@ enum LiteralSourceWriter {
             case "\r": text += "\\r"
             case "\t": text += "\\t"
             default:
+                // Controls, line and paragraph separators, and the bidirectional controls
+                // (U+061C, U+200E–U+200F, U+202A–U+202E, U+2066–U+2069), which would make
+                // the source read differently from what it compiles to ("Trojan Source").
                 let isControl =
                     scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-                    || (0x2028...0x2029).contains(scalar.value)
+                    || (0x2028...0x2029).contains(scalar.value) || Self.isBidiControl(scalar)
                 if isControl || (language == .objc && scalar == "?") {
                     // Objective-C: octal escapes (a hex escape would swallow following digits;
                     // `?` is escaped so no trigraph can form).

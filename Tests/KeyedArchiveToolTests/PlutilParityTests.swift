@@ -322,6 +322,25 @@ enum PlutilTable {
         }
     }
 
+    @Test func literalSourceEscapesBidirectionalControls() throws {
+        // "Trojan Source": a right-to-left override inside a string literal would make the
+        // generated code read differently from what it compiles to.
+        let text = "a\u{202E}b\u{2066}c\u{200F}d\u{061C}e"
+        let swift = String(
+            decoding: try LiteralSourceWriter.render(
+                ["t": .string(text)], language: .swift, fileName: "x", limit: 1 << 20),
+            as: UTF8.self)
+        #expect(swift.contains(#""t" : "a\u{202e}b\u{2066}c\u{200f}d\u{61c}e""#), "\(swift)")
+        let objc = String(
+            decoding: try LiteralSourceWriter.render(
+                ["t": .string(text)], language: .objc, fileName: "x", limit: 1 << 20),
+            as: UTF8.self)
+        #expect(objc.contains(#"@"a\u202eb\u2066c\u200fd\u061ce""#), "\(objc)")
+        for scalar in swift.unicodeScalars + objc.unicodeScalars {
+            #expect(!LiteralSourceWriter.isBidiControl(scalar))
+        }
+    }
+
     @Test func createWritesAnEmptyDictionary() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
