@@ -173,6 +173,22 @@ let corpusCases: [String: (input: @Sendable () -> Data, run: @Sendable (Data) th
     ),
 ]
 
+/// Writes every corpus input to `folder`, one file per case, named after it.
+func writeCorpus(to folder: URL) -> Never {
+    let cases = corpusCases.merging(typedStreamCorpusCases) { first, _ in first }
+    do {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for (name, entry) in cases.sorted(by: { $0.key < $1.key }) {
+            try entry.input().write(to: folder.appendingPathComponent(name))
+            say(name)
+        }
+    } catch {
+        say("UNEXPECTED \(error)")
+        exit(1)
+    }
+    exit(0)
+}
+
 func corpusProbe(name: String) -> Never {
     guard let entry = corpusCases[name] ?? typedStreamCorpusCases[name] else {
         let names = corpusCases.keys.sorted() + typedStreamCorpusCases.keys.sorted()

@@ -6,6 +6,8 @@
 //                                     thread with a KILOBYTES stack (StackProbe.swift).
 //   hardening-probe corpus NAME       runs one input of the hostile corpus and reports its
 //                                     input, output and peak memory (CorpusProbe.swift).
+//   hardening-probe write-corpus DIR  writes every input of the hostile corpus to DIR/NAME
+//                                     (for Tests/HostileMatrix/hostile-matrix.py).
 //   hardening-probe durable-write FILE TEXT
 //                                     writes the string TEXT to FILE as a property list with
 //                                     DurableFileWriter, once; run under a chosen umask by the tests.
@@ -44,6 +46,8 @@ case "stack":
     stackProbe(kilobytes: Int(arguments[2]) ?? 512)
 case "corpus":
     corpusProbe(name: arguments[2])
+case "write-corpus":
+    writeCorpus(to: URL(fileURLWithPath: arguments[2], isDirectory: true))
 default:
     exit(2)
 }
