@@ -5,6 +5,8 @@ let package = Package(
     name: "KeyedArchive",
     products: [
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
+        // The property-list formats alone (binary, XML, OpenStep, JSON), without archives.
+        .library(name: "PropertyListFormats", targets: ["PropertyListFormats"]),
         // Conversions to and from full Foundation's classes (NSAttributedString, …).
         .library(name: "KeyedArchiveFoundation", targets: ["KeyedArchiveFoundation"]),
         .executable(name: "keyed-archive", targets: ["KeyedArchiveCommand"]),
@@ -12,8 +14,22 @@ let package = Package(
         .executable(name: "scary-creatures", targets: ["ScaryCreatures"]),
     ],
     targets: [
+        // The modules follow the layers; each one knows only those below it:
+        // KeyedArchiveSupport (containers, text, unsafe primitives; internal to the package)
+        // ← PropertyListFormats (the property-list formats, a product of its own)
+        // ← KeyedArchive (archives, coding, typedstream; re-exports PropertyListFormats).
+        .target(
+            name: "KeyedArchiveSupport",
+            path: "Sources/KeyedArchiveSupport"
+        ),
+        .target(
+            name: "PropertyListFormats",
+            dependencies: ["KeyedArchiveSupport"],
+            path: "Sources/PropertyListFormats"
+        ),
         .target(
             name: "KeyedArchive",
+            dependencies: ["PropertyListFormats", "KeyedArchiveSupport"],
             path: "Sources/KeyedArchive"
         ),
         .target(

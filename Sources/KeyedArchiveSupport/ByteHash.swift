@@ -1,0 +1,98 @@
+/// A fast seeded hash for the writers' de-duplication tables.
+///
+/// `Hasher` (SipHash) is built to resist any adversary but costs several times more per
+/// short string than this; writers hash every key, string and number they store. This
+/// is the folded-multiply construction of wyhash and foldhash: each 64-bit word is mixed
+/// with a secret seed through a full 128-bit product. The seed is random per table, so
+/// colliding inputs cannot be computed in advance, and the tables probe linearly at a
+/// load of at most one half.
+package enum ByteHash {
+    private static let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+    private static let secondary: UInt64 = 0xBF58_476D_1CE4_E5B9
+
+    /// A random seed for one table.
+    package static func randomSeed() -> UInt64 {
+        var generator = SystemRandomNumberGenerator()
+        return generator.next() | 1
+    }
+
+    /// Multiplies to 128 bits and folds the halves together.
+    @inline(__always)
+    private static func fold(_ first: UInt64, _ second: UInt64) -> UInt64 {
+        let product = first.multipliedFullWidth(by: second)
+        return product.high ^ product.low
+    }
+
+    /// Hashes bytes; never 0.
+    @inline(__always)
+    package static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> Int {
+        var state = seed ^ (UInt64(bytes.count) &* multiplier)
+        var offset = 0
+        let count = bytes.count
+        while count - offset >= 16 {
+            let first = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            let second = bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)
+            state = fold(first ^ state, second ^ secondary)
+            offset += 16
+        }
+        if count - offset >= 8 {
+            state = fold(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) ^ state, secondary)
+            offset += 8
+        }
+        if offset < count {
+            // The last 1 to 7 bytes in one or two loads, not byte by byte: the last eight
+            // bytes (overlapping those hashed) when there are eight, else two overlapping
+            // 4-byte loads, or the first, middle and last byte. The length is in the state
+            // already, so the overlap loses nothing. Keys are mostly this short.
+            let remaining = count - offset
+            let tail: UInt64
+            if count >= 8 {
+                tail = bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            } else if remaining >= 4 {
+                let low = UInt64(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+                let high = UInt64(bytes.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
+                tail = low | high << 32
+            } else {
+                tail =
+                    UInt64(bytes[offset]) | UInt64(bytes[offset + remaining / 2]) << 8
+                    | UInt64(bytes[count - 1]) << 16
+            }
+            state = fold(tail ^ state, secondary ^ multiplier)
+        }
+        let result = Int(truncatingIfNeeded: fold(state, multiplier))
+        return result == 0 ? 1 : result
+    }
+
+    /// Hashes two runs of integers (a dictionary's key and value references); never 0.
+    /// Equal values hash alike whatever their integer types.
+    @inline(__always)
+    package static func hash<First: Collection, Second: Collection>(_ first: First, _ second: Second, seed: UInt64)
+        -> Int
+    where First.Element: BinaryInteger, Second.Element: BinaryInteger {
+        var state = seed ^ (UInt64(first.count) &* multiplier)
+        for value in first { state = fold(UInt64(truncatingIfNeeded: value) ^ state, secondary) }
+        for value in second { state = fold(UInt64(truncatingIfNeeded: value) ^ state, multiplier) }
+        let result = Int(truncatingIfNeeded: fold(state, multiplier))
+        return result == 0 ? 1 : result
+    }
+
+    /// Whether two byte runs are equal.
+    @inline(__always)
+    package static func equal(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> Bool {
+        guard first.count == second.count else { return false }
+        let count = first.count
+        var offset = 0
+        while count - offset >= 8 {
+            guard
+                first.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    == second.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            else { return false }
+            offset += 8
+        }
+        while offset < count {
+            guard first[offset] == second[offset] else { return false }
+            offset += 1
+        }
+        return true
+    }
+}

@@ -1,0 +1,131 @@
+import KeyedArchiveSupport
+
+/// The rules of UTF-8 text that the XML and OpenStep readers share: which bytes are
+/// well-formed, how a scalar is written, and where a byte offset is for a person (line
+/// and column).
+enum UTF8Text {
+    /// A `String` of UTF-8 bytes (ill-formed sequences repaired as `String(decoding:as:)`
+    /// repairs them), copied in by `String(unsafeUninitializedCapacity:)`: measured 3% faster
+    /// than `String(decoding:as:)` reading small documents, whose strings are mostly short
+    /// (the OpenStep reader's fallback; the binary reader now builds strings of at most 15
+    /// ASCII bytes with ``SmallText`` and longer ones with `String(decoding:as:)`, 0.9% fewer
+    /// instructions there).
+    @inline(__always)
+    static func string(copying bytes: UnsafeBufferPointer<UInt8>) -> String {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return "" }
+        return String(unsafeUninitializedCapacity: bytes.count) { output in
+            guard let target = output.baseAddress else { return 0 }
+            target.initialize(from: source, count: bytes.count)
+            return bytes.count
+        }
+    }
+
+    /// Appends the UTF-8 form of a Unicode scalar value (the caller guarantees it is one).
+    @inline(__always)
+    static func append(_ scalar: UInt32, to output: inout [UInt8]) {
+        switch scalar {
+        case 0..<0x80:
+            output.append(UInt8(truncatingIfNeeded: scalar))
+        case 0x80..<0x800:
+            output.append(UInt8(truncatingIfNeeded: 0xC0 | scalar >> 6))
+            output.append(UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F))
+        case 0x800..<0x10000:
+            output.append(UInt8(truncatingIfNeeded: 0xE0 | scalar >> 12))
+            output.append(UInt8(truncatingIfNeeded: 0x80 | scalar >> 6 & 0x3F))
+            output.append(UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F))
+        default:
+            output.append(UInt8(truncatingIfNeeded: 0xF0 | scalar >> 18))
+            output.append(UInt8(truncatingIfNeeded: 0x80 | scalar >> 12 & 0x3F))
+            output.append(UInt8(truncatingIfNeeded: 0x80 | scalar >> 6 & 0x3F))
+            output.append(UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F))
+        }
+    }
+
+    /// The offset of the first byte that does not begin a well-formed UTF-8 sequence
+    /// (overlong forms, surrogates and values beyond U+10FFFF included), or `nil`.
+    ///
+    /// - Complexity: O(*n*), up to 32 ASCII bytes at a time.
+    static func firstInvalid(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard let base = bytes.baseAddress else { return nil }
+        let count = bytes.count
+        var index = start
+        while index < count {
+            // ASCII, almost all of a property list, is checked 32 bytes at a time.
+            if index + 32 <= count {
+                let chunk = UnsafeRawPointer(base + index)
+                let combined =
+                    chunk.loadUnaligned(as: UInt64.self)
+                    | chunk.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                    | chunk.loadUnaligned(fromByteOffset: 16, as: UInt64.self)
+                    | chunk.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
+                if combined & 0x8080_8080_8080_8080 == 0 {
+                    index += 32
+                    continue
+                }
+            }
+            if index + 8 <= count {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                if word & 0x8080_8080_8080_8080 == 0 {
+                    index += 8
+                    continue
+                }
+            }
+            let lead = base[index]
+            if lead < 0x80 {
+                index += 1
+                continue
+            }
+            if lead < 0xC2 { return index }
+            if lead < 0xE0 {
+                guard index + 1 < count, base[index + 1] & 0xC0 == 0x80 else { return index }
+                index += 2
+            } else if lead < 0xF0 {
+                guard index + 2 < count else { return index }
+                let second = base[index + 1]
+                guard second & 0xC0 == 0x80, base[index + 2] & 0xC0 == 0x80 else { return index }
+                if lead == 0xE0 && second < 0xA0 { return index }  // overlong
+                if lead == 0xED && second >= 0xA0 { return index }  // surrogate
+                index += 3
+            } else if lead < 0xF5 {
+                guard index + 3 < count else { return index }
+                let second = base[index + 1]
+                guard second & 0xC0 == 0x80, base[index + 2] & 0xC0 == 0x80, base[index + 3] & 0xC0 == 0x80
+                else { return index }
+                if lead == 0xF0 && second < 0x90 { return index }  // overlong
+                if lead == 0xF4 && second >= 0x90 { return index }  // beyond U+10FFFF
+                index += 4
+            } else {
+                return index
+            }
+        }
+        return nil
+    }
+
+    /// The one-based line and column (in Unicode scalars) of `offset`, counting LF, CR and
+    /// CR LF as line breaks.
+    ///
+    /// - Complexity: O(`offset`); only used to report errors.
+    static func location(
+        of offset: Int, in bytes: UnsafeBufferPointer<UInt8>, from start: Int = 0
+    ) -> KeyedArchiveError.Location {
+        var line = 1
+        var column = 1
+        var index = start
+        let end = min(offset, bytes.count)
+        while index < end {
+            let byte = bytes[index]
+            if byte == 0x0A {
+                line += 1
+                column = 1
+            } else if byte == 0x0D {
+                line += 1
+                column = 1
+                if index + 1 < end, bytes[index + 1] == 0x0A { index += 1 }
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+            index += 1
+        }
+        return .text(line: line, column: column)
+    }
+}
