@@ -86,7 +86,10 @@ let package = Package(
         ),
         .testTarget(
             name: "KeyedArchiveTests",
-            dependencies: ["KeyedArchive", "KeyedArchiveFoundation", "HardeningProbe"],
+            dependencies: [
+                "KeyedArchive", "KeyedArchiveFoundation", "HardeningProbe", "PropertyListFormats",
+                "KeyedArchiveSupport",
+            ],
             path: "Tests/KeyedArchiveTests",
             // Read through #filePath by FuzzRegressionTests.
             exclude: ["Resources"]

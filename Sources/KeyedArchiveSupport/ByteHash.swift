@@ -7,25 +7,25 @@
 /// colliding inputs cannot be computed in advance, and the tables probe linearly at a
 /// load of at most one half.
 package enum ByteHash {
-    private static let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
-    private static let secondary: UInt64 = 0xBF58_476D_1CE4_E5B9
+    @usableFromInline static let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+    @usableFromInline static let secondary: UInt64 = 0xBF58_476D_1CE4_E5B9
 
     /// A random seed for one table.
-    package static func randomSeed() -> UInt64 {
+    @inlinable package static func randomSeed() -> UInt64 {
         var generator = SystemRandomNumberGenerator()
         return generator.next() | 1
     }
 
     /// Multiplies to 128 bits and folds the halves together.
     @inline(__always)
-    private static func fold(_ first: UInt64, _ second: UInt64) -> UInt64 {
+    @inlinable static func fold(_ first: UInt64, _ second: UInt64) -> UInt64 {
         let product = first.multipliedFullWidth(by: second)
         return product.high ^ product.low
     }
 
     /// Hashes bytes; never 0.
     @inline(__always)
-    package static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> Int {
+    @inlinable package static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> Int {
         var state = seed ^ (UInt64(bytes.count) &* multiplier)
         var offset = 0
         let count = bytes.count
@@ -66,7 +66,9 @@ package enum ByteHash {
     /// Hashes two runs of integers (a dictionary's key and value references); never 0.
     /// Equal values hash alike whatever their integer types.
     @inline(__always)
-    package static func hash<First: Collection, Second: Collection>(_ first: First, _ second: Second, seed: UInt64)
+    @inlinable package static func hash<First: Collection, Second: Collection>(
+        _ first: First, _ second: Second, seed: UInt64
+    )
         -> Int
     where First.Element: BinaryInteger, Second.Element: BinaryInteger {
         var state = seed ^ (UInt64(first.count) &* multiplier)
@@ -78,7 +80,9 @@ package enum ByteHash {
 
     /// Whether two byte runs are equal.
     @inline(__always)
-    package static func equal(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> Bool {
+    @inlinable package static func equal(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer)
+        -> Bool
+    {
         guard first.count == second.count else { return false }
         let count = first.count
         var offset = 0

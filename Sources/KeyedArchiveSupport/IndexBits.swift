@@ -6,17 +6,17 @@
 /// input's length, so the allocation is bounded by what the input can justify. Indices
 /// outside `0..<bound` are never members and are ignored by `insert` and `remove`.
 package struct IndexBits {
-    private var words: [UInt64] = []
+    @usableFromInline var words: [UInt64] = []
     /// The indices that can be members are `0..<bound`.
     package let bound: Int
 
-    package init(bound: Int) {
+    @inlinable package init(bound: Int) {
         self.bound = max(0, bound)
     }
 
     /// Whether `index` is a member.
     @inline(__always)
-    package func contains(_ index: Int) -> Bool {
+    @inlinable package func contains(_ index: Int) -> Bool {
         let word = index >> 6
         guard index >= 0, word < words.count else { return false }
         return words[word] & (1 << UInt64(index & 63)) != 0
@@ -25,7 +25,7 @@ package struct IndexBits {
     /// Inserts `index` and returns whether it was a member already.
     @inline(__always)
     @discardableResult
-    package mutating func insert(_ index: Int) -> Bool {
+    @inlinable package mutating func insert(_ index: Int) -> Bool {
         guard index >= 0, index < bound else { return false }
         if words.isEmpty { words = [UInt64](repeating: 0, count: (bound + 63) >> 6) }
         let word = index >> 6
@@ -38,7 +38,7 @@ package struct IndexBits {
 
     /// Removes `index` if it is a member.
     @inline(__always)
-    package mutating func remove(_ index: Int) {
+    @inlinable package mutating func remove(_ index: Int) {
         let word = index >> 6
         guard index >= 0, word < words.count else { return }
         words[word] &= ~(1 << UInt64(index & 63))
@@ -53,21 +53,21 @@ package struct IndexBits {
 /// past that, ``IndexBits`` sized by the object count (which the file length bounds) makes
 /// each check O(1).
 package struct ObjectSet {
-    private var bits: IndexBits
-    private var few: [Int] = []
-    private var usesBits = false
+    @usableFromInline var bits: IndexBits
+    @usableFromInline var few: [Int] = []
+    @usableFromInline var usesBits = false
     /// Bits in memory the caller owns (a small file's, on the stack), used instead of
     /// the others when present.
-    private var borrowed: BorrowedIndexBits?
-    private static let linearLimit = 32
+    @usableFromInline var borrowed: BorrowedIndexBits?
+    @usableFromInline static let linearLimit = 32
 
     /// A set over bits the caller owns, valid while they are.
-    package init(borrowing borrowed: BorrowedIndexBits) {
+    @inlinable package init(borrowing borrowed: BorrowedIndexBits) {
         bits = IndexBits(bound: 0)
         self.borrowed = borrowed
     }
 
-    package init(objectCount: Int) {
+    @inlinable package init(objectCount: Int) {
         bits = IndexBits(bound: objectCount)
         // A small file's bits take no more than the list would (32 words at most), and
         // a check is then one load instead of a scan of up to 32 entries.
@@ -76,7 +76,7 @@ package struct ObjectSet {
 
     /// Inserts `object` (an index below the object count) and returns whether it was there.
     @inline(__always)
-    package mutating func insertReportingPresence(_ object: Int) -> Bool {
+    @inlinable package mutating func insertReportingPresence(_ object: Int) -> Bool {
         if let borrowed { return borrowed.insertReportingPresence(object) }
         if !usesBits {
             if few.contains(object) { return true }
@@ -94,7 +94,7 @@ package struct ObjectSet {
         return bits.insert(object)
     }
 
-    package mutating func insert(_ object: Int) {
+    @inlinable package mutating func insert(_ object: Int) {
         _ = insertReportingPresence(object)
     }
 }
@@ -105,33 +105,33 @@ package struct ObjectSet {
 /// Shallow paths are searched linearly; once the path is deep, ``IndexBits`` over all
 /// objects (sized by the object count, which the file length bounds) makes each check O(1).
 package struct ObjectPath {
-    private var objects: [Int] = []
-    private var bits: IndexBits
-    private var usesBits = false
+    @usableFromInline var objects: [Int] = []
+    @usableFromInline var bits: IndexBits
+    @usableFromInline var usesBits = false
     /// Bits in memory the caller owns (a small file's, on the stack), used instead of
     /// the others when present; ``count`` is then not kept.
-    private var borrowed: BorrowedIndexBits?
-    private static let linearLimit = 32
+    @usableFromInline var borrowed: BorrowedIndexBits?
+    @usableFromInline static let linearLimit = 32
 
-    package init(objectCount: Int) {
+    @inlinable package init(objectCount: Int) {
         bits = IndexBits(bound: objectCount)
     }
 
     /// A path over bits the caller owns, valid while they are.
-    package init(borrowing borrowed: BorrowedIndexBits) {
+    @inlinable package init(borrowing borrowed: BorrowedIndexBits) {
         bits = IndexBits(bound: 0)
         self.borrowed = borrowed
     }
 
     /// The number of objects on the path (0 over borrowed bits).
-    package var count: Int { objects.count }
+    @inlinable package var count: Int { objects.count }
 
-    package func contains(_ object: Int) -> Bool {
+    @inlinable package func contains(_ object: Int) -> Bool {
         if let borrowed { return borrowed.contains(object) }
         return usesBits ? bits.contains(object) : objects.contains(object)
     }
 
-    package mutating func insert(_ object: Int) {
+    @inlinable package mutating func insert(_ object: Int) {
         if let borrowed {
             borrowed.insert(object)
             return
@@ -147,7 +147,7 @@ package struct ObjectPath {
     }
 
     /// Removes `object`, the last one inserted.
-    package mutating func remove(_ object: Int) {
+    @inlinable package mutating func remove(_ object: Int) {
         if let borrowed {
             borrowed.remove(object)
             return
@@ -165,20 +165,20 @@ package struct ObjectPath {
 /// decoded, and a struct there was copied whole (copy-on-write) whenever a read of it was
 /// still alive, which made every object cost a copy of the whole set.
 package final class ObjectIndexSet {
-    @exclusivity(unchecked) private var bits: IndexBits
+    @exclusivity(unchecked) @usableFromInline var bits: IndexBits
 
-    package init(objectCount: Int) {
+    @inlinable package init(objectCount: Int) {
         bits = IndexBits(bound: objectCount)
     }
 
     @inline(__always)
-    package func contains(_ index: Int) -> Bool { bits.contains(index) }
+    @inlinable package func contains(_ index: Int) -> Bool { bits.contains(index) }
 
     @inline(__always)
-    package func insert(_ index: Int) { bits.insert(index) }
+    @inlinable package func insert(_ index: Int) { bits.insert(index) }
 
     @inline(__always)
-    package func remove(_ index: Int) { bits.remove(index) }
+    @inlinable package func remove(_ index: Int) { bits.remove(index) }
 }
 
 /// Bits for the indices `0..<bound` in memory the caller owns and has zeroed (a
@@ -187,26 +187,26 @@ package final class ObjectIndexSet {
 /// containers, with no allocation and no uniqueness check per access. Its methods write
 /// through the pointer, so a copy changes the same bits. Valid while that memory is.
 package struct BorrowedIndexBits {
-    private let words: UnsafeMutablePointer<UInt64>
-    private let bound: Int
+    @usableFromInline let words: UnsafeMutablePointer<UInt64>
+    @usableFromInline let bound: Int
 
     /// Bits over `(bound + 63) / 64` zeroed words at `words`.
-    package init(words: UnsafeMutablePointer<UInt64>, bound: Int) {
+    @inlinable package init(words: UnsafeMutablePointer<UInt64>, bound: Int) {
         self.words = words
         self.bound = max(0, bound)
     }
 
     /// The number of words the indices `0..<bound` take.
-    package static func wordCount(bound: Int) -> Int { (max(0, bound) + 63) >> 6 }
+    @inlinable package static func wordCount(bound: Int) -> Int { (max(0, bound) + 63) >> 6 }
 
     @inline(__always)
-    package func contains(_ object: Int) -> Bool {
+    @inlinable package func contains(_ object: Int) -> Bool {
         guard object >= 0, object < bound else { return false }
         return words[object >> 6] & (1 << UInt64(object & 63)) != 0
     }
 
     @inline(__always)
-    package func insertReportingPresence(_ object: Int) -> Bool {
+    @inlinable package func insertReportingPresence(_ object: Int) -> Bool {
         guard object >= 0, object < bound else { return false }
         let mask: UInt64 = 1 << UInt64(object & 63)
         let word = words[object >> 6]
@@ -215,12 +215,12 @@ package struct BorrowedIndexBits {
     }
 
     @inline(__always)
-    package func insert(_ object: Int) {
+    @inlinable package func insert(_ object: Int) {
         _ = insertReportingPresence(object)
     }
 
     @inline(__always)
-    package func remove(_ object: Int) {
+    @inlinable package func remove(_ object: Int) {
         guard object >= 0, object < bound else { return }
         words[object >> 6] &= ~(1 << UInt64(object & 63))
     }

@@ -13,28 +13,28 @@
 /// possible keys it indexes directly from the first insertion.
 package struct IndexTable<Value> {
     /// For each slot, the position in `entries` plus one, or 0 for an empty slot.
-    private var slots: [Int32] = []
+    @usableFromInline var slots: [Int32] = []
     /// The key of each entry, while the table hashes (dropped once it indexes directly).
-    private var keys: [Int] = []
-    private var entries: [Value] = []
+    @usableFromInline var keys: [Int] = []
+    @usableFromInline var entries: [Value] = []
     /// log2 of the slot count (0 when nothing is allocated).
-    private var bits = 0
+    @usableFromInline var bits = 0
     /// Direct indexing, once switched to: the position of key `k` plus one at `dense[k]`.
-    private var dense: [Int32] = []
+    @usableFromInline var dense: [Int32] = []
     /// Keys lie in `0..<keyLimit`; 0 when unknown (the table then never indexes directly).
-    private let keyLimit: Int
+    @usableFromInline let keyLimit: Int
 
     /// A table whose keys lie in `0..<keyLimit` (0: unknown).
-    package init(keysBelow keyLimit: Int = 0) {
+    @inlinable package init(keysBelow keyLimit: Int = 0) {
         self.keyLimit = max(0, keyLimit)
     }
 
-    package var count: Int { entries.count }
+    @inlinable package var count: Int { entries.count }
 
-    private static var smallKeyLimit: Int { 512 }
+    @inlinable static var smallKeyLimit: Int { 512 }
 
     @inline(__always)
-    private func home(_ key: Int) -> Int {
+    @inlinable func home(_ key: Int) -> Int {
         Int(
             truncatingIfNeeded: (UInt64(truncatingIfNeeded: key) &* 0x9E37_79B9_7F4A_7C15)
                 >> UInt64(64 - bits))
@@ -42,7 +42,7 @@ package struct IndexTable<Value> {
 
     /// The position in `entries` of `key`'s value, or `nil`.
     @inline(__always)
-    private func position(of key: Int) -> Int? {
+    @inlinable func position(of key: Int) -> Int? {
         if !dense.isEmpty {
             guard key >= 0, key < dense.count else { return nil }
             let stored = Int(dense[key])
@@ -58,13 +58,13 @@ package struct IndexTable<Value> {
     /// Whether `key` has a value: cheaper than the subscript when the answer is usually
     /// no, as it copies no value.
     @inline(__always)
-    package func contains(_ key: Int) -> Bool {
+    @inlinable package func contains(_ key: Int) -> Bool {
         position(of: key) != nil
     }
 
     /// The value for `key`; setting `nil` is not supported (and ignored): the callers
     /// only add and replace.
-    package subscript(key: Int) -> Value? {
+    @inlinable package subscript(key: Int) -> Value? {
         @inline(__always) get {
             guard let position = position(of: key) else { return nil }
             return entries[position]
@@ -78,7 +78,7 @@ package struct IndexTable<Value> {
     /// Stores `value` for `key`, replacing any value there: the subscript's setter without
     /// its optional, which cost a copy of the value (and of everything it holds) per insertion.
     @inline(__always)
-    package mutating func insert(_ value: consuming Value, forKey key: Int) {
+    @inlinable package mutating func insert(_ value: consuming Value, forKey key: Int) {
         if let position = position(of: key) {
             entries[position] = value
             return
@@ -107,7 +107,7 @@ package struct IndexTable<Value> {
         insertSlot(for: key, position: entries.count - 1)
     }
 
-    package mutating func removeAll() {
+    @inlinable package mutating func removeAll() {
         slots = []
         keys = []
         entries = []
@@ -116,12 +116,12 @@ package struct IndexTable<Value> {
     }
 
     @inline(__always)
-    private mutating func insertSlot(for key: Int, position: Int) {
+    @inlinable mutating func insertSlot(for key: Int, position: Int) {
         let slot = LinearProbing.emptySlot(hash: home(key), capacity: slots.count) { slots[$0] == 0 }
         slots[slot] = Int32(truncatingIfNeeded: position + 1)
     }
 
-    private mutating func grow() {
+    @inlinable mutating func grow() {
         bits = max(4, bits + 1)
         slots = LinearProbing.emptySlots(1 << bits)
         for position in keys.indices { insertSlot(for: keys[position], position: position) }
@@ -129,7 +129,7 @@ package struct IndexTable<Value> {
 
     /// Switches to direct indexing (keys outside the limit, which callers never pass, are
     /// dropped).
-    private mutating func indexDirectly() {
+    @inlinable mutating func indexDirectly() {
         dense = LinearProbing.emptySlots(keyLimit)
         for position in keys.indices where keys[position] >= 0 && keys[position] < keyLimit {
             dense[keys[position]] = Int32(truncatingIfNeeded: position + 1)

@@ -8,22 +8,22 @@
 /// was pushed, which the reader's value budget and depth limit bound. The owner calls
 /// ``releaseAll()`` before the lent space goes away (also when parsing throws).
 package struct LentStack<Element> {
-    private var base: UnsafeMutablePointer<Element>?
-    private var capacity: Int
-    private var isOnHeap = false
+    @usableFromInline var base: UnsafeMutablePointer<Element>?
+    @usableFromInline var capacity: Int
+    @usableFromInline var isOnHeap = false
     /// The number of elements on the stack.
-    package private(set) var count = 0
+    @usableFromInline package internal(set) var count = 0
 
     /// A stack in `space` (uninitialized memory that outlives the stack's use).
-    package init(space: UnsafeMutableBufferPointer<Element>) {
+    @inlinable package init(space: UnsafeMutableBufferPointer<Element>) {
         base = space.baseAddress
         capacity = space.baseAddress == nil ? 0 : space.count
     }
 
-    package var isEmpty: Bool { count == 0 }
+    @inlinable package var isEmpty: Bool { count == 0 }
 
     @inline(__always)
-    package mutating func push(_ element: consuming Element) {
+    @inlinable package mutating func push(_ element: consuming Element) {
         if count == capacity { grow() }
         guard let base else { return }
         (base + count).initialize(to: consume element)
@@ -31,7 +31,7 @@ package struct LentStack<Element> {
     }
 
     @inline(never)
-    private mutating func grow() {
+    @inlinable mutating func grow() {
         let newCapacity = Swift.max(16, capacity * 2)
         let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
         if let base {
@@ -44,23 +44,23 @@ package struct LentStack<Element> {
     }
 
     /// The element at `index`, or `nil` if there is none.
-    package subscript(index: Int) -> Element? {
+    @inlinable package subscript(index: Int) -> Element? {
         guard index >= 0, index < count, let base else { return nil }
         return base[index]
     }
 
     /// The top element, or `nil` if the stack is empty.
-    package var last: Element? { self[count - 1] }
+    @inlinable package var last: Element? { self[count - 1] }
 
     /// Removes and returns the top element, or `nil` if the stack is empty.
-    package mutating func popLast() -> Element? {
+    @inlinable package mutating func popLast() -> Element? {
         guard count > 0, let base else { return nil }
         count -= 1
         return (base + count).move()
     }
 
     /// Moves the elements from `start` to the top out, in order, as an array.
-    package mutating func popArray(from start: Int) -> [Element] {
+    @inlinable package mutating func popArray(from start: Int) -> [Element] {
         guard start >= 0, start < count, let base else { return [] }
         let end = count
         // Shrink first: the moved-out slots are never touched again.
@@ -70,7 +70,9 @@ package struct LentStack<Element> {
 
     /// Lends the elements from `start` to the top to `body`, which must move every one of
     /// them out, then pops them.
-    package mutating func popMoving<Result>(from start: Int, _ body: (UnsafeMutableBufferPointer<Element>) -> Result)
+    @inlinable package mutating func popMoving<Result>(
+        from start: Int, _ body: (UnsafeMutableBufferPointer<Element>) -> Result
+    )
         -> Result
     {
         guard start >= 0, start < count, let base else {
@@ -84,7 +86,7 @@ package struct LentStack<Element> {
 
     /// Destroys every element and gives back any heap storage; the stack is then empty
     /// and, if pushed to again, starts on the heap. Calling it again does nothing.
-    package mutating func releaseAll() {
+    @inlinable package mutating func releaseAll() {
         if let base {
             base.deinitialize(count: count)
             if isOnHeap { base.deallocate() }

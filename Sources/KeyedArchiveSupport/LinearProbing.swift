@@ -13,7 +13,7 @@ package enum LinearProbing {
     /// Whether a table of `capacity` slots holding `count` entries must grow before one
     /// more is inserted: tables stay at most half full.
     @inline(__always)
-    package static func needsGrowth(count: Int, capacity: Int) -> Bool {
+    @inlinable package static func needsGrowth(count: Int, capacity: Int) -> Bool {
         (count + 1) * 2 > capacity
     }
 
@@ -22,7 +22,7 @@ package enum LinearProbing {
     /// - Parameters:
     ///   - capacity: The current number of slots (0 or a power of two).
     ///   - minimum: The smallest table, a power of two.
-    package static func grownCapacity(from capacity: Int, minimum: Int) -> Int {
+    @inlinable package static func grownCapacity(from capacity: Int, minimum: Int) -> Int {
         assert(minimum > 0 && minimum & (minimum - 1) == 0, "a table's size is a power of two")
         assert(capacity & (capacity - 1) == 0, "a table's size is a power of two")
         return max(minimum, capacity * 2)
@@ -39,7 +39,7 @@ package enum LinearProbing {
     /// - Returns: The slot, and `found`: `true` at a match, `false` at an empty slot (where
     ///   the key may be inserted).
     @inline(__always)
-    package static func probe(
+    @inlinable package static func probe(
         hash: Int, capacity: Int, isEmpty: (Int) -> Bool, matches: (Int) -> Bool
     ) -> (slot: Int, found: Bool) {
         assert(capacity > 0 && capacity & (capacity - 1) == 0, "a table's size is a power of two")
@@ -58,7 +58,7 @@ package enum LinearProbing {
     /// The first empty slot from the home of `hash`: where a key known to be absent goes
     /// (inserting, or rehashing into a grown table).
     @inline(__always)
-    package static func emptySlot(hash: Int, capacity: Int, isEmpty: (Int) -> Bool) -> Int {
+    @inlinable package static func emptySlot(hash: Int, capacity: Int, isEmpty: (Int) -> Bool) -> Int {
         probe(hash: hash, capacity: capacity, isEmpty: isEmpty, matches: { _ in false }).slot
     }
 
@@ -68,7 +68,7 @@ package enum LinearProbing {
     /// reserving room first takes the specialized one. Large tables keep the standard way,
     /// which fills them faster than appending.
     @inline(__always)
-    package static func emptySlots<T: FixedWidthInteger>(_ count: Int) -> [T] {
+    @inlinable package static func emptySlots<T: FixedWidthInteger>(_ count: Int) -> [T] {
         guard count <= 4096 else { return [T](repeating: 0, count: count) }
         var slots: [T] = []
         slots.reserveCapacity(count)

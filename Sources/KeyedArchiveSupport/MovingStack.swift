@@ -8,13 +8,13 @@
 package final class MovingStack<Element> {
     // Touched for every value read; no access spans a call that could reach the stack
     // again, so Swift's dynamic exclusivity checks on class properties would only cost time.
-    @exclusivity(unchecked) private var base: UnsafeMutablePointer<Element>
+    @exclusivity(unchecked) @usableFromInline var base: UnsafeMutablePointer<Element>
     /// The number of elements the storage has room for.
-    @exclusivity(unchecked) package private(set) var capacity: Int
+    @exclusivity(unchecked) @usableFromInline package internal(set) var capacity: Int
     /// The number of elements on the stack.
-    @exclusivity(unchecked) package private(set) var count = 0
+    @exclusivity(unchecked) @usableFromInline package internal(set) var count = 0
 
-    package init(capacity: Int = 64) {
+    @inlinable package init(capacity: Int = 64) {
         self.capacity = max(capacity, 1)
         base = UnsafeMutablePointer<Element>.allocate(capacity: self.capacity)
     }
@@ -25,7 +25,7 @@ package final class MovingStack<Element> {
     }
 
     @inline(__always)
-    package func push(_ element: consuming Element) {
+    @inlinable package func push(_ element: consuming Element) {
         if count == capacity {
             let newCapacity = capacity * 2
             let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
@@ -40,20 +40,20 @@ package final class MovingStack<Element> {
 
     /// The elements from `start` to the top (none when `start` is past it), lent in place:
     /// valid until the stack next changes.
-    package func elements(from start: Int) -> UnsafeBufferPointer<Element> {
+    @inlinable package func elements(from start: Int) -> UnsafeBufferPointer<Element> {
         guard start >= 0, start < count else { return UnsafeBufferPointer(start: nil, count: 0) }
         return UnsafeBufferPointer(start: base + start, count: count - start)
     }
 
     /// Drops the elements from `start` to the top.
-    package func removeAll(from start: Int) {
+    @inlinable package func removeAll(from start: Int) {
         guard start >= 0, start < count else { return }
         (base + start).deinitialize(count: count - start)
         count = start
     }
 
     /// The element at `index`, or `nil` if there is none.
-    package subscript(index: Int) -> Element? {
+    @inlinable package subscript(index: Int) -> Element? {
         guard index >= 0, index < count else { return nil }
         return base[index]
     }
@@ -61,7 +61,7 @@ package final class MovingStack<Element> {
     /// When the stack is empty and its storage has room for more than `limit` elements,
     /// replaces the storage with room for `capacity`: for stacks kept from one use to the
     /// next, which should not hold on to what one large use needed.
-    package func shrink(above limit: Int, to capacity: Int) {
+    @inlinable package func shrink(above limit: Int, to capacity: Int) {
         guard count == 0, self.capacity > limit else { return }
         base.deallocate()
         self.capacity = max(capacity, 1)
@@ -69,7 +69,7 @@ package final class MovingStack<Element> {
     }
 
     /// Moves the top element out, or returns `nil` if the stack is empty.
-    package func popLast() -> Element? {
+    @inlinable package func popLast() -> Element? {
         guard count > 0 else { return nil }
         count -= 1
         return (base + count).move()
@@ -80,7 +80,7 @@ package final class MovingStack<Element> {
     /// Not inlined: inlined into the binary reader's loop, its appends were no longer
     /// inlined themselves (callgrind: a call per element).
     @inline(never)
-    package func popArray(from start: Int) -> [Element] {
+    @inlinable package func popArray(from start: Int) -> [Element] {
         guard start >= 0, start < count else { return [] }
         let end = count
         // Shrink first: the moved-out slots are never touched again.
@@ -90,7 +90,7 @@ package final class MovingStack<Element> {
 
     /// Moves the elements from `start` to the top out, in order, handing each to `consume`
     /// with its position counted from `start`.
-    package func pop(from start: Int, _ consume: (Int, consuming Element) -> Void) {
+    @inlinable package func pop(from start: Int, _ consume: (Int, consuming Element) -> Void) {
         guard start >= 0, start < count else { return }
         let end = count
         // Shrink first: whatever `consume` does, the moved-out slots are never touched again.
@@ -101,7 +101,9 @@ package final class MovingStack<Element> {
     /// Lends the elements from `start` to the top to `body`, which must move each of them
     /// out (``Moving/moveElement(at:)``) or discard it (``Moving/discard(from:)``), then
     /// pops them: for building a dictionary from a key stack and a value stack in step.
-    package func moveOut<Result>(from start: Int, _ body: (Moving) throws -> Result) rethrows -> Result {
+    @inlinable package func moveOut<Result>(from start: Int, _ body: (Moving) throws -> Result) rethrows
+        -> Result
+    {
         let moved = start >= 0 && start < count ? count - start : 0
         let first = base + (count - moved)
         // Shrink first: whatever `body` does, the lent slots are never touched again.
@@ -111,17 +113,22 @@ package final class MovingStack<Element> {
 
     /// Elements lent by ``moveOut(from:_:)``.
     package struct Moving {
-        let start: UnsafeMutablePointer<Element>
-        let count: Int
+        @usableFromInline let start: UnsafeMutablePointer<Element>
+        @usableFromInline let count: Int
+
+        @inlinable init(start: UnsafeMutablePointer<Element>, count: Int) {
+            self.start = start
+            self.count = count
+        }
 
         /// Moves the element at `index` (below ``count``, each index once) out.
-        func moveElement(at index: Int) -> Element {
+        @inlinable func moveElement(at index: Int) -> Element {
             assert(index >= 0 && index < count, "lent element \(index) of \(count)")
             return (start + index).move()
         }
 
         /// Destroys the elements from `index` on, for callers that moved fewer than all.
-        func discard(from index: Int) {
+        @inlinable func discard(from index: Int) {
             if index >= 0, index < count { (start + index).deinitialize(count: count - index) }
         }
     }
@@ -137,7 +144,7 @@ extension UnsafeMutablePointer {
     /// a small array's elements), and `Array(UnsafeMutableBufferPointer)` copies and then
     /// releases each element (+15% for a small binary property list).
     @inline(__always)
-    package func moveElements(count: Int) -> [Pointee] {
+    @inlinable package func moveElements(count: Int) -> [Pointee] {
         var result: [Pointee] = []
         result.reserveCapacity(count)
         for index in 0..<count { result.append((self + index).move()) }

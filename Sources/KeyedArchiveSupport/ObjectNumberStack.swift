@@ -4,14 +4,14 @@
 /// `Array.removeSubrange` costs a generic range replacement each time; the archiver pops
 /// a part for every object it encodes.
 package struct ObjectNumberStack {
-    private var storage: [Int] = []
+    @usableFromInline var storage: [Int] = []
     /// The number of elements in use.
-    package private(set) var count = 0
+    @usableFromInline package internal(set) var count = 0
 
-    package init() {}
+    @inlinable package init() {}
 
     @inline(__always)
-    package mutating func append(_ value: Int) {
+    @inlinable package mutating func append(_ value: Int) {
         if count < storage.count {
             storage[count] = value
         } else {
@@ -22,20 +22,20 @@ package struct ObjectNumberStack {
 
     /// The elements from `start` to the top.
     @inline(__always)
-    package func suffix(from start: Int) -> ArraySlice<Int> {
+    @inlinable package func suffix(from start: Int) -> ArraySlice<Int> {
         storage[start..<count]
     }
 
     /// Pops every element from `start` up.
     @inline(__always)
-    package mutating func removeSuffix(from start: Int) {
+    @inlinable package mutating func removeSuffix(from start: Int) {
         count = min(count, max(0, start))
     }
 
-    package subscript(index: Int) -> Int {
+    @inlinable package subscript(index: Int) -> Int {
         get { storage[index] }
         set { storage[index] = newValue }
     }
 
-    package var indices: Range<Int> { 0..<count }
+    @inlinable package var indices: Range<Int> { 0..<count }
 }

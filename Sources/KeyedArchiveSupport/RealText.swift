@@ -32,7 +32,9 @@ package enum RealText {
     ///     writes them.
     ///   - destination: Where the text goes.
     @inline(__always)
-    package static func write(_ value: Double, keepsPointZero: Bool, to destination: UnsafeMutablePointer<UInt8>)
+    package static func write(
+        _ value: Double, keepsPointZero: Bool, to destination: UnsafeMutablePointer<UInt8>
+    )
         -> Int
     {
         if value.isNaN { return copy("nan", to: destination) }

@@ -32,7 +32,9 @@ package enum SmallText {
     /// The string of `bytes[start..<end]` if it is ASCII and at most 15 bytes, else `nil`.
     /// Only call where ``isAvailable`` is `true`.
     @inline(__always)
-    package static func string(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> String? {
+    @inlinable package static func string(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int)
+        -> String?
+    {
         guard let words = words(of: bytes, from: start, to: end) else { return nil }
         return unsafeBitCast(words, to: String.self)
     }
@@ -40,7 +42,7 @@ package enum SmallText {
     /// The two words of the small ASCII string of `bytes[start..<end]`, or `nil` if the
     /// range is longer than 15 bytes, out of bounds, or not ASCII.
     @inline(__always)
-    private static func words(of bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> (
+    @inlinable static func words(of bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> (
         UInt64, UInt64
     )? {
         let count = end &- start

@@ -1,9 +1,10 @@
+import KeyedArchiveSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import KeyedArchiveSupport
 
 extension PropertyList: CustomStringConvertible, CustomDebugStringConvertible {
     /// A compact one-line rendering: strings quoted, data as `<0a0b>`, dates in

@@ -1,3 +1,5 @@
+import KeyedArchiveSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -10,7 +12,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import KeyedArchiveSupport
 
 /// Assembles a binary property list (`bplist00`) from a flat table of objects.
 ///

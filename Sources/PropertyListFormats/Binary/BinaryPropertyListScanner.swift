@@ -1,9 +1,10 @@
+import KeyedArchiveSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import KeyedArchiveSupport
 
 /// The 32 bytes at the end of a binary property list, validated.
 ///
@@ -645,7 +646,9 @@ package struct BinaryPropertyListScanner {
     }
 
     /// Whether a string object holds exactly the UTF-8 bytes `key` (which must be ASCII).
-    package func asciiStringEquals(_ object: BinaryPropertyListObject, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
+    package func asciiStringEquals(_ object: BinaryPropertyListObject, _ key: UnsafeBufferPointer<UInt8>)
+        -> Bool
+    {
         guard object.kind == .asciiString, object.count == key.count else { return false }
         return UnsafeRawBufferPointer(start: base + object.payload, count: key.count)
             .elementsEqual(UnsafeRawBufferPointer(key))
@@ -1056,7 +1059,9 @@ extension BinaryPropertyListScanner {
     /// The last position of `dictionary` whose key string holds the UTF-8 bytes
     /// `keyBytes`, and the object index of that string. ASCII keys are compared as bytes,
     /// without building strings.
-    package func position(ofKeyText keyBytes: UnsafeBufferPointer<UInt8>, in dictionary: BinaryPropertyListObject)
+    package func position(
+        ofKeyText keyBytes: UnsafeBufferPointer<UInt8>, in dictionary: BinaryPropertyListObject
+    )
         throws -> (position: Int, keyIndex: Int)?
     {
         let keyIsASCII = Self.isASCII(keyBytes)

@@ -1,9 +1,10 @@
+import KeyedArchiveSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import KeyedArchiveSupport
 
 /// Walks a binary property list object by object, as events, without building the
 /// ``PropertyList`` tree: the tool's `-p` prints from it.

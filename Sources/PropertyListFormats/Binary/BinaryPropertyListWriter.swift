@@ -1,9 +1,10 @@
+import KeyedArchiveSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import KeyedArchiveSupport
 
 /// Writes a ``PropertyList`` as a binary property list (`bplist00`).
 ///

@@ -1,9 +1,10 @@
+import KeyedArchiveSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import KeyedArchiveSupport
 
 /// The engine behind ``JSONPropertyListWriter``: walks a ``PropertyList`` with an explicit
 /// stack and writes its JSON text.

@@ -1,9 +1,10 @@
+import KeyedArchiveSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import KeyedArchiveSupport
 
 /// The parser proper, over validated UTF-8. Every read of `bytes` is preceded by an
 /// explicit bounds check.

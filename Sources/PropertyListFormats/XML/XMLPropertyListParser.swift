@@ -1,9 +1,10 @@
+import KeyedArchiveSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import KeyedArchiveSupport
 
 /// The scanner behind ``XMLPropertyListReader``, which hands each value to an
 /// ``XMLValueBuilder``. Every read of `bytes` is

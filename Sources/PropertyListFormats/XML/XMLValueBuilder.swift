@@ -1,9 +1,10 @@
+import KeyedArchiveSupport
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import KeyedArchiveSupport
 
 /// What ``XMLPropertyListParser`` hands the values it reads to; ``JSONTextReader`` and
 /// ``OpenStepEventReader`` hand theirs the same way, so that every builder serves every

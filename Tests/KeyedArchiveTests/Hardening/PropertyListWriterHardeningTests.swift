@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @_spi(Fuzzing) @testable import KeyedArchive
+@testable import PropertyListFormats
 
 /// A UID is a number the input chooses: the binary writers remember small UIDs' objects in
 /// a table indexed by value, which must never be sized by that number.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeyedArchive
+@testable import PropertyListFormats
 
 @Suite("Binary property list: count headers")
 struct BinaryPropertyListCountHeaderTests {

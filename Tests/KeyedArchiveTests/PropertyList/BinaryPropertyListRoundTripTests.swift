@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeyedArchive
+@testable import PropertyListFormats
 
 /// A deterministic generator (SplitMix64) so that failures reproduce.
 struct SeededGenerator: RandomNumberGenerator {

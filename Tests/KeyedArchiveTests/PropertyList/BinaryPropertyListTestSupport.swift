@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeyedArchive
+@testable import PropertyListFormats
 
 /// Hand-assembled binary property lists for tests.
 enum BPlist {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeyedArchive
+@testable import PropertyListFormats
 
 /// One corrupt or hostile binary property list and the error it must produce.
 struct HostileBinaryCase: CustomTestStringConvertible, Sendable {

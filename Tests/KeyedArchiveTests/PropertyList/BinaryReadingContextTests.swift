@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeyedArchive
+@testable import PropertyListFormats
 
 /// The binary reader's reading context, kept from one document to the next: a table of
 /// short ASCII key strings, and remembered key lists that later dictionaries with the same

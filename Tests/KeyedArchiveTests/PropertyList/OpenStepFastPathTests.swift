@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeyedArchive
+@testable import PropertyListFormats
 
 /// The OpenStep reader's fast paths: strings and data read inline in dictionaries and
 /// arrays, short ASCII strings built in place, word-at-a-time scans, the reused escape

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeyedArchive
+@testable import PropertyListFormats
 
 @Suite("Base64: one encoder for XML lines and JSON strings")
 struct PropertyListBase64Tests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeyedArchive
+@testable import PropertyListFormats
 
 /// The readers' faster paths for small documents: the key table that dictionaries of
 /// more than eight entries get in one pass (byte hashes of ASCII keys), the byte hash of

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeyedArchive
+@testable import PropertyListFormats
 
 /// The readers' fast paths for small documents: dictionaries built from the keys and
 /// values as read (duplicates merged as the subscript would: first position, last value),

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @_spi(Fuzzing) @testable import KeyedArchive
+@testable import PropertyListFormats
 
 /// `keyed-archive -convert` and `-p` read binary, XML, OpenStep and JSON without building a
 /// tree; ``StreamedConversionPaths`` runs every such conversion of a document and compares

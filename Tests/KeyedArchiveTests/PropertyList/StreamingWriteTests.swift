@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeyedArchive
+@testable import PropertyListFormats
 
 /// `PropertyList.write(format:options:to:)`, `writeJSON(options:to:)` and
 /// `DurableFile.write(to:_:)`: the text arrives in pieces, the same bytes as the one-piece

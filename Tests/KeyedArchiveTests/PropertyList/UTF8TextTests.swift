@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeyedArchive
+@testable import PropertyListFormats
 
 @Suite("UTF-8 text rules shared by the XML and OpenStep readers")
 struct UTF8TextTests {

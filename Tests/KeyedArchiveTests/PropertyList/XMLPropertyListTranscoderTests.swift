@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeyedArchive
+@testable import PropertyListFormats
 
 /// The XML that reading `binary` into a value and writing that gives: what the transcoder
 /// must reproduce byte for byte.

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import KeyedArchive
+@testable import KeyedArchiveSupport
+@testable import PropertyListFormats
 
 /// The bespoke containers of Sources/KeyedArchive/Support, each against a plain Swift model.
 @Suite("Support containers")
