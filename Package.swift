@@ -94,6 +94,12 @@ let package = Package(
             // Read through #filePath by FuzzRegressionTests.
             exclude: ["Resources"]
         ),
+        // A client of the property-list product alone: its tests import nothing else.
+        .testTarget(
+            name: "PropertyListFormatsTests",
+            dependencies: ["PropertyListFormats"],
+            path: "Tests/PropertyListFormatsTests"
+        ),
         .testTarget(
             name: "KeyedArchiveToolTests",
             dependencies: ["KeyedArchiveTool", "KeyedArchive"],

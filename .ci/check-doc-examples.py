@@ -18,7 +18,8 @@ if len(sys.argv) > 2 and sys.argv[1] == "--scratch-path":
     scratch = os.path.abspath(sys.argv[2])
 
 sources = [os.path.join(root, "README.md")]
-for folder in ["Documentation", "Sources/KeyedArchive/KeyedArchive.docc"]:
+for folder in ["Documentation", "Sources/KeyedArchive/KeyedArchive.docc",
+               "Sources/PropertyListFormats/PropertyListFormats.docc"]:
     path = os.path.join(root, folder)
     if os.path.isdir(path):
         for name in sorted(os.listdir(path)):
@@ -78,7 +79,8 @@ manifest = ["// swift-tools-version:6.0", "import PackageDescription", "",
 for target in targets:
     manifest.append(f'        .executableTarget(name: "{target}", dependencies: '
                     f'[.product(name: "KeyedArchive", package: "KeyedArchive"), '
-                    f'.product(name: "KeyedArchiveFoundation", package: "KeyedArchive")]),')
+                    f'.product(name: "KeyedArchiveFoundation", package: "KeyedArchive"), '
+                    f'.product(name: "PropertyListFormats", package: "KeyedArchive")]),')
 manifest += ["    ]", ")", ""]
 with open(os.path.join(package_dir, "Package.swift"), "w") as out:
     out.write("\n".join(manifest))

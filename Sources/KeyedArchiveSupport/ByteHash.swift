@@ -6,7 +6,7 @@
 /// with a secret seed through a full 128-bit product. The seed is random per table, so
 /// colliding inputs cannot be computed in advance, and the tables probe linearly at a
 /// load of at most one half.
-package enum ByteHash {
+@usableFromInline package enum ByteHash {
     @usableFromInline static let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
     @usableFromInline static let secondary: UInt64 = 0xBF58_476D_1CE4_E5B9
 

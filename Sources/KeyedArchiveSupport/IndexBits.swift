@@ -5,10 +5,10 @@
 /// ones made for small reads of a large file) costs nothing; the bound comes from the
 /// input's length, so the allocation is bounded by what the input can justify. Indices
 /// outside `0..<bound` are never members and are ignored by `insert` and `remove`.
-package struct IndexBits {
+@usableFromInline package struct IndexBits {
     @usableFromInline var words: [UInt64] = []
     /// The indices that can be members are `0..<bound`.
-    package let bound: Int
+    @usableFromInline package let bound: Int
 
     @inlinable package init(bound: Int) {
         self.bound = max(0, bound)
@@ -52,7 +52,7 @@ package struct IndexBits {
 /// materializing a few objects of a large file costs nothing per object of the file;
 /// past that, ``IndexBits`` sized by the object count (which the file length bounds) makes
 /// each check O(1).
-package struct ObjectSet {
+@usableFromInline package struct ObjectSet {
     @usableFromInline var bits: IndexBits
     @usableFromInline var few: [Int] = []
     @usableFromInline var usesBits = false
@@ -104,7 +104,7 @@ package struct ObjectSet {
 ///
 /// Shallow paths are searched linearly; once the path is deep, ``IndexBits`` over all
 /// objects (sized by the object count, which the file length bounds) makes each check O(1).
-package struct ObjectPath {
+@usableFromInline package struct ObjectPath {
     @usableFromInline var objects: [Int] = []
     @usableFromInline var bits: IndexBits
     @usableFromInline var usesBits = false
@@ -164,7 +164,7 @@ package struct ObjectPath {
 /// A class over ``IndexBits``, not the struct itself: it is changed twice for every object
 /// decoded, and a struct there was copied whole (copy-on-write) whenever a read of it was
 /// still alive, which made every object cost a copy of the whole set.
-package final class ObjectIndexSet {
+@usableFromInline package final class ObjectIndexSet {
     @exclusivity(unchecked) @usableFromInline var bits: IndexBits
 
     @inlinable package init(objectCount: Int) {
@@ -186,7 +186,7 @@ package final class ObjectIndexSet {
 /// ``ObjectSet`` or an ``ObjectPath``: a small read's objects referenced and path of open
 /// containers, with no allocation and no uniqueness check per access. Its methods write
 /// through the pointer, so a copy changes the same bits. Valid while that memory is.
-package struct BorrowedIndexBits {
+@usableFromInline package struct BorrowedIndexBits {
     @usableFromInline let words: UnsafeMutablePointer<UInt64>
     @usableFromInline let bound: Int
 

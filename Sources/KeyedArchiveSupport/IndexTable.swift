@@ -11,7 +11,7 @@
 /// sixteenth of it, as when a whole archive is decoded, the table switches to direct
 /// indexing: one 4-byte position per possible key, no hashing or probing. Below 512
 /// possible keys it indexes directly from the first insertion.
-package struct IndexTable<Value> {
+@usableFromInline package struct IndexTable<Value> {
     /// For each slot, the position in `entries` plus one, or 0 for an empty slot.
     @usableFromInline var slots: [Int32] = []
     /// The key of each entry, while the table hashes (dropped once it indexes directly).

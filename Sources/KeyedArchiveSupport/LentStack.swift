@@ -7,7 +7,7 @@
 /// checks its index against ``count``. The heap storage grows geometrically with what
 /// was pushed, which the reader's value budget and depth limit bound. The owner calls
 /// ``releaseAll()`` before the lent space goes away (also when parsing throws).
-package struct LentStack<Element> {
+@usableFromInline package struct LentStack<Element> {
     @usableFromInline var base: UnsafeMutablePointer<Element>?
     @usableFromInline var capacity: Int
     @usableFromInline var isOnHeap = false

@@ -9,7 +9,7 @@
 ///
 /// Generic over the slot tests, which are inlined: a table's lookup compiles to the loop
 /// it would write by hand.
-package enum LinearProbing {
+@usableFromInline package enum LinearProbing {
     /// Whether a table of `capacity` slots holding `count` entries must grow before one
     /// more is inserted: tables stay at most half full.
     @inline(__always)

@@ -5,7 +5,7 @@
 /// when a container ends, move its children out in one go. Indices below ``count`` are
 /// initialized; every access checks its index against ``count``. Its storage grows
 /// geometrically with what was pushed, which the readers' value budget bounds.
-package final class MovingStack<Element> {
+@usableFromInline package final class MovingStack<Element> {
     // Touched for every value read; no access spans a call that could reach the stack
     // again, so Swift's dynamic exclusivity checks on class properties would only cost time.
     @exclusivity(unchecked) @usableFromInline var base: UnsafeMutablePointer<Element>
@@ -112,7 +112,7 @@ package final class MovingStack<Element> {
     }
 
     /// Elements lent by ``moveOut(from:_:)``.
-    package struct Moving {
+    @usableFromInline package struct Moving {
         @usableFromInline let start: UnsafeMutablePointer<Element>
         @usableFromInline let count: Int
 

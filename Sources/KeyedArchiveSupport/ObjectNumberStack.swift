@@ -3,7 +3,7 @@
 ///
 /// `Array.removeSubrange` costs a generic range replacement each time; the archiver pops
 /// a part for every object it encodes.
-package struct ObjectNumberStack {
+@usableFromInline package struct ObjectNumberStack {
     @usableFromInline var storage: [Int] = []
     /// The number of elements in use.
     @usableFromInline package internal(set) var count = 0

@@ -9,7 +9,7 @@
 /// binary one. The layout is not public API, so ``isAvailable`` checks once,
 /// against strings the standard library builds itself, that it holds on this platform
 /// (64-bit, little-endian, this layout); where it does not, callers take the ordinary path.
-package enum SmallText {
+@usableFromInline package enum SmallText {
     /// Whether ``string(_:from:to:)`` may be used: strings it builds are bit for bit the
     /// ones the standard library builds from the same bytes.
     package static let isAvailable: Bool = {
