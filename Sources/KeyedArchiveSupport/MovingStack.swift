@@ -9,14 +9,20 @@
     // Touched for every value read; no access spans a call that could reach the stack
     // again, so Swift's dynamic exclusivity checks on class properties would only cost time.
     @exclusivity(unchecked) @usableFromInline var base: UnsafeMutablePointer<Element>
+    @exclusivity(unchecked) @usableFromInline var storedCapacity: Int
+    @exclusivity(unchecked) @usableFromInline var storedCount = 0
+
+    // Read through these from other modules: there a direct read of an
+    // `@exclusivity(unchecked)` stored property is checked after all (a call to
+    // `swift_beginAccess` per read; 1.9 million of them reading a 5 MB XML file).
     /// The number of elements the storage has room for.
-    @exclusivity(unchecked) @usableFromInline package internal(set) var capacity: Int
+    @inlinable package var capacity: Int { storedCapacity }
     /// The number of elements on the stack.
-    @exclusivity(unchecked) @usableFromInline package internal(set) var count = 0
+    @inlinable package var count: Int { storedCount }
 
     @inlinable package init(capacity: Int = 64) {
-        self.capacity = max(capacity, 1)
-        base = UnsafeMutablePointer<Element>.allocate(capacity: self.capacity)
+        storedCapacity = max(capacity, 1)
+        base = UnsafeMutablePointer<Element>.allocate(capacity: storedCapacity)
     }
 
     deinit {
@@ -32,10 +38,10 @@
             newBase.moveInitialize(from: base, count: count)
             base.deallocate()
             base = newBase
-            capacity = newCapacity
+            storedCapacity = newCapacity
         }
         (base + count).initialize(to: element)
-        count += 1
+        storedCount += 1
     }
 
     /// The elements from `start` to the top (none when `start` is past it), lent in place:
@@ -49,7 +55,7 @@
     @inlinable package func removeAll(from start: Int) {
         guard start >= 0, start < count else { return }
         (base + start).deinitialize(count: count - start)
-        count = start
+        storedCount = start
     }
 
     /// The element at `index`, or `nil` if there is none.
@@ -64,14 +70,14 @@
     @inlinable package func shrink(above limit: Int, to capacity: Int) {
         guard count == 0, self.capacity > limit else { return }
         base.deallocate()
-        self.capacity = max(capacity, 1)
+        storedCapacity = max(capacity, 1)
         base = UnsafeMutablePointer<Element>.allocate(capacity: self.capacity)
     }
 
     /// Moves the top element out, or returns `nil` if the stack is empty.
     @inlinable package func popLast() -> Element? {
         guard count > 0 else { return nil }
-        count -= 1
+        storedCount -= 1
         return (base + count).move()
     }
 
@@ -84,7 +90,7 @@
         guard start >= 0, start < count else { return [] }
         let end = count
         // Shrink first: the moved-out slots are never touched again.
-        count = start
+        storedCount = start
         return (base + start).moveElements(count: end - start)
     }
 
@@ -94,7 +100,7 @@
         guard start >= 0, start < count else { return }
         let end = count
         // Shrink first: whatever `consume` does, the moved-out slots are never touched again.
-        count = start
+        storedCount = start
         for index in start..<end { consume(index - start, (base + index).move()) }
     }
 
@@ -107,7 +113,7 @@
         let moved = start >= 0 && start < count ? count - start : 0
         let first = base + (count - moved)
         // Shrink first: whatever `body` does, the lent slots are never touched again.
-        count -= moved
+        storedCount -= moved
         return try body(Moving(start: first, count: moved))
     }
 
