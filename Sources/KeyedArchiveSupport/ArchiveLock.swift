@@ -10,11 +10,11 @@ import WinSDK
 #endif
 
 /// A minimal mutual-exclusion lock that works with or without full Foundation.
-package final class ArchiveLock: @unchecked Sendable {
+@usableFromInline package final class ArchiveLock: @unchecked Sendable {
     package init() {}
 
     #if canImport(Darwin)
-    private let mutex: UnsafeMutablePointer<os_unfair_lock> = {
+    @usableFromInline let mutex: UnsafeMutablePointer<os_unfair_lock> = {
         let pointer = UnsafeMutablePointer<os_unfair_lock>.allocate(capacity: 1)
         pointer.initialize(to: os_unfair_lock())
         return pointer
@@ -22,13 +22,13 @@ package final class ArchiveLock: @unchecked Sendable {
 
     deinit { mutex.deallocate() }
 
-    package func withLock<R>(_ body: () throws -> R) rethrows -> R {
+    @inlinable package func withLock<R>(_ body: () throws -> R) rethrows -> R {
         os_unfair_lock_lock(mutex)
         defer { os_unfair_lock_unlock(mutex) }
         return try body()
     }
     #elseif canImport(ucrt)
-    private let mutex: UnsafeMutablePointer<SRWLOCK> = {
+    @usableFromInline let mutex: UnsafeMutablePointer<SRWLOCK> = {
         let pointer = UnsafeMutablePointer<SRWLOCK>.allocate(capacity: 1)
         InitializeSRWLock(pointer)
         return pointer
@@ -36,13 +36,13 @@ package final class ArchiveLock: @unchecked Sendable {
 
     deinit { mutex.deallocate() }
 
-    package func withLock<R>(_ body: () throws -> R) rethrows -> R {
+    @inlinable package func withLock<R>(_ body: () throws -> R) rethrows -> R {
         AcquireSRWLockExclusive(mutex)
         defer { ReleaseSRWLockExclusive(mutex) }
         return try body()
     }
     #else
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t> = {
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t> = {
         let pointer = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         pthread_mutex_init(pointer, nil)
         return pointer
@@ -53,7 +53,7 @@ package final class ArchiveLock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    package func withLock<R>(_ body: () throws -> R) rethrows -> R {
+    @inlinable package func withLock<R>(_ body: () throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()

@@ -126,11 +126,13 @@
     /// The number of objects on the path (0 over borrowed bits).
     @inlinable package var count: Int { objects.count }
 
+    @inline(__always)
     @inlinable package func contains(_ object: Int) -> Bool {
         if let borrowed { return borrowed.contains(object) }
         return usesBits ? bits.contains(object) : objects.contains(object)
     }
 
+    @inline(__always)
     @inlinable package mutating func insert(_ object: Int) {
         if let borrowed {
             borrowed.insert(object)
@@ -147,6 +149,7 @@
     }
 
     /// Removes `object`, the last one inserted.
+    @inline(__always)
     @inlinable package mutating func remove(_ object: Int) {
         if let borrowed {
             borrowed.remove(object)
