@@ -208,6 +208,8 @@ package struct BinaryPropertyListBuilder {
     }
 
     /// Adds bytes.
+    @_specialize(exported:true,where Bytes == Data)
+    @_specialize(exported:true,where Bytes == [UInt8])
     package mutating func addData<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Int {
         var header = ScalarHeader()
         header.appendCount(0x40, count: bytes.count)
@@ -297,6 +299,7 @@ package struct BinaryPropertyListBuilder {
     /// Makes a reserved object a dictionary; `keys` should refer to strings.
     ///
     /// - Throws: `invalidValue` if `object` was not reserved, or the counts differ.
+    @_specialize(exported:true,where Keys == [Int], Values == [Int])
     package mutating func setDictionary<Keys: Collection<Int>, Values: Collection<Int>>(
         _ object: Int, keys: Keys, values: Values
     ) throws {
@@ -310,7 +313,12 @@ package struct BinaryPropertyListBuilder {
         appendReferences(values)
     }
 
+    // The keyed archiver calls the generic entry points from its module with arrays of
+    // object numbers; without these specializations each call walked its collection
+    // through protocol witnesses (callgrind, `creatures-500/encode/binary`).
+
     /// Adds an array of already-added objects.
+    @_specialize(exported:true,where Elements == [Int])
     package mutating func addArray<Elements: Collection<Int>>(_ elements: Elements) -> Int {
         let object = appendEntry(Entry(kind: .array, start: referenceCount, count: elements.count, hash: 0))
         appendReferences(elements)
@@ -320,6 +328,7 @@ package struct BinaryPropertyListBuilder {
     /// Adds a dictionary of already-added objects.
     ///
     /// - Throws: `invalidValue` if the counts differ.
+    @_specialize(exported:true,where Keys == [Int], Values == [Int])
     package mutating func addDictionary<Keys: Collection<Int>, Values: Collection<Int>>(
         keys: Keys, values: Values
     ) throws -> Int {
@@ -442,6 +451,7 @@ package struct BinaryPropertyListBuilder {
 
     /// Adds a UID for each value (as ``addUID(_:)`` does, in order), then a shareable
     /// array of them (as ``addShareableArray(_:)`` does), without a buffer in between.
+    @_specialize(exported:true,where Values == [Int])
     package mutating func addShareableUIDArray<Values: Collection<Int>>(_ values: Values) -> Int {
         let start = referenceCount
         for value in values {
