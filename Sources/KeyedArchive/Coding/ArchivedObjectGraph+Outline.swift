@@ -64,15 +64,25 @@ extension ArchivedObjectGraph {
     /// - Parameter summarizingKnownClasses: Whether to summarize known classes.
     /// - Returns: The text, one line per field.
     public func outline(summarizingKnownClasses: Bool) -> String {
+        outline(summarizingKnownClasses: summarizingKnownClasses, linePrefix: "", maximumBytes: .max) ?? ""
+    }
+
+    /// The outline of ``outline(summarizingKnownClasses:)`` with every line after
+    /// `linePrefix`, or `nil` as soon as the text passes `maximumBytes` bytes: plain
+    /// values that share storage (a binary object referenced many times inside one
+    /// `$objects` entry) can describe far more text than the graph holds.
+    package func outline(summarizingKnownClasses: Bool, linePrefix: String, maximumBytes: Int) -> String? {
         var renderer = ArchivedGraphOutliner(graph: self)
         renderer.summarizesKnownClasses = summarizingKnownClasses
+        renderer.linePrefix = linePrefix
+        renderer.maximumBytes = maximumBytes
         if let root { renderer.render(label: "root", value: root) }
         if root == nil || root == topLevelValue(forKey: KeyedArchiver.rootObjectKey) {
             for field in topLevel where field.key != KeyedArchiver.rootObjectKey {
                 renderer.render(label: field.key, value: field.value)
             }
         }
-        return renderer.text
+        return renderer.isOverLimit ? nil : renderer.text
     }
 
 }
@@ -88,6 +98,12 @@ struct ArchivedGraphOutliner {
     let graph: ArchivedObjectGraph
     /// Whether objects of classes the catalogue knows are shown by their summaries.
     var summarizesKnownClasses = false
+    /// Written before every line (the indentation of a nested archive's outline).
+    var linePrefix = ""
+    /// The longest text made; rendering stops once it is passed.
+    var maximumBytes = Int.max
+    /// Whether the text passed ``maximumBytes`` (it is then incomplete).
+    private(set) var isOverLimit = false
     private(set) var text = ""
     private var shown: [Bool]
     private var open: [Bool]
@@ -100,7 +116,7 @@ struct ArchivedGraphOutliner {
 
     mutating func render(label: String, value: ArchivedObjectGraph.Value) {
         var work: [Work] = [.value(label: label, value: value, indent: 0)]
-        while let item = work.popLast() {
+        while !isOverLimit, let item = work.popLast() {
             switch item {
             case .line(let line, let indent):
                 append(line, indent: indent)
@@ -225,10 +241,12 @@ struct ArchivedGraphOutliner {
     static let maximumIndent = 32
 
     private mutating func append(_ line: String, indent: Int) {
+        if !linePrefix.isEmpty { text.append(linePrefix) }
         text.append(String(repeating: "  ", count: min(indent, Self.maximumIndent)))
         if indent > Self.maximumIndent { text.append("⋯\(indent) ") }
         text.append(line)
         text.append("\n")
+        if text.utf8.count > maximumBytes { isOverLimit = true }
     }
 
     static func name(of node: ArchivedObjectGraph.Node) -> String {
