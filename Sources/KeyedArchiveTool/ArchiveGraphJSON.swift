@@ -282,7 +282,7 @@ enum ArchiveGraphJSON {
         private mutating func newline(_ depth: Int) {
             guard !compact else { return }
             text += "\n"
-            text += String(repeating: "  ", count: depth)
+            text += Indentation.spaces(2 * depth)
         }
 
         /// A summary's property list as a graph value (it holds no references).
@@ -307,9 +307,10 @@ enum ArchiveGraphJSON {
             let plist: PropertyList
             switch value {
             case .string(let string): plist = .string(string)
-            case .integer(let integer): plist = .integer(integer)
+            // Integers and Booleans as the JSON writer spells them, without its setup.
+            case .integer(let integer): return integer.description
             case .real(let real): plist = .real(real)
-            case .bool(let flag): plist = .bool(flag)
+            case .bool(let flag): return flag ? "true" : "false"
             case .date(let date): plist = .date(date)
             case .data(let data): plist = .data(data)
             case .null, .reference, .array, .dictionary: return "null"

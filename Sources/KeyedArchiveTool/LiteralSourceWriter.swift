@@ -186,8 +186,8 @@ enum LiteralSourceWriter {
             case .text(let literal):
                 text += literal
             case .value(let value, let indent):
-                let inner = String(repeating: "    ", count: indent + 1)
-                let outer = String(repeating: "    ", count: indent)
+                let inner = Indentation.spaces(4 * (indent + 1))
+                let outer = Indentation.spaces(4 * indent)
                 switch value {
                 case .array(let elements):
                     if elements.isEmpty && !objc {

@@ -199,7 +199,7 @@ enum PropertyListPrinter {
     }
 
     private static func appendIndent(_ level: Int, to text: inout String) {
-        text += String(repeating: "  ", count: min(level, maximumIndent))
+        text += Indentation.spaces(2 * min(level, maximumIndent))
         if level > maximumIndent { text += "⋯\(level) " }
     }
 

@@ -195,7 +195,7 @@ struct ArchivedGraphOutliner {
                 append("\(label): []", indent: indent)
                 return
             }
-            append("\(label): [", indent: indent)
+            append(label: label, "[", indent: indent)
             work.append(.line("]", indent: indent))
             for (index, element) in elements.enumerated().reversed() {
                 work.append(.value(label: "[\(index)]", value: element, indent: indent + 1))
@@ -205,13 +205,13 @@ struct ArchivedGraphOutliner {
                 append("\(label): {}", indent: indent)
                 return
             }
-            append("\(label): {", indent: indent)
+            append(label: label, "{", indent: indent)
             work.append(.line("}", indent: indent))
             for field in fields.reversed() {
                 work.append(.value(label: field.key, value: field.value, indent: indent + 1))
             }
         default:
-            append("\(label): \(Self.scalarText(value))", indent: indent)
+            append(label: label, Self.scalarText(value), indent: indent)
         }
     }
 
@@ -241,10 +241,27 @@ struct ArchivedGraphOutliner {
     static let maximumIndent = 32
 
     private mutating func append(_ line: String, indent: Int) {
-        if !linePrefix.isEmpty { text.append(linePrefix) }
-        text.append(String(repeating: "  ", count: min(indent, Self.maximumIndent)))
-        if indent > Self.maximumIndent { text.append("⋯\(indent) ") }
+        startLine(indent: indent)
         text.append(line)
+        endLine()
+    }
+
+    /// The line `label: value`, without making it first.
+    private mutating func append(label: String, _ value: String, indent: Int) {
+        startLine(indent: indent)
+        text.append(label)
+        text.append(": ")
+        text.append(value)
+        endLine()
+    }
+
+    private mutating func startLine(indent: Int) {
+        if !linePrefix.isEmpty { text.append(linePrefix) }
+        text.append(Indentation.spaces(2 * min(indent, Self.maximumIndent)))
+        if indent > Self.maximumIndent { text.append("⋯\(indent) ") }
+    }
+
+    private mutating func endLine() {
         text.append("\n")
         if text.utf8.count > maximumBytes { isOverLimit = true }
     }
