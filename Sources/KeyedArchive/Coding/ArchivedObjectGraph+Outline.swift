@@ -82,7 +82,7 @@ extension ArchivedObjectGraph {
                 renderer.render(label: field.key, value: field.value)
             }
         }
-        return renderer.isOverLimit ? nil : renderer.text
+        return renderer.isOverLimit ? nil : renderer.finishedText()
     }
 
 }
@@ -104,14 +104,37 @@ struct ArchivedGraphOutliner {
     var maximumBytes = Int.max
     /// Whether the text passed ``maximumBytes`` (it is then incomplete).
     private(set) var isOverLimit = false
-    private(set) var text = ""
+    /// The text made so far, but for ``pending``.
+    private var text = ""
+    /// The latest lines, as bytes: appending to an array costs a fraction of appending to a
+    /// string, a few times per line (callgrind); moved into ``text`` in pieces.
+    private var pending: [UInt8] = []
     private var shown: [Bool]
     private var open: [Bool]
+
+    /// The size of the pieces moved into ``text``.
+    private static let pieceSize = 1 << 16
+
+    /// The deepest indentation's spaces.
+    private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 2 * maximumIndent)
 
     init(graph: ArchivedObjectGraph) {
         self.graph = graph
         shown = [Bool](repeating: false, count: graph.nodes.count)
         open = [Bool](repeating: false, count: graph.nodes.count)
+        pending.reserveCapacity(Self.pieceSize + 1024)
+    }
+
+    /// The text made, complete once every value was rendered.
+    mutating func finishedText() -> String {
+        flush()
+        return text
+    }
+
+    private mutating func flush() {
+        guard !pending.isEmpty else { return }
+        text += String(decoding: pending, as: UTF8.self)
+        pending.removeAll(keepingCapacity: true)
     }
 
     mutating func render(label: String, value: ArchivedObjectGraph.Value) {
@@ -196,6 +219,19 @@ struct ArchivedGraphOutliner {
                 return
             }
             append(label: label, "[", indent: indent)
+            if elements.allSatisfy(Self.isInline) {
+                // Numbers, strings, data: their lines at once, without a work item each.
+                for (index, element) in elements.enumerated() where !isOverLimit {
+                    startLine(indent: indent + 1)
+                    pending.append(UInt8(ascii: "["))
+                    appendDecimal(UInt64(index))
+                    pending.append(contentsOf: "]: ".utf8)
+                    appendScalar(element)
+                    endLine()
+                }
+                append("]", indent: indent)
+                return
+            }
             work.append(.line("]", indent: indent))
             for (index, element) in elements.enumerated().reversed() {
                 work.append(.value(label: "[\(index)]", value: element, indent: indent + 1))
@@ -211,8 +247,51 @@ struct ArchivedGraphOutliner {
                 work.append(.value(label: field.key, value: field.value, indent: indent + 1))
             }
         default:
-            append(label: label, Self.scalarText(value), indent: indent)
+            startLine(indent: indent)
+            pending.append(contentsOf: label.utf8)
+            pending.append(contentsOf: ": ".utf8)
+            appendScalar(value)
+            endLine()
         }
+    }
+
+    /// Whether `value` is shown on its line without looking anything up.
+    private static func isInline(_ value: ArchivedObjectGraph.Value) -> Bool {
+        switch value {
+        case .reference, .array, .dictionary: return false
+        default: return true
+        }
+    }
+
+    /// ``scalarText(_:)`` of `value`, integers and Booleans written without a string.
+    private mutating func appendScalar(_ value: ArchivedObjectGraph.Value) {
+        switch value {
+        case .integer(let integer):
+            if let small = integer.int64Value {
+                if small < 0 { pending.append(UInt8(ascii: "-")) }
+                appendDecimal(small.magnitude)
+            } else {
+                pending.append(contentsOf: integer.description.utf8)
+            }
+        case .bool(let flag):
+            pending.append(contentsOf: (flag ? "true" : "false").utf8)
+        default:
+            pending.append(contentsOf: Self.scalarText(value).utf8)
+        }
+    }
+
+    private mutating func appendDecimal(_ value: UInt64) {
+        guard value >= 10 else {
+            pending.append(UInt8(ascii: "0") + UInt8(value))
+            return
+        }
+        let start = pending.count
+        var rest = value
+        while rest > 0 {
+            pending.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        }
+        pending[start...].reverse()
     }
 
     /// The entries of a dictionary object (`NS.keys` and `NS.objects` of equal length,
@@ -242,28 +321,33 @@ struct ArchivedGraphOutliner {
 
     private mutating func append(_ line: String, indent: Int) {
         startLine(indent: indent)
-        text.append(line)
+        pending.append(contentsOf: line.utf8)
         endLine()
     }
 
     /// The line `label: value`, without making it first.
     private mutating func append(label: String, _ value: String, indent: Int) {
         startLine(indent: indent)
-        text.append(label)
-        text.append(": ")
-        text.append(value)
+        pending.append(contentsOf: label.utf8)
+        pending.append(contentsOf: ": ".utf8)
+        pending.append(contentsOf: value.utf8)
         endLine()
     }
 
     private mutating func startLine(indent: Int) {
-        if !linePrefix.isEmpty { text.append(linePrefix) }
-        text.append(Indentation.spaces(2 * min(indent, Self.maximumIndent)))
-        if indent > Self.maximumIndent { text.append("⋯\(indent) ") }
+        if !linePrefix.isEmpty { pending.append(contentsOf: linePrefix.utf8) }
+        pending.append(contentsOf: Self.spaces[0..<2 * min(indent, Self.maximumIndent)])
+        if indent > Self.maximumIndent {
+            pending.append(contentsOf: "⋯".utf8)
+            appendDecimal(UInt64(indent))
+            pending.append(UInt8(ascii: " "))
+        }
     }
 
     private mutating func endLine() {
-        text.append("\n")
-        if text.utf8.count > maximumBytes { isOverLimit = true }
+        pending.append(UInt8(ascii: "\n"))
+        if text.utf8.count + pending.count > maximumBytes { isOverLimit = true }
+        if pending.count >= Self.pieceSize { flush() }
     }
 
     static func name(of node: ArchivedObjectGraph.Node) -> String {
