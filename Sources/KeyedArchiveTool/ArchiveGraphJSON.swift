@@ -282,7 +282,8 @@ enum ArchiveGraphJSON {
         private mutating func newline(_ depth: Int) {
             guard !compact else { return }
             text += "\n"
-            text += Indentation.spaces(2 * depth)
+            // Shallow: a small string, the cheapest to append; deep: made once.
+            text += depth <= 7 ? String(repeating: "  ", count: depth) : Indentation.spaces(2 * depth)
         }
 
         /// A summary's property list as a graph value (it holds no references).

@@ -199,7 +199,11 @@ enum PropertyListPrinter {
     }
 
     private static func appendIndent(_ level: Int, to text: inout String) {
-        text += Indentation.spaces(2 * min(level, maximumIndent))
+        // Up to 7 levels "  " repeated makes a small string, the cheapest to append; deeper
+        // ones come made (repeating it 32 times cost more than the rest of the line).
+        text +=
+            level <= 7
+            ? String(repeating: "  ", count: level) : Indentation.spaces(2 * min(level, maximumIndent))
         if level > maximumIndent { text += "⋯\(level) " }
     }
 
