@@ -30,20 +30,24 @@ extension Tool {
                 let content = NestedArchive.recognize(
                     data, recovering: expansion.recovering, budget: expansion.budget)
             else { continue }
-            text += "\(headerPrefix)\(path) ⇒ \(content.kindName) (\(data.count) bytes):\n"
+            let header = "\(headerPrefix)\(path) ⇒ \(content.kindName) (\(data.count) bytes):\n"
             let key = NestedArchive.RenderingKey(
                 data: data, level: expansion.level, depth: prefix.utf8.count, json: false)
+            let body: String
             if let known = expansion.budget.renderings[key] {
-                text += known
+                body = known
             } else {
-                let body = try expandedBody(
-                    content, expansion: expansion, prefix: bodyPrefix, limit: limit - text.utf8.count)
+                body = try expandedBody(
+                    content, expansion: expansion, prefix: bodyPrefix,
+                    limit: limit - text.utf8.count - header.utf8.count)
                 expansion.budget.renderings[key] = body
-                text += body
             }
-            guard text.utf8.count <= limit else {
+            // Checked before appending: the text never passes the limit.
+            guard text.utf8.count + header.utf8.count + body.utf8.count <= limit else {
                 throw PropertyListPrinter.OutputLimitExceeded(limit: limit)
             }
+            text += header
+            text += body
         }
         return text
     }
