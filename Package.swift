@@ -66,10 +66,11 @@ let package = Package(
             dependencies: ["scary-creatures", "KeyedArchive"],
             path: "Tests/ScaryCreaturesTests"
         ),
-        // A child process for the hardening tests (durable writes killed mid-way, memory caps).
+        // A child process for the hardening tests (durable writes killed mid-way, memory caps,
+        // the tool's commands on hostile inputs).
         .executableTarget(
             name: "HardeningProbe",
-            dependencies: ["KeyedArchive"],
+            dependencies: ["KeyedArchive", "KeyedArchiveTool"],
             path: "Tests/HardeningProbe"
         ),
         .testTarget(
