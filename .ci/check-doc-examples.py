@@ -2,11 +2,18 @@
 """Compiles every ```swift block in README.md, Documentation/*.md and the DocC catalog.
 
 Each markdown file becomes one executable target of a throw-away package that depends
-on KeyedArchive by path. Blocks that declare types (lines starting at column 0 with
-`struct`, `class`, `final class`, `enum`, `protocol`, `extension`, `func`, `let`/`var`
-at file scope are not detected, so declare them inside types) go at file scope, shared
-by the file's later blocks, as a tutorial builds on earlier steps. Other blocks are
-statements and are wrapped in their own throwing function, so each must stand alone.
+on KeyedArchive by path. Nothing is added that the reader does not see: a block compiles
+with the imports written in it or in an earlier block of the same file (a reader who
+follows a guide from the top has written them too), and with no other. Write
+`import KeyedArchive`, and `import Foundation` wherever a block uses `Data`, `Date`, `URL`,
+`FileManager` and the like.
+
+Blocks that declare types (lines starting at column 0 with `struct`, `class`,
+`final class`, `enum`, `protocol`, `extension`, `func`, `actor`; `let`/`var` at file
+scope are not detected, so declare them inside types) go at file scope, shared by the
+file's later blocks, as a tutorial builds on earlier steps. Other blocks are statements
+and are wrapped in their own throwing function (the compiler accepts statements at top
+level only in main.swift), so each must stand alone.
 
 Usage: check-doc-examples.py [--scratch-path DIR]
 """
@@ -45,7 +52,8 @@ for source in sources:
     name = "Doc_" + re.sub(r"[^A-Za-z0-9]", "_", os.path.splitext(os.path.basename(source))[0])
     target_dir = os.path.join(package_dir, "Sources", name)
     os.makedirs(target_dir, exist_ok=True)
-    imports = {"import KeyedArchive", "import Foundation"}
+    # Only what the file itself imports, block by block: nothing is added.
+    imports = set()
     calls = []
     for index, block in enumerate(blocks):
         lines = block.splitlines()
@@ -66,7 +74,6 @@ for source in sources:
                 calls.append(f"block{index:02d}")
         total += 1
     with open(os.path.join(target_dir, "main.swift"), "w", encoding="utf-8") as out:
-        out.write("\n".join(sorted(imports)) + "\n\n")
         out.write("// Compiled, not run: examples may touch files or the network.\n")
         out.write("let examples: [() throws -> Void] = [" + ", ".join(calls) + "]\n")
         out.write("_ = examples\n")
@@ -80,7 +87,10 @@ for target in targets:
     manifest.append(f'        .executableTarget(name: "{target}", dependencies: '
                     f'[.product(name: "KeyedArchive", package: "KeyedArchive"), '
                     f'.product(name: "KeyedArchiveFoundation", package: "KeyedArchive"), '
-                    f'.product(name: "PropertyListFormats", package: "KeyedArchive")]),')
+                    f'.product(name: "PropertyListFormats", package: "KeyedArchive")], '
+                    # Members of a module's extensions only where that module is imported
+                    # (by default they leak from any file of the target that imports it).
+                    f'swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]),')
 manifest += ["    ]", ")", ""]
 with open(os.path.join(package_dir, "Package.swift"), "w") as out:
     out.write("\n".join(manifest))

@@ -121,7 +121,7 @@ enum IdiomaticBenchmarks: BenchmarkGroup {
 
 /// ``BenchCreature``'s fields in a `Hashable` struct, archived under the same class name.
 struct HashableBenchCreature: SecureKeyedCoding, Hashable {
-    static var archivedClassName: String { "Benchmarks.FoundationBenchCreature" }
+    static var archivedClassName: String { "benchmarks.FoundationBenchCreature" }
     var name: String
     var weight: Float
     var seen: Date
@@ -147,7 +147,7 @@ struct HashableBenchCreature: SecureKeyedCoding, Hashable {
 
 /// The same object with every field optional, as read.
 final class OptionalBenchCreature: SecureKeyedCoding {
-    static var archivedClassName: String { "Benchmarks.FoundationBenchCreature" }
+    static var archivedClassName: String { "benchmarks.FoundationBenchCreature" }
     let name: String?
     let weight: Float
     let seen: Date?

@@ -7,7 +7,8 @@ import KeyedArchive
 ///
 /// - `write`: archive the objects. Output sizes are printed for both sides.
 /// - `read`: unarchive them. Both sides read the same bytes, ours (whose class name is
-///   Foundation's `Benchmarks.FoundationBenchCreature`, so no mapping is needed).
+///   Foundation's `benchmarks.FoundationBenchCreature`, the module's name first, so no
+///   mapping is needed).
 /// - `decode-one`: open the archive and decode the one object under the top-level key
 ///   `selected`, against (as the baseline column) our full decode of every object. A
 ///   binary archive is read lazily, so this touches a handful of objects.
@@ -196,7 +197,7 @@ struct BenchCreatureSet {
 
 /// Our small model object.
 final class BenchCreature: SecureKeyedCoding, Equatable {
-    static var archivedClassName: String { "Benchmarks.FoundationBenchCreature" }
+    static var archivedClassName: String { "benchmarks.FoundationBenchCreature" }
     let name: String
     let weight: Float
     let seen: Date
@@ -243,7 +244,7 @@ final class BenchCreature: SecureKeyedCoding, Equatable {
 
 /// The same object decoded the README's way (`decodeObject(of: [String].self, forKey:)`).
 final class IdiomaticBenchCreature: SecureKeyedCoding {
-    static var archivedClassName: String { "Benchmarks.FoundationBenchCreature" }
+    static var archivedClassName: String { "benchmarks.FoundationBenchCreature" }
     let name: String
     let weight: Float
     let seen: Date

@@ -30,8 +30,6 @@ enum ArchiveGraphJSON {
 
     /// Renders `graph`, indented by two spaces, with a final newline.
     ///
-    /// - Throws: ``KeyedArchiveError`` with code `limitExceeded` when objects are nested
-    ///   more than ``maximumDepth`` deep.
     /// With `rootLabel` (`decode --path`), the top-level object holds only the graph's root,
     /// under that label.
     ///
@@ -42,17 +40,27 @@ enum ArchiveGraphJSON {
     /// With `summarizing`, an object of a class the catalogue knows is
     /// `{"$class": name, "$uid": n, "$summary": text, part: value, …}` (its
     /// `ArchivedObjectGraph.Summary`) instead of its fields.
+    ///
+    /// With `compact` (`decode --jsonl`), the same JSON on one line, without the final
+    /// newline: the indented text without its newlines and the indentation after each
+    /// (JSON strings hold no raw newline, so every newline is layout).
+    ///
+    /// - Throws: ``KeyedArchiveError`` with code `limitExceeded` when objects are nested
+    ///   more than ``maximumDepth`` deep; ``PropertyListPrinter/OutputLimitExceeded`` as
+    ///   soon as the text passes `limit` bytes (expanded archives included).
     static func render(
         _ graph: ArchivedObjectGraph, rootLabel: String? = nil, expansion: Expansion? = nil,
-        summarizing: Bool = false
-    ) throws -> Data {
-        Data(
-            (try text(graph, rootLabel: rootLabel, expansion: expansion, summarizing: summarizing, depth: 0)
-                + "\n").utf8)
+        summarizing: Bool = false, compact: Bool = false, limit: Int = .max
+    ) throws -> String {
+        var text = try text(
+            graph, rootLabel: rootLabel, expansion: expansion, summarizing: summarizing, compact: compact,
+            depth: 0, limit: limit)
+        if !compact { text += "\n" }
+        return text
     }
 
     /// What `--expand` needs while rendering: whether to recover, how deep it is, and the
-    /// byte budget shared by the whole file.
+    /// budget shared by the whole file (which also keeps what was read and rendered).
     struct Expansion {
         var recovering: Bool
         var level: Int
@@ -62,11 +70,14 @@ enum ArchiveGraphJSON {
     }
 
     private static func text(
-        _ graph: ArchivedObjectGraph, rootLabel: String?, expansion: Expansion?, summarizing: Bool, depth: Int
+        _ graph: ArchivedObjectGraph, rootLabel: String?, expansion: Expansion?, summarizing: Bool,
+        compact: Bool, depth: Int, limit: Int
     ) throws -> String {
         var writer = Writer(graph: graph)
         writer.expansion = expansion
         writer.summarizes = summarizing
+        writer.compact = compact
+        writer.limit = limit
         var members = graph.topLevel.map { (escaped($0.key), Member.value($0.value)) }
         if let rootLabel, let root = graph.root { members = [(escaped(rootLabel), .value(root))] }
         if !graph.problems.isEmpty {
@@ -74,24 +85,6 @@ enum ArchiveGraphJSON {
         }
         try writer.writeObject(members, depth: depth)
         return writer.text
-    }
-
-    /// The same JSON on one line (for `decode --jsonl`): JSON strings hold no raw
-    /// newlines, so every newline and the indentation after it are layout.
-    static func compacted(_ data: Data) -> Data {
-        var result = Data()
-        result.reserveCapacity(data.count)
-        var skippingIndent = false
-        for byte in data {
-            if byte == UInt8(ascii: "\n") {
-                skippingIndent = true
-                continue
-            }
-            if skippingIndent && byte == UInt8(ascii: " ") { continue }
-            skippingIndent = false
-            result.append(byte)
-        }
-        return result
     }
 
     static func escaped(_ key: String) -> String {
@@ -106,6 +99,10 @@ enum ArchiveGraphJSON {
     private struct Writer {
         let graph: ArchivedObjectGraph
         var summarizes = false
+        /// Whether the JSON goes on one line (no newlines, no indentation).
+        var compact = false
+        /// The longest text allowed.
+        var limit = Int.max
         var shown: [Bool]
         var text = ""
         var expansion: Expansion?
@@ -116,6 +113,10 @@ enum ArchiveGraphJSON {
         }
 
         mutating func write(_ value: ArchivedObjectGraph.Value, depth: Int) throws {
+            // Plain values that share storage can describe far more text than the graph holds.
+            guard text.utf8.count <= limit else {
+                throw PropertyListPrinter.OutputLimitExceeded(limit: limit)
+            }
             switch value {
             case .null:
                 text += "null"
@@ -127,12 +128,11 @@ enum ArchiveGraphJSON {
                 }
                 text += "["
                 for (index, element) in elements.enumerated() {
-                    text += index == 0 ? "\n" : ",\n"
-                    indent(depth + 1)
+                    if index > 0 { text += "," }
+                    newline(depth + 1)
                     try write(element, depth: depth + 1)
                 }
-                text += "\n"
-                indent(depth)
+                newline(depth)
                 text += "]"
             case .dictionary(let fields):
                 try writeObject(fields.map { (escaped($0.key), Member.value($0.value)) }, depth: depth)
@@ -143,7 +143,7 @@ enum ArchiveGraphJSON {
                     let content = NestedArchive.recognize(
                         data, recovering: expansion.recovering, budget: expansion.budget)
                 {
-                    try writeExpanded(content, depth: depth, expansion: expansion)
+                    try writeExpanded(content, of: data, depth: depth, expansion: expansion)
                 } else {
                     text += try Self.scalar(value)
                 }
@@ -154,28 +154,48 @@ enum ArchiveGraphJSON {
 
         /// A nested archive in place of the data that holds it.
         private mutating func writeExpanded(
-            _ content: NestedArchive.Content, depth: Int, expansion: Expansion
+            _ content: NestedArchive.Content, of data: Data, depth: Int, expansion: Expansion
         )
             throws
         {
             try checkDepth(depth + 1)
             let kind = try Self.scalar(.string(content.kindName))
-            let inner = String(repeating: "  ", count: depth + 1)
-            text += "{\n\(inner)\"$expanded\": \(kind)"
-            switch content {
-            case .keyedArchive(let nested), .typedstream(let nested):
-                var deeper = expansion
-                deeper.level += 1
-                text += ",\n\(inner)\"$value\": "
-                text += try ArchiveGraphJSON.text(
-                    nested, rootLabel: nil, expansion: deeper, summarizing: summarizes, depth: depth + 1)
-            case .propertyList(let value):
-                text += ",\n\(inner)\"$value\": "
-                text += String(
-                    decoding: try value.jsonData(options: PropertyListJSONOptions(prettyPrinted: false)),
-                    as: UTF8.self)
+            text += "{"
+            newline(depth + 1)
+            text += "\"$expanded\": \(kind),"
+            newline(depth + 1)
+            text += "\"$value\": "
+            // Identical data (one archive stored in many places) is rendered once.
+            let key = NestedArchive.RenderingKey(
+                data: data, level: expansion.level, depth: compact ? -1 : depth, json: true)
+            if let known = expansion.budget.renderings[key] {
+                text += known
+            } else {
+                let rendered: String
+                switch content {
+                case .keyedArchive(let nested), .typedstream(let nested):
+                    var deeper = expansion
+                    deeper.level += 1
+                    rendered = try ArchiveGraphJSON.text(
+                        nested, rootLabel: nil, expansion: deeper, summarizing: summarizes, compact: compact,
+                        depth: depth + 1, limit: limit - text.utf8.count)
+                case .propertyList(let value):
+                    let remaining = max(0, limit - text.utf8.count)
+                    do {
+                        rendered = String(
+                            decoding: try value.jsonData(
+                                options: PropertyListJSONOptions(
+                                    prettyPrinted: false, maximumOutputBytes: remaining)),
+                            as: UTF8.self)
+                    } catch let error as KeyedArchiveError where error.code == .limitExceeded {
+                        throw PropertyListPrinter.OutputLimitExceeded(limit: limit)
+                    }
+                }
+                expansion.budget.renderings[key] = rendered
+                text += rendered
             }
-            text += "\n" + String(repeating: "  ", count: depth) + "}"
+            newline(depth)
+            text += "}"
         }
 
         mutating func writeObject(_ members: [(String, Member)], depth: Int) throws {
@@ -186,16 +206,15 @@ enum ArchiveGraphJSON {
             }
             text += "{"
             for (index, (key, member)) in members.enumerated() {
-                text += index == 0 ? "\n" : ",\n"
-                indent(depth + 1)
+                if index > 0 { text += "," }
+                newline(depth + 1)
                 text += try Self.scalar(.string(key)) + ": "
                 switch member {
                 case .value(let value): try write(value, depth: depth + 1)
                 case .literal(let literal): text += literal
                 }
             }
-            text += "\n"
-            indent(depth)
+            newline(depth)
             text += "}"
         }
 
@@ -259,8 +278,12 @@ enum ArchiveGraphJSON {
             }
         }
 
-        private mutating func indent(_ depth: Int) {
-            text += String(repeating: "  ", count: depth)
+        /// A new line indented for `depth`; nothing when compact.
+        private mutating func newline(_ depth: Int) {
+            guard !compact else { return }
+            text += "\n"
+            // Shallow: a small string, the cheapest to append; deep: made once.
+            text += depth <= 7 ? String(repeating: "  ", count: depth) : Indentation.spaces(2 * depth)
         }
 
         /// A summary's property list as a graph value (it holds no references).
@@ -285,9 +308,10 @@ enum ArchiveGraphJSON {
             let plist: PropertyList
             switch value {
             case .string(let string): plist = .string(string)
-            case .integer(let integer): plist = .integer(integer)
+            // Integers and Booleans as the JSON writer spells them, without its setup.
+            case .integer(let integer): return integer.description
             case .real(let real): plist = .real(real)
-            case .bool(let flag): plist = .bool(flag)
+            case .bool(let flag): return flag ? "true" : "false"
             case .date(let date): plist = .date(date)
             case .data(let data): plist = .data(data)
             case .null, .reference, .array, .dictionary: return "null"

@@ -16,7 +16,9 @@ import Foundation
 /// - a `nil` reference is the string `$null`; a reference back to an object that encloses
 ///   it (a cycle) is left as that object's UID, so that the result is finite;
 /// - a shared object is written out at every reference, within a budget of values
-///   (``Failure`` past it) so that a small archive cannot expand without bound.
+///   (``Failure`` past it) so that a small archive cannot expand without bound. It is
+///   resolved once and its result shared (the budget still counts it at every reference),
+///   unless resolving it met a cycle, whose cut depends on where the object is reached.
 struct ArchiveValueResolver {
     /// The deepest nesting of objects written out, as for `decode --json`.
     static let maximumDepth = 512
@@ -30,6 +32,13 @@ struct ArchiveValueResolver {
     /// How many more values may be produced.
     var budget: Int
     private var enclosing: Set<Int> = []
+    /// Nodes resolved without meeting a cycle, with the values they count for and the
+    /// levels of nesting below them: the same wherever they are referenced.
+    private var resolved: [Int: (value: PropertyList, size: Int, height: Int)] = [:]
+    /// How many references back to an enclosing object have been cut so far.
+    private var cuts = 0
+    /// The deepest level reached since the outermost node being resolved started.
+    private var deepest = 0
 
     init(graph: ArchivedObjectGraph, budget: Int) {
         self.graph = graph
@@ -40,13 +49,9 @@ struct ArchiveValueResolver {
         -> PropertyList
     {
         budget -= 1
-        guard budget >= 0 else {
-            throw Failure(
-                message: "the resolved value is larger than the output allows (shared objects repeated)")
-        }
-        guard depth < Self.maximumDepth else {
-            throw Failure(message: "objects are nested more than \(Self.maximumDepth) deep")
-        }
+        guard budget >= 0 else { throw Self.budgetExceeded }
+        try checkDepth(depth)
+        deepest = max(deepest, depth)
         switch value {
         case .null: return .string("$null")
         case .string(let text): return .string(text)
@@ -65,10 +70,23 @@ struct ArchiveValueResolver {
             for field in fields { result[field.key] = try propertyList(for: field.value, depth: depth + 1) }
             return .dictionary(result)
         case .reference(let uid):
+            if let known = resolved[uid] {
+                // Counted again in full, and checked for depth where it lands.
+                try checkDepth(depth + known.height)
+                deepest = max(deepest, depth + known.height)
+                budget -= min(known.size - 1, budget + 1)
+                guard budget >= 0 else { throw Self.budgetExceeded }
+                return known.value
+            }
+            let (budgetBefore, cutsBefore, deepestBefore) = (budget, cuts, deepest)
+            deepest = depth
+            defer { deepest = max(deepest, deepestBefore) }
+            let value: PropertyList
             switch graph[uid] {
-            case .value(let plain)?: return try propertyList(for: plain, depth: depth + 1)
+            case .value(let plain)?: value = try propertyList(for: plain, depth: depth + 1)
             case .object(let object)?:
                 if enclosing.contains(uid) {
+                    cuts += 1
                     guard let number = UInt64(exactly: uid) else {
                         throw Failure(message: "object reference \(uid) is not a UID")
                     }
@@ -76,12 +94,26 @@ struct ArchiveValueResolver {
                 }
                 enclosing.insert(uid)
                 defer { enclosing.remove(uid) }
-                return try propertyList(for: object, depth: depth + 1)
+                value = try propertyList(for: object, depth: depth + 1)
             case .classDescription(let description)?:
                 return .dictionary(["$classname": .string(description.className)])
             case .null?, nil:
                 return .string("$null")
             }
+            if cuts == cutsBefore {
+                // This reference's own value (charged above) included.
+                resolved[uid] = (value, budgetBefore - budget + 1, deepest - depth)
+            }
+            return value
+        }
+    }
+
+    private static let budgetExceeded = Failure(
+        message: "the resolved value is larger than the output allows (shared objects repeated)")
+
+    private func checkDepth(_ depth: Int) throws(Failure) {
+        guard depth < Self.maximumDepth else {
+            throw Failure(message: "objects are nested more than \(Self.maximumDepth) deep")
         }
     }
 

@@ -94,6 +94,12 @@ enum LiteralSourceWriter {
         case .objc:
             text += "__attribute__((visibility(\"hidden\")))\n\(try objcType(of: value)) * const \(name) = "
         }
+        // Refused at once when certainly too long (a bomb of shared objects), after the
+        // check for what Objective-C cannot write, whose message says more.
+        if language == .objc { try checkRepresentable(value) }
+        if PrintedSize.exceeds(limit - text.utf8.count, value, layout: .literal(language)) {
+            throw tooLarge(limit)
+        }
         try append(value, language: language, to: &text, limit: limit)
         text += language == .objc ? ";\n" : "\n"
         guard text.utf8.count <= limit else { throw tooLarge(limit) }
@@ -180,8 +186,8 @@ enum LiteralSourceWriter {
             case .text(let literal):
                 text += literal
             case .value(let value, let indent):
-                let inner = String(repeating: "    ", count: indent + 1)
-                let outer = String(repeating: "    ", count: indent)
+                let inner = Indentation.spaces(4 * (indent + 1))
+                let outer = Indentation.spaces(4 * indent)
                 switch value {
                 case .array(let elements):
                     if elements.isEmpty && !objc {

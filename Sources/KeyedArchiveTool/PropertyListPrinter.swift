@@ -59,10 +59,14 @@ enum PropertyListPrinter {
     ///   - limit: The most bytes of text to produce.
     ///   - output: Receives the text in order.
     /// - Throws: ``OutputLimitExceeded`` once the text would pass `limit` bytes; what was
-    ///   handed to `output` before stays written.
+    ///   handed to `output` before stays written. A value whose text is certainly longer
+    ///   (``PrintedSize``) is refused before anything is written.
     static func render(_ value: PropertyList, limit: Int, output: (String) -> Void)
         throws(OutputLimitExceeded)
     {
+        if limit < .max, PrintedSize.exceeds(limit, value, layout: .plutil) {
+            throw OutputLimitExceeded(limit: limit)
+        }
         try withoutActuallyEscaping(output) { output throws(OutputLimitExceeded) in
             var formatter = Formatter(limit: limit, output: output)
             try events(of: value) { event throws(OutputLimitExceeded) in try formatter.consume(event) }
@@ -195,7 +199,11 @@ enum PropertyListPrinter {
     }
 
     private static func appendIndent(_ level: Int, to text: inout String) {
-        text += String(repeating: "  ", count: min(level, maximumIndent))
+        // Up to 7 levels "  " repeated makes a small string, the cheapest to append; deeper
+        // ones come made (repeating it 32 times cost more than the rest of the line).
+        text +=
+            level <= 7
+            ? String(repeating: "  ", count: level) : Indentation.spaces(2 * min(level, maximumIndent))
         if level > maximumIndent { text += "⋯\(level) " }
     }
 

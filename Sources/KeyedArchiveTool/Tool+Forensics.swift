@@ -8,42 +8,94 @@ import Foundation
 
 /// `decode --expand` (text) and `decode --jsonl`: reading archives as an examiner finds them.
 extension Tool {
-    /// The archives nested in `graph`'s data values, each after the outline as
+    /// The archives nested in the data values `found` (each with its key path), each as
     /// `PATH ⇒ keyed archive (N bytes):` and its own outline, indented; nested archives
-    /// inside those follow theirs, up to ``NestedArchive/maximumLevels`` deep.
+    /// inside those follow theirs, up to ``NestedArchive/maximumLevels`` deep. Each line
+    /// starts with `prefix` (the indentation of the archive `found` is in).
+    ///
+    /// Identical data (an archive stored in many places) is read and rendered once.
+    ///
+    /// - Throws: ``PropertyListPrinter/OutputLimitExceeded`` as soon as the text passes
+    ///   `limit` bytes.
     static func expandedOutlines(
-        _ graph: ArchivedObjectGraph, rootLabel: String?, expansion: ArchiveGraphJSON.Expansion
-    ) -> String {
+        of found: [(path: String, data: Data)], expansion: ArchiveGraphJSON.Expansion, prefix: String = "",
+        limit: Int
+    ) throws(PropertyListPrinter.OutputLimitExceeded) -> String {
         guard expansion.level < NestedArchive.maximumLevels else { return "" }
+        let headerPrefix = prefix + String(repeating: "  ", count: expansion.level)
+        let bodyPrefix = prefix + String(repeating: "  ", count: expansion.level + 1)
         var text = ""
-        for (path, data) in NestedArchive.dataValues(in: graph, rootLabel: rootLabel) {
+        for (path, data) in found {
             guard
                 let content = NestedArchive.recognize(
                     data, recovering: expansion.recovering, budget: expansion.budget)
             else { continue }
-            let indent = String(repeating: "  ", count: expansion.level + 1)
-            text +=
-                "\(String(repeating: "  ", count: expansion.level))\(path) ⇒ \(content.kindName) (\(data.count) bytes)"
-            var body = ""
-            switch content {
-            case .keyedArchive(let nested), .typedstream(let nested):
-                body =
-                    nested.topLevel.isEmpty
-                    ? "(empty archive: $top has no keys)\n"
-                    : nested.outline(summarizingKnownClasses: expansion.summarizing)
-                for problem in nested.problems { body += "problem: \(problem.description)\n" }
-                var deeper = expansion
-                deeper.level += 1
-                body += expandedOutlines(nested, rootLabel: nil, expansion: deeper)
-            case .propertyList(let value):
-                body = PropertyListPrinter.render(value)
+            let header = "\(headerPrefix)\(path) ⇒ \(content.kindName) (\(data.count) bytes):\n"
+            let key = NestedArchive.RenderingKey(
+                data: data, level: expansion.level, depth: prefix.utf8.count, json: false)
+            let body: String
+            if let known = expansion.budget.renderings[key] {
+                body = known
+            } else {
+                body = try expandedBody(
+                    content, expansion: expansion, prefix: bodyPrefix,
+                    limit: limit - text.utf8.count - header.utf8.count)
+                expansion.budget.renderings[key] = body
             }
-            text += ":\n"
-            for line in body.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
-                text += "\(indent)\(line)\n"
+            // Checked before appending: the text never passes the limit.
+            guard text.utf8.count + header.utf8.count + body.utf8.count <= limit else {
+                throw PropertyListPrinter.OutputLimitExceeded(limit: limit)
             }
+            text += header
+            text += body
         }
         return text
+    }
+
+    /// What expanded data shows under its header: a nested archive's outline, its problems
+    /// and the archives nested in it, or a property list as `-p` prints it; every line
+    /// after `prefix`.
+    private static func expandedBody(
+        _ content: NestedArchive.Content, expansion: ArchiveGraphJSON.Expansion, prefix: String, limit: Int
+    ) throws(PropertyListPrinter.OutputLimitExceeded) -> String {
+        var body = ""
+        switch content {
+        case .keyedArchive(let nested), .typedstream(let nested):
+            if nested.topLevel.isEmpty {
+                body = prefix + "(empty archive: $top has no keys)\n"
+            } else {
+                guard
+                    let outline = nested.outline(
+                        summarizingKnownClasses: expansion.summarizing, linePrefix: prefix,
+                        maximumBytes: max(0, limit))
+                else { throw PropertyListPrinter.OutputLimitExceeded(limit: limit) }
+                body = outline
+            }
+            for problem in nested.problems { body += "\(prefix)problem: \(problem.description)\n" }
+            var deeper = expansion
+            deeper.level += 1
+            body += try expandedOutlines(
+                of: NestedArchive.dataValues(in: nested, rootLabel: nil), expansion: deeper, prefix: prefix,
+                limit: limit - body.utf8.count)
+        case .propertyList(let value):
+            var atLineStart = true
+            try PropertyListPrinter.render(value, limit: max(0, limit)) { piece in
+                var rest = Substring(piece)
+                while !rest.isEmpty {
+                    if atLineStart { body += prefix }
+                    guard let newline = rest.firstIndex(of: "\n") else {
+                        body += rest
+                        atLineStart = false
+                        break
+                    }
+                    body += rest[...newline]
+                    rest = rest[rest.index(after: newline)...]
+                    atLineStart = true
+                }
+            }
+        }
+        guard body.utf8.count <= limit else { throw PropertyListPrinter.OutputLimitExceeded(limit: limit) }
+        return body
     }
 
     /// `decode --jsonl`: one JSON object per line and per file, folders searched
@@ -91,10 +143,7 @@ extension Tool {
             : nil
         /// A graph as `decode --json` prints it, on one line.
         func graphLine(_ graph: ArchivedObjectGraph) throws -> String {
-            String(
-                decoding: ArchiveGraphJSON.compacted(
-                    try ArchiveGraphJSON.render(graph, expansion: expansion)),
-                as: UTF8.self)
+            try ArchiveGraphJSON.render(graph, expansion: expansion, compact: true, limit: limit)
         }
         if TypedStreamUnarchiver.isTypedStream(data) {
             // NSArchiver's format: its object graph, as for a keyed archive.
@@ -103,6 +152,8 @@ extension Tool {
                 let graph = try TypedStreamUnarchiver.objectGraph(from: data).archivedObjectGraph()
                 fields.append(("kind", Self.jsonString("typedstream")))
                 fields.append(("result", try graphLine(graph)))
+            } catch is PropertyListPrinter.OutputLimitExceeded {
+                return fail(Self.outputTooLarge(limit))
             } catch let error as KeyedArchiveError {
                 return fail("not a readable typedstream: \(error.description)")
             } catch {
@@ -127,18 +178,17 @@ extension Tool {
                     fields.append(("result", try graphLine(graph)))
                 } else {
                     var plain = value
-                    if invocation.expands {
-                        var resolver = NestedArchive.PlainExpander(
-                            recovering: invocation.recovers,
-                            budget: NestedArchive.Budget(forInputLength: data.count),
-                            valueBudget: max(1, limit / 16))
-                        plain = try resolver.expanded(value, level: 0)
+                    if let expansion {
+                        var expander = NestedArchive.PlainExpander(
+                            recovering: invocation.recovers, budget: expansion.budget)
+                        plain = try expander.expanded(value, level: 0)
                     }
-                    let rendered = try plain.jsonData(
-                        options: PropertyListJSONOptions(prettyPrinted: false, maximumOutputBytes: limit))
+                    let rendered = try Self.json(plain, readable: false, limit: limit)
                     fields.append(("kind", Self.jsonString("property list")))
-                    fields.append(("result", String(decoding: rendered, as: UTF8.self)))
+                    fields.append(("result", rendered))
                 }
+            } catch is PropertyListPrinter.OutputLimitExceeded {
+                return fail(Self.outputTooLarge(limit))
             } catch let error as KeyedArchiveError {
                 return fail("not a readable keyed archive: \(error.description)")
             } catch {
@@ -150,9 +200,32 @@ extension Tool {
         return true
     }
 
+    /// Writes one line, `{"key":value,…}`; the values (a result may be tens of megabytes)
+    /// are handed out in pieces, not copied into the line.
     private func writeFields(_ fields: [(String, String)]) {
-        let members = fields.map { "\(Self.jsonString($0.0)):\($0.1)" }
-        environment.writeOutput(Data(("{" + members.joined(separator: ",") + "}\n").utf8))
+        for (index, (key, value)) in fields.enumerated() {
+            writeText((index == 0 ? "{" : ",") + Self.jsonString(key) + ":")
+            writeText(value)
+        }
+        writeText("}\n")
+    }
+
+    /// A property list as `-convert json` writes it (on one line unless `readable`).
+    ///
+    /// - Throws: ``PropertyListPrinter/OutputLimitExceeded`` when the text would pass
+    ///   `limit` bytes; ``KeyedArchiveError`` as the JSON writer throws.
+    static func json(_ value: PropertyList, readable: Bool, limit: Int) throws -> String {
+        do {
+            return String(
+                decoding: try value.jsonData(
+                    options: PropertyListJSONOptions(prettyPrinted: readable, maximumOutputBytes: limit)),
+                as: UTF8.self)
+        } catch let error as KeyedArchiveError
+            where error.code == .limitExceeded && error.description.contains("would be longer than")
+        {
+            // The output limit, not the nesting one (`limitExceeded` too).
+            throw PropertyListPrinter.OutputLimitExceeded(limit: limit)
+        }
     }
 
     static func jsonString(_ text: String) -> String {

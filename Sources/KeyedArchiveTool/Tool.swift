@@ -315,61 +315,128 @@ package struct Tool {
 
     /// Prints a keyed archive as an object graph: indented text, or JSON with `--json`.
     /// With several files, each text rendering is preceded by `==> FILE <==`.
+    ///
+    /// With `--expand`, a property list that is not a keyed archive (a Terminal profile, a
+    /// web archive) is shown too, with the archives its data values hold expanded
+    /// (``decodeExpanded(_:_:expansion:limit:)``).
     private func decode(_ file: InputFile, _ invocation: Invocation) throws(ToolFailure) {
         let value = file.value
         let name = file.name
-        let rendered: Data
+        let limit = Self.outputLimit(forInputLength: file.byteCount)
+        let header = invocation.files.count > 1 && !invocation.json ? "==> \(name) <==\n" : ""
+        let expansion =
+            invocation.expands
+            ? ArchiveGraphJSON.Expansion(
+                recovering: invocation.recovers, level: 0,
+                budget: NestedArchive.Budget(forInputLength: file.byteCount), summarizing: !invocation.raw
+            )
+            : nil
+        var rendered: String
         do {
-            var graph =
-                try file.typedStream?.archivedObjectGraph()
-                ?? KeyedUnarchiver.objectGraph(
-                    from: value, options: KeyedUnarchivingOptions(recoversFromDamage: invocation.recovers))
-            var label: String?
-            if let path = invocation.graphPath {
-                guard let found = graph.value(atKeyPath: path.components) else {
-                    throw ToolFailure("no value at key path \(path) of the object graph")
-                }
-                graph = graph.subgraph(at: found)
-                label = path.text
-            }
-            let expansion =
-                invocation.expands
-                ? ArchiveGraphJSON.Expansion(
-                    recovering: invocation.recovers, level: 0,
-                    budget: NestedArchive.Budget(forInputLength: file.byteCount), summarizing: !invocation.raw
-                )
-                : nil
-            // Known classes as people think of them, unless --raw asks for every field.
-            let summarizing = !invocation.raw
-            if invocation.json {
-                rendered = try ArchiveGraphJSON.render(
-                    graph, rootLabel: label, expansion: expansion, summarizing: summarizing)
+            if let expansion, file.typedStream == nil, !Self.isKeyedArchive(value) {
+                rendered = try decodeExpanded(value, invocation, expansion: expansion, limit: limit)
             } else {
-                let header = invocation.files.count > 1 ? "==> \(name) <==\n" : ""
-                // An archive with nothing encoded is valid but prints no line: say so.
-                var outline =
-                    graph.topLevel.isEmpty
-                    ? "(empty archive: $top has no keys)\n"
-                    : graph.outline(summarizingKnownClasses: summarizing)
-                if let label, outline.hasPrefix("root") { outline = label + outline.dropFirst(4) }
-                if let expansion {
-                    outline += Self.expandedOutlines(graph, rootLabel: label, expansion: expansion)
-                }
-                rendered = Data((header + outline).utf8)
-            }
-            for problem in graph.problems {
-                environment.writeError("\(name): problem: \(problem.description)\n")
+                rendered = try decodeGraph(file, invocation, expansion: expansion, limit: limit)
             }
         } catch let error as ToolFailure {
             throw error
+        } catch is PropertyListPrinter.OutputLimitExceeded {
+            throw ToolFailure(Self.outputTooLarge(limit))
         } catch let error as KeyedArchiveError {
             throw ToolFailure("not a readable keyed archive: \(error.description)")
+        } catch let error as ArchiveValueResolver.Failure {
+            throw ToolFailure(error.message)
         } catch {
             throw ToolFailure("not a readable keyed archive: \(error)")
         }
-        let limit = Self.outputLimit(forInputLength: file.byteCount)
-        guard rendered.count <= limit else { throw ToolFailure(Self.outputTooLarge(limit)) }
-        environment.writeOutput(rendered)
+        guard header.utf8.count + rendered.utf8.count <= limit else {
+            throw ToolFailure(Self.outputTooLarge(limit))
+        }
+        writeText(header)
+        writeText(rendered)
+    }
+
+    /// Whether `value` is a keyed archive's top-level dictionary (it has `$objects`).
+    static func isKeyedArchive(_ value: PropertyList) -> Bool {
+        guard case .dictionary(let dictionary) = value else { return false }
+        return dictionary["$objects"] != nil
+    }
+
+    /// The object graph of a keyed archive or typedstream `file` as `decode` prints it.
+    private func decodeGraph(
+        _ file: InputFile, _ invocation: Invocation, expansion: ArchiveGraphJSON.Expansion?, limit: Int
+    ) throws -> String {
+        var graph =
+            try file.typedStream?.archivedObjectGraph()
+            ?? KeyedUnarchiver.objectGraph(
+                from: file.value, options: KeyedUnarchivingOptions(recoversFromDamage: invocation.recovers))
+        var label: String?
+        if let path = invocation.graphPath {
+            guard let found = graph.value(atKeyPath: path.components) else {
+                throw ToolFailure("no value at key path \(path) of the object graph")
+            }
+            graph = graph.subgraph(at: found)
+            label = path.text
+        }
+        // Known classes as people think of them, unless --raw asks for every field.
+        let summarizing = !invocation.raw
+        var rendered: String
+        if invocation.json {
+            rendered = try ArchiveGraphJSON.render(
+                graph, rootLabel: label, expansion: expansion, summarizing: summarizing, limit: limit)
+        } else {
+            // An archive with nothing encoded is valid but prints no line: say so.
+            if graph.topLevel.isEmpty {
+                rendered = "(empty archive: $top has no keys)\n"
+            } else {
+                guard
+                    let outline = graph.outline(
+                        summarizingKnownClasses: summarizing, linePrefix: "", maximumBytes: limit)
+                else { throw PropertyListPrinter.OutputLimitExceeded(limit: limit) }
+                rendered = outline
+            }
+            if let label, rendered.hasPrefix("root") { rendered = label + rendered.dropFirst(4) }
+            if let expansion {
+                rendered += try Self.expandedOutlines(
+                    of: NestedArchive.dataValues(in: graph, rootLabel: label), expansion: expansion,
+                    limit: limit - rendered.utf8.count)
+            }
+        }
+        for problem in graph.problems {
+            environment.writeError("\(file.name): problem: \(problem.description)\n")
+        }
+        return rendered
+    }
+
+    /// `decode --expand` of a property list that is not a keyed archive: the value at
+    /// `--path` (or the whole), as `-p` prints it followed by its data values' archives as
+    /// `KEYPATH ⇒ keyed archive (N bytes):` and their outlines, or with `--json` as
+    /// `decode --jsonl --expand` gives it (each such data value
+    /// `{"$expanded": kind, "$value": …}`), indented.
+    private func decodeExpanded(
+        _ value: PropertyList, _ invocation: Invocation, expansion: ArchiveGraphJSON.Expansion, limit: Int
+    ) throws -> String {
+        var selected = value
+        var label: String?
+        if let path = invocation.graphPath {
+            guard let found = path.value(in: value) else {
+                throw ToolFailure("no value at key path \(path) of the property list")
+            }
+            selected = found
+            label = path.text
+        }
+        if invocation.json {
+            var expander = NestedArchive.PlainExpander(
+                recovering: invocation.recovers, budget: expansion.budget)
+            return try Self.json(try expander.expanded(selected, level: 0), readable: true, limit: limit)
+                + "\n"
+        }
+        var text = ""
+        try PropertyListPrinter.render(selected, limit: limit) { text += $0 }
+        text += try Self.expandedOutlines(
+            of: NestedArchive.dataValues(in: selected, rootLabel: label), expansion: expansion,
+            limit: limit - text.utf8.count)
+        return text
     }
 
     // MARK: - Converting
@@ -525,7 +592,15 @@ package struct Tool {
             limit: Self.outputLimit(forInputLength: data.count), output: { pieces.append($0) })
         do {
             if isBinary {
+                // A file without shared containers gives at most two events per reference
+                // (its value and, for a container, its end); far more means objects reached
+                // again and again (a "bomb"), which the tree's way measures before printing
+                // (``PrintedSize``) instead of printing up to the limit.
+                let eventLimit = 2 * data.count + 1024
+                var events = 0
                 try BinaryPropertyListWalk.walk(data, options: PropertyListReadingOptions()) { event in
+                    events += 1
+                    guard events <= eventLimit else { throw SharedObjectsRepeated() }
                     try formatter.consume(event)
                 }
             } else if detected == .xml {
@@ -542,6 +617,21 @@ package struct Tool {
     }
 
     private static let binaryMagic = Array("bplist00".utf8)
+
+    /// Why ``streamedPrint(_:)`` left a binary file to the tree's way.
+    private struct SharedObjectsRepeated: Error {}
+
+    /// Writes `text` to standard output in pieces of at most a megabyte, so that a large
+    /// rendering is not copied whole once more on its way out.
+    func writeText(_ text: String) {
+        let bytes = text.utf8
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            let end = bytes.index(start, offsetBy: 1 << 20, limitedBy: bytes.endIndex) ?? bytes.endIndex
+            environment.writeOutput(Data(bytes[start..<end]))
+            start = end
+        }
+    }
 
     /// Whether `data` is to be read as JSON, as ``readPropertyList(_:_:report:)`` decides
     /// it: it looks like JSON and is no property list. That needs reading it as OpenStep

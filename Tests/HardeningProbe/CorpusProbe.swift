@@ -1,13 +1,17 @@
 import Foundation
 import KeyedArchive
+import KeyedArchiveTool
 
 // `hardening-probe corpus NAME`: one input of the hostile corpus, built here from a
-// generator (no big files), run through the entry point it attacks. Prints one line:
+// generator (no big files), run through the entry point it attacks (a library call, or a
+// command of the `keyed-archive` tool on the input written to a temporary file). Prints
+// one line:
 //
-//   NAME: input I bytes, output O bytes, peak P KB, OUTCOME
+//   NAME: input I bytes, output O bytes, peak P KB, time T ms, OUTCOME
 //
 // where peak is this process's peak resident size (VmHWM, its own, unlike ru_maxrss
-// after a spawn) above what it was before the case ran.
+// after a spawn) above what it was before the case ran, and time the wall-clock time the
+// case took.
 
 /// This process's peak resident size so far, in kilobytes.
 func peakResidentKilobytes() -> Int {
@@ -99,6 +103,81 @@ func largeUIDArchive(_ uid: UInt64) -> Data {
         """.utf8)
 }
 
+/// A keyed archive whose `$objects` holds `$null` and one entry, a `levels`-deep bomb
+/// (2^(levels-1) leaves), with 1-byte references: 247 bytes for 20 levels.
+func plainBombEntryArchive(levels: Int) -> Data {
+    func ascii(_ text: String) -> [UInt8] {
+        text.utf8.count < 15
+            ? [0x50 | UInt8(text.utf8.count)] + Array(text.utf8)
+            : [0x5F, 0x10, UInt8(text.utf8.count)] + Array(text.utf8)
+    }
+    var objects: [[UInt8]] = [
+        [0xD4, 1, 2, 3, 4, 5, 6, 7, 8],
+        ascii("$archiver"), ascii("$version"), ascii("$top"), ascii("$objects"),
+        ascii("NSKeyedArchiver"), [0x12, 0x00, 0x01, 0x86, 0xA0],
+        [0xD1, 9, 10],  // $top = {root: UID 1}
+        [0xA2, 11, 12],  // $objects = [$null, the bomb]
+        ascii("root"), [0x80, 0x01], ascii("$null"),
+    ]
+    for level in 0..<levels {
+        let next = UInt8(12 + level + 1)
+        objects.append(level == levels - 1 ? [0x10, 7] : [0xA2, next, next])
+    }
+    return bplist(objects)
+}
+
+/// A plain property list (not an archive) whose `items` refer `references` times to one
+/// data value holding a `levels`-deep bomb as a binary property list (95 bytes for 14
+/// levels), beside `padding` bytes of text: 62 KB for 2,000 references.
+func sharedNestedBombPlist(references: Int, levels: Int, padding: Int) -> Data {
+    let inner = bplist(
+        (0..<levels).map { level in
+            level == levels - 1 ? [0x10, 7] : [0xA2, UInt8(level + 1), UInt8(level + 1)]
+        })
+    let value: PropertyList = [
+        "pad": .string(String(repeating: "a", count: padding)),
+        "items": .array(Array(repeating: .data(inner), count: references)),
+    ]
+    // The binary writer stores equal data once: every reference points at one object.
+    return (try? value.data(format: .binary)) ?? Data()
+}
+
+/// What the tool reported when a command failed.
+struct ToolRefusal: Error {
+    let written: Int
+    let message: String
+}
+
+/// Runs `keyed-archive ARGUMENTS FILE` in this process on the input written to a
+/// temporary file, counting what it writes to standard output.
+func toolCommand(_ arguments: [String]) -> @Sendable (Data) throws -> Int {
+    { input in
+        let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+            "hardening-probe-\(getpid()).plist")
+        let path = url.path
+        try input.write(to: url)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var written = 0
+        var head = Data()
+        var message = ""
+        let status = Tool.run(
+            arguments: arguments + [path],
+            environment: .process(
+                output: { piece in
+                    written += piece.count
+                    if head.count < 300 { head.append(piece.prefix(300 - head.count)) }
+                },
+                error: { if message.isEmpty { message = $0 } }))
+        guard status == 0 else {
+            // `--jsonl` reports on standard output.
+            if message.isEmpty { message = String(decoding: head, as: UTF8.self) }
+            message = message.replacing(path, with: "FILE").trimmingCharacters(in: .newlines)
+            throw ToolRefusal(written: written, message: String(message.prefix(200)))
+        }
+        return written
+    }
+}
+
 /// The corpus: each case names its input and what it runs (returning the output size).
 let corpusCases: [String: (input: @Sendable () -> Data, run: @Sendable (Data) throws -> Int)] = [
     "shared-plain-value-outline": (
@@ -171,6 +250,59 @@ let corpusCases: [String: (input: @Sendable () -> Data, run: @Sendable (Data) th
             ).count
         }
     ),
+    // Hardening III: one `$objects` entry holding a 2^19-leaf bomb built a million values
+    // (254–264 MB) for the graph, and a plain property list holding a bomb in a data value
+    // referenced 2,000 times was expanded 2,000 times (2.6–3.8 GB).
+    "plain-bomb-entry-graph": (
+        { plainBombEntryArchive(levels: 20) },
+        { try KeyedUnarchiver.objectGraph(from: $0).nodes.count }
+    ),
+    "plain-bomb-entry-graph-from-value": (
+        { plainBombEntryArchive(levels: 20) },
+        { try KeyedUnarchiver.objectGraph(from: try PropertyList(from: $0)).nodes.count }
+    ),
+    "plain-bomb-entry-outline": (
+        { plainBombEntryArchive(levels: 20) },
+        { try KeyedUnarchiver.objectGraph(from: $0).outline().utf8.count }
+    ),
+    "tool-decode-plain-bomb-entry": ({ plainBombEntryArchive(levels: 20) }, toolCommand(["decode"])),
+    "tool-decode-json-plain-bomb-entry": (
+        { plainBombEntryArchive(levels: 20) }, toolCommand(["decode", "--json"])
+    ),
+    "tool-decode-jsonl-plain-bomb-entry": (
+        { plainBombEntryArchive(levels: 20) }, toolCommand(["decode", "--jsonl"])
+    ),
+    "tool-print-plain-bomb-entry": ({ plainBombEntryArchive(levels: 20) }, toolCommand(["-p"])),
+    "tool-expand-jsonl-shared-data": (
+        { sharedNestedBombPlist(references: 2000, levels: 14, padding: 58_000) },
+        toolCommand(["decode", "--jsonl", "--expand"])
+    ),
+    "tool-expand-text-shared-data": (
+        { sharedNestedBombPlist(references: 2000, levels: 14, padding: 58_000) },
+        toolCommand(["decode", "--expand"])
+    ),
+    "tool-expand-json-shared-data": (
+        { sharedNestedBombPlist(references: 2000, levels: 14, padding: 58_000) },
+        toolCommand(["decode", "--expand", "--json"])
+    ),
+    // `-p` of 490 nested arrays around a 2^19-leaf bomb (2.6 KB) printed for 20–33 s before
+    // refusing at 64 MB; every printer now refuses it at once.
+    "tool-print-nested-bomb": ({ nestedBomb(depth: 490, levels: 20) }, toolCommand(["-p"])),
+    "tool-swift-nested-bomb": (
+        { nestedBomb(depth: 490, levels: 20) }, toolCommand(["-convert", "swift", "-o", "-"])
+    ),
+    "tool-objc-nested-bomb": (
+        { nestedBomb(depth: 490, levels: 20) }, toolCommand(["-convert", "objc", "-o", "-"])
+    ),
+    "tool-xml-nested-bomb": (
+        { nestedBomb(depth: 490, levels: 20) }, toolCommand(["-convert", "xml1", "-o", "-"])
+    ),
+    "tool-json-nested-bomb": (
+        { nestedBomb(depth: 490, levels: 20) }, toolCommand(["-convert", "json", "-o", "-"])
+    ),
+    "tool-decode-expand-nested-bomb": (
+        { nestedBomb(depth: 490, levels: 20) }, toolCommand(["decode", "--expand"])
+    ),
 ]
 
 /// Writes every corpus input to `folder`, one file per case, named after it.
@@ -197,6 +329,7 @@ func corpusProbe(name: String) -> Never {
     }
     let input = entry.input()
     let before = peakResidentKilobytes()
+    let start = DispatchTime.now().uptimeNanoseconds
     var output = 0
     let result: String
     do {
@@ -204,11 +337,20 @@ func corpusProbe(name: String) -> Never {
         result = "value"
     } catch let error as KeyedArchiveError {
         result = "error \(error.code)"
+    } catch let refusal as ToolRefusal {
+        output = refusal.written
+        result = "refused: \(refusal.message)"
     } catch {
         result = "UNEXPECTED \(error)"
     }
+    let milliseconds = (DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
     let peak = max(0, peakResidentKilobytes() - before)
-    let sanitizer = addressSanitizerIsPresent() ? " (AddressSanitizer)" : ""
-    say("\(name): input \(input.count) bytes, output \(output) bytes, peak \(peak) KB, \(result)\(sanitizer)")
+    var notes = addressSanitizerIsPresent() ? " (AddressSanitizer)" : ""
+    #if DEBUG
+    notes += " (debug build)"
+    #endif
+    say(
+        "\(name): input \(input.count) bytes, output \(output) bytes, peak \(peak) KB, time \(milliseconds) ms, "
+            + "\(result)\(notes)")
     exit(result.hasPrefix("UNEXPECTED") ? 1 : 0)
 }

@@ -7,7 +7,7 @@ Inputs: the hostile corpus (written by `HardeningProbe write-corpus`), the hand-
 inputs under Tests/KeyedArchiveTests/Resources/FuzzRegressions/, and ../shared/fixtures/malformed
 when present. Not part of .ci/run (it takes minutes); run it after changing a reader:
 
-    swift build -c release --product keyed-archive --product HardeningProbe
+    swift build -c release --product keyed-archive && swift build -c release --product HardeningProbe
     python3 Tests/HostileMatrix/hostile-matrix.py [--build .build/release] [--only SUBSTRING]
 
 Prints one line per failing run and a summary; exits 1 when a run breaks a bound.
@@ -65,7 +65,7 @@ def main():
     probe = os.path.join(options.build, "HardeningProbe")
     for needed in (tool, probe):
         if not os.path.exists(needed):
-            sys.exit(f"{needed} is missing: swift build -c release --product keyed-archive --product HardeningProbe")
+            sys.exit(f"{needed} is missing: swift build -c release --product keyed-archive && swift build -c release --product HardeningProbe")
     work = tempfile.mkdtemp(prefix="hostile-matrix-")
     corpus = os.path.join(work, "corpus")
     subprocess.run([probe, "write-corpus", corpus], check=True, stdout=subprocess.DEVNULL)

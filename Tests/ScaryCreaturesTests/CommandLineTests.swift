@@ -2,7 +2,7 @@ import Foundation
 import KeyedArchive
 import Testing
 
-@testable import ScaryCreatures
+@testable import scary_creatures
 
 /// Runs the command line as a user would, capturing what it prints.
 final class CommandRunner {

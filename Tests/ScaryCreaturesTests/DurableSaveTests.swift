@@ -2,7 +2,7 @@ import Foundation
 import KeyedArchive
 import Testing
 
-@testable import ScaryCreatures
+@testable import scary_creatures
 
 @Suite struct DurableSaveTests {
     /// The built `scary-creatures` binary beside the test bundle, if it was built.

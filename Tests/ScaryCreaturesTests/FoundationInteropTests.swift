@@ -2,7 +2,7 @@ import Foundation
 import KeyedArchive
 import Testing
 
-@testable import ScaryCreatures
+@testable import scary_creatures
 
 /// The tutorial's class as the iOS app writes it, on Foundation's side. Foundation on
 /// Linux always archives it as `ScaryCreaturesTests.FoundationScaryCreatureData`, so

@@ -2,7 +2,7 @@ import Foundation
 import KeyedArchive
 import Testing
 
-@testable import ScaryCreatures
+@testable import scary_creatures
 
 #if canImport(Glibc)
 import Glibc

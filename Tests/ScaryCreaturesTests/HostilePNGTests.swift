@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import ScaryCreatures
+@testable import scary_creatures
 
 /// PNG files built byte by byte, to say exactly what a hostile file claims.
 enum HostilePNG {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import ScaryCreatures
+@testable import scary_creatures
 
 @Suite struct ImageTests {
     @Test func pngRoundTripsExactly() throws {

@@ -132,8 +132,11 @@ final class BinaryArchiveSource {
     ///   (a date that is not finite), then as ``init(data:options:)``.
     /// - Complexity: O(n) in the size of the value.
     convenience init(propertyList root: PropertyList, options: KeyedUnarchivingOptions) throws {
+        // Containers the value shares stay shared: a value read from a small binary "bomb"
+        // is not written out as the million objects it stands for.
         try self.init(
-            data: root.data(format: .binary, options: PropertyListWritingOptions(sortsKeys: false)),
+            data: BinaryPropertyListWriter.write(
+                root, options: PropertyListWritingOptions(sortsKeys: false), sharesContainers: true),
             options: options)
     }
 

@@ -1209,11 +1209,13 @@ extension KeyedUnarchiver {
     /// `nil`), or `nil` when the class maps to none and is left to the standard or
     /// generic decoding.
     ///
-    /// A class that maps to nothing (AppKit's `NSTextStorage`, an app's own subclass) is
-    /// read as its nearest superclass in `$classes` that does, as Apple's unarchiver reads
-    /// a class it cannot load — under secure coding only when the caller named that
-    /// superclass's type in `allowed` (the standard types allowed implicitly do not count),
-    /// so that `["Evil", "NSArray"]` is refused where arrays were not asked for.
+    /// A class that maps to nothing (AppKit's `NSTextStorage`, an app's own subclass of a
+    /// Foundation class) is read as its nearest superclass in `$classes` that is one of the
+    /// catalogue's classes, as Apple's unarchiver reads a class it cannot load — under secure
+    /// coding only when the caller named that superclass's type in `allowed` (the standard
+    /// types allowed implicitly do not count), so that `["Evil", "NSArray"]` is refused where
+    /// arrays were not asked for. An unknown subclass of one of the caller's own classes is
+    /// refused: its type may hold invariants its superclass's reader does not know.
     func resolve(
         _ description: ClassDescription, allowed: [any KeyedCoding.Type]?
     ) throws -> (any KeyedCoding.Type)? {
@@ -1222,7 +1224,8 @@ extension KeyedUnarchiver {
             mappedType(forClassName: description.name) == nil,
             FoundationClass.untypedKind(description.name) == nil
         else { return nil }
-        for ancestor in description.chain.dropFirst() {
+        for ancestor in description.chain.dropFirst().prefix(TypedStreamReader.maximumClassChainLength)
+        where FoundationClass(name: ancestor) != nil || AppleClass(name: ancestor) != nil {
             if let mapped = mappedType(forClassName: ancestor) {
                 let identifier = ObjectIdentifier(mapped)
                 if allowed.contains(where: { ObjectIdentifier($0) == identifier }) { return mapped }

@@ -64,15 +64,25 @@ extension ArchivedObjectGraph {
     /// - Parameter summarizingKnownClasses: Whether to summarize known classes.
     /// - Returns: The text, one line per field.
     public func outline(summarizingKnownClasses: Bool) -> String {
+        outline(summarizingKnownClasses: summarizingKnownClasses, linePrefix: "", maximumBytes: .max) ?? ""
+    }
+
+    /// The outline of ``outline(summarizingKnownClasses:)`` with every line after
+    /// `linePrefix`, or `nil` as soon as the text passes `maximumBytes` bytes: plain
+    /// values that share storage (a binary object referenced many times inside one
+    /// `$objects` entry) can describe far more text than the graph holds.
+    package func outline(summarizingKnownClasses: Bool, linePrefix: String, maximumBytes: Int) -> String? {
         var renderer = ArchivedGraphOutliner(graph: self)
         renderer.summarizesKnownClasses = summarizingKnownClasses
+        renderer.linePrefix = linePrefix
+        renderer.maximumBytes = maximumBytes
         if let root { renderer.render(label: "root", value: root) }
         if root == nil || root == topLevelValue(forKey: KeyedArchiver.rootObjectKey) {
             for field in topLevel where field.key != KeyedArchiver.rootObjectKey {
                 renderer.render(label: field.key, value: field.value)
             }
         }
-        return renderer.text
+        return renderer.isOverLimit ? nil : renderer.finishedText()
     }
 
 }
@@ -88,19 +98,48 @@ struct ArchivedGraphOutliner {
     let graph: ArchivedObjectGraph
     /// Whether objects of classes the catalogue knows are shown by their summaries.
     var summarizesKnownClasses = false
-    private(set) var text = ""
+    /// Written before every line (the indentation of a nested archive's outline).
+    var linePrefix = ""
+    /// The longest text made; rendering stops once it is passed.
+    var maximumBytes = Int.max
+    /// Whether the text passed ``maximumBytes`` (it is then incomplete).
+    private(set) var isOverLimit = false
+    /// The text made so far, but for ``pending``.
+    private var text = ""
+    /// The latest lines, as bytes: appending to an array costs a fraction of appending to a
+    /// string, a few times per line (callgrind); moved into ``text`` in pieces.
+    private var pending: [UInt8] = []
     private var shown: [Bool]
     private var open: [Bool]
+
+    /// The size of the pieces moved into ``text``.
+    private static let pieceSize = 1 << 16
+
+    /// The deepest indentation's spaces.
+    private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 2 * maximumIndent)
 
     init(graph: ArchivedObjectGraph) {
         self.graph = graph
         shown = [Bool](repeating: false, count: graph.nodes.count)
         open = [Bool](repeating: false, count: graph.nodes.count)
+        pending.reserveCapacity(Self.pieceSize + 1024)
+    }
+
+    /// The text made, complete once every value was rendered.
+    mutating func finishedText() -> String {
+        flush()
+        return text
+    }
+
+    private mutating func flush() {
+        guard !pending.isEmpty else { return }
+        text += String(decoding: pending, as: UTF8.self)
+        pending.removeAll(keepingCapacity: true)
     }
 
     mutating func render(label: String, value: ArchivedObjectGraph.Value) {
         var work: [Work] = [.value(label: label, value: value, indent: 0)]
-        while let item = work.popLast() {
+        while !isOverLimit, let item = work.popLast() {
             switch item {
             case .line(let line, let indent):
                 append(line, indent: indent)
@@ -179,7 +218,20 @@ struct ArchivedGraphOutliner {
                 append("\(label): []", indent: indent)
                 return
             }
-            append("\(label): [", indent: indent)
+            append(label: label, "[", indent: indent)
+            if elements.allSatisfy(Self.isInline) {
+                // Numbers, strings, data: their lines at once, without a work item each.
+                for (index, element) in elements.enumerated() where !isOverLimit {
+                    startLine(indent: indent + 1)
+                    pending.append(UInt8(ascii: "["))
+                    appendDecimal(UInt64(index))
+                    pending.append(contentsOf: "]: ".utf8)
+                    appendScalar(element)
+                    endLine()
+                }
+                append("]", indent: indent)
+                return
+            }
             work.append(.line("]", indent: indent))
             for (index, element) in elements.enumerated().reversed() {
                 work.append(.value(label: "[\(index)]", value: element, indent: indent + 1))
@@ -189,14 +241,57 @@ struct ArchivedGraphOutliner {
                 append("\(label): {}", indent: indent)
                 return
             }
-            append("\(label): {", indent: indent)
+            append(label: label, "{", indent: indent)
             work.append(.line("}", indent: indent))
             for field in fields.reversed() {
                 work.append(.value(label: field.key, value: field.value, indent: indent + 1))
             }
         default:
-            append("\(label): \(Self.scalarText(value))", indent: indent)
+            startLine(indent: indent)
+            pending.append(contentsOf: label.utf8)
+            pending.append(contentsOf: ": ".utf8)
+            appendScalar(value)
+            endLine()
         }
+    }
+
+    /// Whether `value` is shown on its line without looking anything up.
+    private static func isInline(_ value: ArchivedObjectGraph.Value) -> Bool {
+        switch value {
+        case .reference, .array, .dictionary: return false
+        default: return true
+        }
+    }
+
+    /// ``scalarText(_:)`` of `value`, integers and Booleans written without a string.
+    private mutating func appendScalar(_ value: ArchivedObjectGraph.Value) {
+        switch value {
+        case .integer(let integer):
+            if let small = integer.int64Value {
+                if small < 0 { pending.append(UInt8(ascii: "-")) }
+                appendDecimal(small.magnitude)
+            } else {
+                pending.append(contentsOf: integer.description.utf8)
+            }
+        case .bool(let flag):
+            pending.append(contentsOf: (flag ? "true" : "false").utf8)
+        default:
+            pending.append(contentsOf: Self.scalarText(value).utf8)
+        }
+    }
+
+    private mutating func appendDecimal(_ value: UInt64) {
+        guard value >= 10 else {
+            pending.append(UInt8(ascii: "0") + UInt8(value))
+            return
+        }
+        let start = pending.count
+        var rest = value
+        while rest > 0 {
+            pending.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        }
+        pending[start...].reverse()
     }
 
     /// The entries of a dictionary object (`NS.keys` and `NS.objects` of equal length,
@@ -225,10 +320,34 @@ struct ArchivedGraphOutliner {
     static let maximumIndent = 32
 
     private mutating func append(_ line: String, indent: Int) {
-        text.append(String(repeating: "  ", count: min(indent, Self.maximumIndent)))
-        if indent > Self.maximumIndent { text.append("⋯\(indent) ") }
-        text.append(line)
-        text.append("\n")
+        startLine(indent: indent)
+        pending.append(contentsOf: line.utf8)
+        endLine()
+    }
+
+    /// The line `label: value`, without making it first.
+    private mutating func append(label: String, _ value: String, indent: Int) {
+        startLine(indent: indent)
+        pending.append(contentsOf: label.utf8)
+        pending.append(contentsOf: ": ".utf8)
+        pending.append(contentsOf: value.utf8)
+        endLine()
+    }
+
+    private mutating func startLine(indent: Int) {
+        if !linePrefix.isEmpty { pending.append(contentsOf: linePrefix.utf8) }
+        pending.append(contentsOf: Self.spaces[0..<2 * min(indent, Self.maximumIndent)])
+        if indent > Self.maximumIndent {
+            pending.append(contentsOf: "⋯".utf8)
+            appendDecimal(UInt64(indent))
+            pending.append(UInt8(ascii: " "))
+        }
+    }
+
+    private mutating func endLine() {
+        pending.append(UInt8(ascii: "\n"))
+        if text.utf8.count + pending.count > maximumBytes { isOverLimit = true }
+        if pending.count >= Self.pieceSize { flush() }
     }
 
     static func name(of node: ArchivedObjectGraph.Node) -> String {

@@ -155,6 +155,11 @@ struct TypedStreamBodyReader {
     private mutating func classChain() -> ClassKind? {
         guard var next = head() else { return nil }
         let chainStart = entries.count
+        // The usual chain: one reference to a class read before (an object of a known class).
+        if next != Tag.tagNew, next != Tag.tagNil {
+            guard let index = reference(next), case .class(let kind, _) = entries[index] else { return nil }
+            return kind
+        }
         while next == Tag.tagNew {
             guard entries.count - chainStart < TypedStreamReader.maximumClassChainLength,
                 let name = sharedString(), let versionHead = head(), signed(versionHead) != nil

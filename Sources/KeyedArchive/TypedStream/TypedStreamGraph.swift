@@ -127,14 +127,7 @@ public struct TypedStreamGraph: Hashable, Sendable, CustomStringConvertible {
     ///   (the reader refuses longer ones); in a graph built by hand, a chain that loops is
     ///   cut where it repeats and a longer one after 64 classes.
     public func classChain(ofClassAt classIndex: Int) -> [Class] {
-        var chain: [Class] = []
-        var next: Int? = classIndex
-        let bound = min(nodes.count, TypedStreamReader.maximumClassChainLength)
-        while let index = next, chain.count < bound, let found = self.class(at: index) {
-            chain.append(found)
-            next = found.superclassIndex
-        }
-        return chain
+        Array(Ancestors(graph: self, start: classIndex))
     }
 
     /// Whether the class at `classIndex` is `name` or has it among its superclasses,
@@ -142,15 +135,31 @@ public struct TypedStreamGraph: Hashable, Sendable, CustomStringConvertible {
     ///
     /// - Complexity: O(length of the chain), at most 64 steps.
     func classChain(ofClassAt classIndex: Int, contains name: String) -> Bool {
-        var next: Int? = classIndex
-        var steps = 0
-        let bound = min(nodes.count, TypedStreamReader.maximumClassChainLength)
-        while let index = next, steps < bound, let found = self.class(at: index) {
-            if found.name == name { return true }
-            next = found.superclassIndex
-            steps += 1
+        Ancestors(graph: self, start: classIndex).contains { $0.name == name }
+    }
+
+    /// A class and its superclasses, nearest first, walked without building an array: the
+    /// one walk behind ``classChain(ofClassAt:)`` and the membership test. It stops at a
+    /// root class, a node that is not a class, or after as many steps as there are nodes
+    /// or ``TypedStreamReader/maximumClassChainLength``, whichever is fewer (which cuts a
+    /// loop in a graph built by hand).
+    private struct Ancestors: Sequence, IteratorProtocol {
+        let graph: TypedStreamGraph
+        var upcoming: Int?
+        var remaining: Int
+
+        init(graph: TypedStreamGraph, start: Int) {
+            self.graph = graph
+            upcoming = start
+            remaining = Swift.min(graph.nodes.count, TypedStreamReader.maximumClassChainLength)
         }
-        return false
+
+        mutating func next() -> Class? {
+            guard remaining > 0, let index = upcoming, let found = graph.class(at: index) else { return nil }
+            remaining -= 1
+            upcoming = found.superclassIndex
+            return found
+        }
     }
 
     /// Every class's chain of names, nearest first, indexed by reference number (`nil`

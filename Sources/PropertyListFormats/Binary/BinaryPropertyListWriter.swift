@@ -15,10 +15,19 @@ import Foundation
 enum BinaryPropertyListWriter {
     /// Encodes `value`.
     ///
+    /// With `sharesContainers`, an array or dictionary that appears in several places of
+    /// `value` with the same storage (as the binary reader shares an object referenced
+    /// more than once) is written once and referenced from each place, as the file it was
+    /// read from had it; a 200-byte file describing a million values then stays 200 bytes
+    /// instead of becoming a million objects. Off for `PropertyList.data(format:)`, whose
+    /// bytes follow Cocoa's (which writes each place).
+    ///
     /// - Throws: `invalidValue` for a NaN or infinite date.
-    static func write(_ value: PropertyList, options: PropertyListWritingOptions) throws -> Data {
+    static func write(
+        _ value: PropertyList, options: PropertyListWritingOptions, sharesContainers: Bool = false
+    ) throws -> Data {
         var builder = BinaryPropertyListBuilder()
-        let top = try builder.add(value, sortsKeys: options.sortsKeys)
+        let top = try builder.add(value, sortsKeys: options.sortsKeys, sharesContainers: sharesContainers)
         return try builder.finish(topObject: top)
     }
 }
@@ -43,10 +52,14 @@ extension BinaryPropertyListBuilder {
     ///   - value: The value to add.
     ///   - sortsKeys: Whether dictionary keys are visited in sorted order (by Unicode
     ///     scalar values, which is UTF-8 byte order).
+    ///   - sharesContainers: Whether a container met again (the same storage) is referenced
+    ///     where it was added, not added again (see ``BinaryPropertyListWriter``).
     /// - Returns: The object number of `value`.
     /// - Throws: `invalidValue` for a NaN or infinite date.
-    mutating func add(_ value: PropertyList, sortsKeys: Bool) throws -> Int {
+    mutating func add(_ value: PropertyList, sortsKeys: Bool, sharesContainers: Bool = false) throws -> Int {
         if let scalar = try addScalar(value) { return scalar }
+        // Containers added, by storage (valid while `value`, which holds them all, is alive).
+        var added: [StorageIdentity: Int] = [:]
         let root = reserveObject()
         var pending: [Int] = []  // references of the open containers, innermost last
         // The innermost open container is kept out of `parents` so that walking it touches
@@ -63,7 +76,15 @@ extension BinaryPropertyListBuilder {
                 if let scalar = try addScalar(child) {
                     pending.append(scalar)
                 } else {
+                    // A container is complete before anything after it is reached (a value
+                    // cannot contain itself), so one met again can be referenced at once.
+                    let identity = sharesContainers ? StorageIdentity(child) : nil
+                    if let identity, let object = added[identity] {
+                        pending.append(object)
+                        continue
+                    }
                     let object = reserveObject()
+                    if let identity { added[identity] = object }
                     pending.append(object)
                     if let frame = open(child, as: object, sortsKeys: sortsKeys, pending: &pending) {
                         parents.append(current)
