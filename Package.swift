@@ -18,9 +18,17 @@ let package = Package(
     ],
     targets: [
         // The modules follow the layers; each one knows only those below it:
-        // KeyedArchiveSupport (containers, text, unsafe primitives; internal to the package)
-        // ← PropertyListFormats (the property-list formats, a product of its own)
-        // ← KeyedArchive (archives, coding, typedstream; re-exports PropertyListFormats).
+        //
+        //   KeyedArchiveSupport   containers, text, unsafe primitives (internal to the package)
+        //   PropertyListFormats   the property-list formats (a product of its own)
+        //   KeyedArchiving        KeyedArchiver/KeyedUnarchiver, the coding protocols, the class
+        //                         catalogue, standard types, the Codable bridge, the object
+        //                         graph, durable files
+        //   ArchivedAppleClasses  Apple's classes as typed values (attributed strings, colours, …)
+        //   TypedStreamFormat     typedstreams (NSArchiver): reader, unarchiver, archiver, iMessage
+        //   KeyedArchive          the umbrella: re-exports all of the above
+        //
+        // Documentation/Internals.md says what crosses a boundary and how.
         .target(
             name: "KeyedArchiveSupport",
             path: "Sources/KeyedArchiveSupport"
@@ -31,8 +39,26 @@ let package = Package(
             path: "Sources/PropertyListFormats"
         ),
         .target(
-            name: "KeyedArchive",
+            name: "KeyedArchiving",
             dependencies: ["PropertyListFormats", "KeyedArchiveSupport"],
+            path: "Sources/KeyedArchiving"
+        ),
+        .target(
+            name: "ArchivedAppleClasses",
+            dependencies: ["KeyedArchiving", "PropertyListFormats", "KeyedArchiveSupport"],
+            path: "Sources/ArchivedAppleClasses"
+        ),
+        .target(
+            name: "TypedStreamFormat",
+            dependencies: ["ArchivedAppleClasses", "KeyedArchiving", "PropertyListFormats", "KeyedArchiveSupport"],
+            path: "Sources/TypedStreamFormat"
+        ),
+        .target(
+            name: "KeyedArchive",
+            dependencies: [
+                "TypedStreamFormat", "ArchivedAppleClasses", "KeyedArchiving", "PropertyListFormats",
+                "KeyedArchiveSupport",
+            ],
             path: "Sources/KeyedArchive"
         ),
         .target(

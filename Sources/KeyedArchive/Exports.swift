@@ -1,7 +1,12 @@
-// `import KeyedArchive` gives everything documented: the property-list formats are a
-// module of their own below the archives (`PropertyListFormats`, usable alone), and this
-// module re-exports it. The support module has no public symbols; re-exporting it lets
-// the package's other modules (the tool, the tests) keep reaching its package-level
-// helpers through `import KeyedArchive`. See Documentation/Internals.md.
+// `import KeyedArchive` gives everything documented. The library is built in modules along
+// its layers (Package.swift lists them, Documentation/Internals.md explains them); this
+// module is the umbrella that re-exports them all, so no user has to know the split.
+//
+// The support module has no public symbols; re-exporting it lets the package's other
+// modules (the tool, the tests) keep reaching its package-level helpers through
+// `import KeyedArchive`. The fuzzing SPI is re-exported for the fuzzers.
 @_exported import KeyedArchiveSupport
 @_exported import PropertyListFormats
+@_exported import KeyedArchiving
+@_exported import ArchivedAppleClasses
+@_exported import TypedStreamFormat

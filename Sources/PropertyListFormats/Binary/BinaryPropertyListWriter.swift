@@ -12,7 +12,7 @@ import Foundation
 /// output byte for byte: depth first, a container before its contents, a dictionary's
 /// keys (sorted when ``PropertyListWritingOptions/sortsKeys``) before its values, equal
 /// scalars stored once. The tree is walked iteratively, so any depth can be written.
-enum BinaryPropertyListWriter {
+package enum BinaryPropertyListWriter {
     /// Encodes `value`.
     ///
     /// With `sharesContainers`, an array or dictionary that appears in several places of
@@ -23,7 +23,7 @@ enum BinaryPropertyListWriter {
     /// bytes follow Cocoa's (which writes each place).
     ///
     /// - Throws: `invalidValue` for a NaN or infinite date.
-    static func write(
+    package static func write(
         _ value: PropertyList, options: PropertyListWritingOptions, sharesContainers: Bool = false
     ) throws -> Data {
         var builder = BinaryPropertyListBuilder()
