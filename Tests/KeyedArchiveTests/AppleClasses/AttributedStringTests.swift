@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeyedArchive
+@testable import ArchivedAppleClasses
 
 /// Attributed strings, fonts, colours and paragraph styles, read from what Apple wrote and
 /// written back in Apple's layout.

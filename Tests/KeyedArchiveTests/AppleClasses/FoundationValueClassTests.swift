@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeyedArchive
+@testable import ArchivedAppleClasses
 
 /// Index sets, index paths, ordered and counted sets, decimals, locales, time zones,
 /// measurements and errors: Apple's fixtures, and Foundation on this machine both ways.

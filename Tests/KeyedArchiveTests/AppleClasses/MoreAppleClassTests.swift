@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeyedArchive
+@testable import ArchivedAppleClasses
 
 /// Affine transforms, date and name components, text-checking results and formatters:
 /// Apple's fixtures, and Foundation on this machine both ways where it has the class.

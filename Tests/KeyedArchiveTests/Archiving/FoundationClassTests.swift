@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeyedArchive
+@testable import KeyedArchiving
 
 /// The one catalogue of Foundation classes, against what Apple writes and what every
 /// reader and writer consults.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeyedArchive
+@testable import KeyedArchiving
 
 /// A value too large to sit inline in an `Any` (four words), decoded from a chain of
 /// objects each referring twice to the previous one.

@@ -5,6 +5,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+@testable import KeyedArchiving
 #endif
 
 /// Durable writes: a writer killed at any moment leaves the old contents or the new.

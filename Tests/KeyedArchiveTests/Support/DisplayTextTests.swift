@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeyedArchive
+@testable import KeyedArchiving
 
 @Suite("Display text: one escape set, two quoting styles")
 struct DisplayTextTests {

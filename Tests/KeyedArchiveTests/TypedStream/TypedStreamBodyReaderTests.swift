@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeyedArchive
+@testable import TypedStreamFormat
 
 /// The one-pass reader of iMessage bodies gives what the general reader gives, or leaves
 /// the stream to it; it never gives a value where the general reader fails.
