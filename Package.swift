@@ -96,7 +96,7 @@ let package = Package(
             path: "Benchmarks",
             // The peers benchmark's scripts and harnesses, the pytypedstream comparison, and
             // the client package (a package of its own).
-            exclude: ["peers", "typedstream-vs-pytypedstream.py", "ClientPackage"]
+            exclude: ["peers", "typedstream-vs-pytypedstream.py", "ClientPackage", "count-instructions.sh"]
         ),
         .executableTarget(
             name: "scary-creatures",

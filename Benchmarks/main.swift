@@ -1,5 +1,8 @@
 // `swift run -c release benchmarks [--size small|full] [--filter SUBSTRING] [--json PATH]
 //                                  [--no-memory] [--fail-on-missed]`
+// `benchmarks --count-ours ID [N]` runs our side of one benchmark N times (default 3) inside
+// `countedOursRuns`, for instruction counts of that side alone: see Performance.md, "Counting
+// instructions".
 // `benchmarks --write-imessage-bodies PATH` writes the typedstream benchmark's 10,000
 // message bodies for `typedstream-vs-pytypedstream.py`.
 //
@@ -86,6 +89,37 @@ if (4...5).contains(CommandLine.arguments.count), CommandLine.arguments[1] == "-
 let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
 let selected = BenchmarkRegistry.all(size: options.size).filter { entry in
     options.filter.map { entry.identifier.contains($0) } ?? true
+}
+
+/// Runs our side `count` times; callgrind counts only what runs inside this function
+/// (`--toggle-collect='*countedOursRuns*'`), not the preparation of the input nor Foundation.
+@inline(never)
+func countedOursRuns(_ ours: () throws -> Int, count: Int) rethrows {
+    for _ in 0..<count { blackHole(try ours()) }
+}
+
+// The benchmarks' identifiers, one per line (for Benchmarks/count-instructions.sh).
+if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--list-identifiers" {
+    for entry in BenchmarkRegistry.all(size: .small) { print(entry.identifier) }
+    exit(0)
+}
+
+// Instruction-count mode: our side of one benchmark, nothing else timed or printed.
+if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "--count-ours" {
+    let identifier = CommandLine.arguments[2]
+    let count = CommandLine.arguments.count > 3 ? Int(CommandLine.arguments[3]) ?? 3 : 3
+    guard let entry = BenchmarkRegistry.all(size: .small).first(where: { $0.identifier == identifier }) else {
+        print("no benchmark is named \(identifier)")
+        exit(1)
+    }
+    do {
+        let prepared = try entry.benchmark.prepare()
+        try countedOursRuns(prepared.ours, count: count)
+        exit(0)
+    } catch {
+        print("\(identifier) failed: \(error)")
+        exit(1)
+    }
 }
 
 // Child mode: measure one side's peak memory and print it.
