@@ -12,7 +12,7 @@ set -euo pipefail
 bin=${1:-.build/release/benchmarks}
 filter=${2:-}
 export SWIFT_DETERMINISTIC_HASHING=1
-for id in $("$bin" --list-identifiers); do
+"$bin" --list-identifiers | while IFS= read -r id; do
     [[ -z $filter || $id == *"$filter"* ]] || continue
     out=$(mktemp)
     valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect='*countedOursRuns*' \
