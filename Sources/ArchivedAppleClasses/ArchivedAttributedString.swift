@@ -179,6 +179,7 @@ public struct ArchivedAttributedString: SecureKeyedCoding, Hashable, Sendable, C
     ///   missing, `NSAttributeInfo` is malformed, names a dictionary that does not exist, or
     ///   covers more than the text; `typeMismatch` when a field has the wrong type.
     public init(coder: KeyedUnarchiver) throws {
+        AttributeDictionaryValue.cacheFromSecondDecode(in: coder)
         isMutable = coder.currentClassName != AppleClass.attributedString.name
         guard let text = try coder.decodeObject(of: String.self, forKey: "NSString") else {
             throw coder.missingField("NSString", of: "NSAttributedString")
@@ -346,7 +347,14 @@ extension Result where Failure == AttributeRunLengths.Problem {
 /// An attribute dictionary (`NSDictionary` of names to values) as read: a value (two
 /// references), so that reading one allocates nothing beyond its dictionary and is not
 /// kept by the unarchiver. Written through ``ArchivedAttributeDictionary``.
-struct AttributeDictionaryValue: ArchiveStandardType, RarelySharedArchiveValue, Sendable {
+struct AttributeDictionaryValue: ArchiveStandardType, Sendable {
+    /// Archives do not share attribute dictionaries nor their table: the unarchiver caches
+    /// them from their second decode on (as it does URLs), which saves an allocation each.
+    static func cacheFromSecondDecode(in coder: KeyedUnarchiver) {
+        coder.cacheFromSecondDecode(AttributeDictionaryValue.self)
+        coder.cacheFromSecondDecode([AttributeDictionaryValue].self)
+    }
+
     let attributes: [String: ArchivedAttributeValue]
     /// The keys in archive order.
     let keyOrder: [String]
@@ -497,11 +505,8 @@ struct ArchivedMutableArray: SecureKeyedCoding {
     }
 
     init(coder: KeyedUnarchiver) throws {
+        AttributeDictionaryValue.cacheFromSecondDecode(in: coder)
         dictionaries = try coder.decodeElements(of: AttributeDictionaryValue.self).map(
             ArchivedAttributeDictionary.init)
     }
 }
-
-// The unarchiver caches an attribute table from its second decode on, as it does the
-// dictionaries themselves: archives do not share them.
-extension Array: RarelySharedArchiveValue where Element == AttributeDictionaryValue {}

@@ -123,6 +123,17 @@ public final class KeyedUnarchiver {
     /// cached from their second decode on (see ``instantiate(_:uid:fields:classUID:)``). The same
     /// set as ``stringsReadOnce``: an entry is either a plain string or an object.
     let valuesReadOnce: ObjectIndexSet
+    /// Small value types of upper modules cached from their second decode on, like URLs
+    /// (see `UnsharedValueTypes`); registered with ``cacheFromSecondDecode(_:)``.
+    @exclusivity(unchecked) var rarelySharedTypes: [ObjectIdentifier] = []
+
+    /// Makes values of `type` cached from their second decode on, as URLs and data are:
+    /// for small types of other modules that archives rarely share (an attributed
+    /// string's attribute dictionaries), so that caching each costs no allocation.
+    package func cacheFromSecondDecode<T>(_ type: T.Type) {
+        let identifier = ObjectIdentifier(type)
+        if !rarelySharedTypes.contains(identifier) { rarelySharedTypes.append(identifier) }
+    }
     /// Values decoded by the untyped methods (`[Any]`, `[String: Any]`, …), by object index
     /// and the allowed types their elements were checked against (an index into
     /// ``untypedAllowedLists``): a collection decoded for some types is not handed to a
@@ -1131,9 +1142,9 @@ extension KeyedUnarchiver {
             // on: most objects are referenced once, and caching each (boxed, kept until the
             // unarchiver goes) costs an allocation and memory for nothing. Such a shared
             // value is decoded at most twice, so decoding stays linear in the archive.
-            // So are a few small types rarely shared (see RarelySharedArchiveValue).
+            // So are a few small types rarely shared (see UnsharedValueTypes).
             let small = MemoryLayout<U>.size <= MemoryLayout<(Int, Int, Int)>.size
-            if (small && !(U.self is any RarelySharedArchiveValue.Type)) || valuesReadOnce.contains(uid) {
+            if (small && !UnsharedValueTypes.contains(typeID, registered: rarelySharedTypes)) || valuesReadOnce.contains(uid) {
                 decoded.insert(DecodedObject(type: typeID, isInstance: false, value: value), forKey: uid)
             } else {
                 valuesReadOnce.insert(uid)
@@ -1308,13 +1319,21 @@ extension KeyedUnarchiver {
 }
 
 /// Value types the unarchiver caches from their second decode on even though they are
-/// small: parts of Apple's objects that archives do not share (an attributed string's
-/// attribute dictionaries and their table, in `ArchivedAppleClasses`), and URLs and data,
-/// which most archives reference once each (a link, an attributed string's run lengths).
+/// small: URLs and data, which most archives reference once each (a link, an attributed
+/// string's run lengths), and the types an upper module registers with
+/// `KeyedUnarchiver.cacheFromSecondDecode(_:)` (an attributed string's attribute
+/// dictionaries and their table, in `ArchivedAppleClasses`: archives do not share them).
 ///
-/// A type says so by conforming; the check is folded away wherever the unarchiver is
-/// specialized for a type, and is one conformance lookup (cached by the runtime) elsewhere.
-package protocol RarelySharedArchiveValue {}
+/// Types are compared by identity: a conformance check (`is P.Type`) costs a scan of the
+/// process's conformance records the first time for each type, which the smallest reads
+/// felt (callgrind: +25% on `decode-one`).
+enum UnsharedValueTypes {
+    private static let identifiers = (ObjectIdentifier(URL.self), ObjectIdentifier(Data.self))
 
-extension URL: RarelySharedArchiveValue {}
-extension Data: RarelySharedArchiveValue {}
+    @inline(__always)
+    static func contains(_ identifier: ObjectIdentifier, registered: [ObjectIdentifier]) -> Bool {
+        if identifier == identifiers.0 || identifier == identifiers.1 { return true }
+        for type in registered where type == identifier { return true }
+        return false
+    }
+}
