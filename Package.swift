@@ -7,6 +7,9 @@ let package = Package(
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
         // Conversions to and from full Foundation's classes (NSAttributedString, …).
         .library(name: "KeyedArchiveFoundation", targets: ["KeyedArchiveFoundation"]),
+        // A read-only reader of SQLite database files (with their WAL and rollback journal),
+        // where iOS and macOS keep most of their archives.
+        .library(name: "SQLiteFormat", targets: ["SQLiteFormat"]),
         .executable(name: "keyed-archive", targets: ["KeyedArchiveCommand"]),
         // The benchmarks and the example are executable targets of this package, not products:
         // packages that depend on KeyedArchive neither see nor build them. `swift run NAME`
@@ -18,6 +21,11 @@ let package = Package(
         .target(
             name: "KeyedArchive",
             path: "Sources/KeyedArchive"
+        ),
+        // Depends on nothing in this package: the file format alone, no libsqlite3.
+        .target(
+            name: "SQLiteFormat",
+            path: "Sources/SQLiteFormat"
         ),
         .target(
             name: "KeyedArchiveFoundation",
@@ -79,6 +87,13 @@ let package = Package(
             path: "Tests/KeyedArchiveTests",
             // Read through #filePath by FuzzRegressionTests.
             exclude: ["Resources"]
+        ),
+        .testTarget(
+            name: "SQLiteFormatTests",
+            dependencies: ["SQLiteFormat"],
+            path: "Tests/SQLiteFormatTests",
+            // The Python scripts that make the reference databases at test time.
+            exclude: ["Scripts"]
         ),
         .testTarget(
             name: "KeyedArchiveToolTests",
