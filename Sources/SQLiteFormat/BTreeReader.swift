@@ -60,7 +60,11 @@ final class BTreeReader {
     /// index trees interior cells too), in key order.
     ///
     /// - Throws: What `visit` throws; an ``SQLiteError`` for damage unless lenient.
-    func walk(root: UInt32, table: Bool, _ visit: (BTreePage, BTreePage.Cell) throws -> Void) throws {
+    /// - Parameter onPage: Called with each page as it is entered (before its cells).
+    func walk(
+        root: UInt32, table: Bool, onPage: (BTreePage) -> Void = { _ in },
+        _ visit: (BTreePage, BTreePage.Cell) throws -> Void
+    ) throws {
         struct Frame {
             var page: BTreePage
             var step: Int
@@ -80,6 +84,7 @@ final class BTreeReader {
                         "\(table ? "table" : "index") b-tree reaches a page of type \(page.kind.rawValue)",
                         page: number, offset: page.headerOffset)
                 }
+                onPage(page)
                 stack.append(Frame(page: page, step: 0))
             } catch {
                 try skip(error)
