@@ -156,8 +156,11 @@ final class BTreeReader {
     /// - Parameter claiming: Whether the chain's pages are entered in ``claimed`` (live
     ///   reading); recovery follows chains of pages already reached without claiming them,
     ///   with a local visited set.
+    /// - Parameter locate: Which version of a page to read (nil: the live one); recovery
+    ///   reads an old page's chain as it was when the page was written.
     func appendOverflow(
-        from first: UInt32, total: Int, to payload: inout [UInt8], from origin: UInt32, offset: Int, claiming: Bool
+        from first: UInt32, total: Int, to payload: inout [UInt8], from origin: UInt32, offset: Int, claiming: Bool,
+        locate: (UInt32) -> PageLocation? = { _ in nil }
     ) throws(SQLiteError) {
         let chunk = pager.usableSize - 4
         let pagesNeeded = (total - payload.count + chunk - 1) / chunk
@@ -180,7 +183,11 @@ final class BTreeReader {
                     throw SQLiteError(.loop, "overflow chain reaches page \(next) again or leaves the database", page: previous)
                 }
             }
-            try pager.read(next, into: &overflowBuffer)
+            if let location = locate(next) {
+                try pager.read(next, at: location, into: &overflowBuffer)
+            } else {
+                try pager.read(next, into: &overflowBuffer)
+            }
             let take = min(chunk, total - payload.count)
             payload.append(contentsOf: overflowBuffer[4..<4 + take])
             previous = next

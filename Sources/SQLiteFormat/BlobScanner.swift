@@ -24,6 +24,46 @@ final class BlobScanner {
     private var livePages: [(page: UInt32, table: Int?)] = []
     private var pageOwner: [UInt32: Int] = [:]
     private var payload: [UInt8] = []
+    /// The version of the files an old page being carved belongs to, for its overflow pages.
+    private var snapshot = Snapshot.live
+    /// For each page in the WAL, its frames' indices in order (made when first needed).
+    private lazy var framesByPage: [UInt32: [Int]] = {
+        var frames: [UInt32: [Int]] = [:]
+        for (index, frame) in (pager.walLog?.frames ?? []).enumerated() { frames[frame.page, default: []].append(index) }
+        return frames
+    }()
+
+    /// For each page in the journal, its first (oldest) image.
+    private lazy var firstJournalRecord: [UInt32: Int] = {
+        var first: [UInt32: Int] = [:]
+        for (index, record) in (pager.journalLog?.records ?? []).enumerated() where first[record.page] == nil {
+            first[record.page] = index
+        }
+        return first
+    }()
+
+    private enum Snapshot {
+        case live
+        /// As of WAL frame `index`: each page's latest frame up to it, else the database file.
+        case walFrame(Int)
+        /// The database file alone.
+        case database
+        /// Before the journal's transaction: journal images, else the database file.
+        case journal
+    }
+
+    private func overflowLocation(_ page: UInt32) -> PageLocation? {
+        switch snapshot {
+        case .live: return nil
+        case .database: return .database
+        case .walFrame(let index):
+            if let frame = framesByPage[page]?.last(where: { $0 <= index }) { return .wal(frame) }
+            return .database
+        case .journal:
+            if let record = firstJournalRecord[page] { return .journal(record) }
+            return .database
+        }
+    }
     private var layout = RecordLayout()
 
     /// A BLOB's length and a hash of all its bytes (`Data`'s own hash reads only a prefix).
@@ -223,24 +263,29 @@ final class BlobScanner {
             for (index, frame) in wal.frames.enumerated() where wal.newestFrame[frame.page] != index {
                 guard frame.page >= 1 else { continue }
                 guard fetch(frame.page, at: .wal(index), into: &bytes) else { continue }
+                snapshot = .walFrame(index)
                 try carveOldPage(bytes, number: frame.page, from: 0, origin: .walOld, owner: pageOwner[frame.page], body)
             }
             for page in wal.newestFrame.keys.sorted() where (Int(page) - 1) * pager.pageSize < pager.database.count {
                 guard fetch(page, at: .database, into: &bytes) else { continue }
+                snapshot = .database
                 try carveOldPage(bytes, number: page, from: 0, origin: .walOld, owner: pageOwner[page], body)
             }
         }
         if let journal = pager.journalLog {
             for (index, record) in journal.records.enumerated() where journal.restored[record.page] != index {
                 guard fetch(record.page, at: .journal(index), into: &bytes) else { continue }
+                snapshot = .journal
                 try carveOldPage(bytes, number: record.page, from: 0, origin: .journal, owner: pageOwner[record.page], body)
             }
             for page in journal.restored.keys.sorted() where (Int(page) - 1) * pager.pageSize < pager.database.count {
                 guard fetch(page, at: .database, into: &bytes) else { continue }
+                snapshot = .database
                 try carveOldPage(bytes, number: page, from: 0, origin: .journal, owner: pageOwner[page], body)
             }
         }
 
+        snapshot = .live
         // Pages nothing reaches, and pages past the declared end of the database.
         let filePages = UInt32(clamping: pager.database.count / pager.pageSize)
         let pointerMapInterval = UInt32(pager.usableSize / 5 + 1)
@@ -292,7 +337,7 @@ final class BlobScanner {
                     if cell.localSize < cell.payloadSize {
                         try reader.appendOverflow(
                             from: cell.overflowPage, total: cell.payloadSize, to: &payload, from: number,
-                            offset: cell.localStart + cell.localSize, claiming: false)
+                            offset: cell.localStart + cell.localSize, claiming: false, locate: overflowLocation)
                     }
                 } catch {
                     continue
@@ -331,7 +376,9 @@ final class BlobScanner {
             let next = page.bytes.bigEndian16(at: block)
             let size = page.bytes.bigEndian16(at: block + 2)
             guard size >= 4, block + size <= usable else { break }
-            try carve(page.bytes, number: page.number, range: block..<block + size, origin: freeblockOrigin, owner: owner, body)
+            try carve(
+                page.bytes, number: page.number, range: block..<block + size, origin: freeblockOrigin, owner: owner,
+                freeblock: true, body)
             guard next > block else { break }
             block = next
         }
@@ -340,7 +387,7 @@ final class BlobScanner {
     /// Finds records, then signatures, in `bytes[range]`.
     private func carve(
         _ bytes: [UInt8], number: UInt32, range: Range<Int>, origin: SQLiteBlob.Origin, owner: Int?,
-        _ body: (SQLiteBlob) throws -> Void
+        freeblock: Bool = false, _ body: (SQLiteBlob) throws -> Void
     ) throws {
         guard range.count >= 3 else { return }
         let table = owner.map { database.tables[$0] }
@@ -350,6 +397,30 @@ final class BlobScanner {
         var position = range.lowerBound
         var record: [UInt8] = []
         while position < range.upperBound - 2 {
+            // A freed cell's first four bytes hold the freeblock's link and size: usually
+            // the cell header and the record header's size, sometimes the first serial type.
+            if freeblock, position == range.lowerBound, let table {
+                // Rows written before an ADD COLUMN have fewer values: those must fill the
+                // freeblock exactly; a full row may share it with the next freed cell.
+                let full = table.storedColumnCount
+                let attempts = (1...full).reversed().flatMap { columns in [(columns, false), (columns, true)] }
+                for (columns, assumingFirstNull) in attempts {
+                    guard
+                        let end = headerlessRecord(
+                            bytes, number: number, typesStart: position + 4, assumingFirstNull: assumingFirstNull,
+                            table: table, columns: columns, limit: range.upperBound, into: &record),
+                        columns == full || end == range.upperBound,
+                        layout.parse(record, start: 0, limit: record.count)
+                    else { continue }
+                    try emitRecord(
+                        table: owner, rowid: nil, bytes: record, origin: origin, page: number, offset: position,
+                        minimumLength: options.minimumRecoveredLength, body)
+                    covered.append(position..<end)
+                    position = end
+                    break
+                }
+                if position != range.lowerBound { continue }
+            }
             guard layout.parseHeader(bytes, start: position, limit: range.upperBound, maximumColumns: maximumColumns),
                 layout.count >= 1, layout.types.contains(where: { $0 >= 12 && $0 & 1 == 0 && $0 >= smallest })
             else {
@@ -380,7 +451,7 @@ final class BlobScanner {
                 do throws(SQLiteError) {
                     try reader.appendOverflow(
                         from: overflow, total: total, to: &record, from: number, offset: position + local,
-                        claiming: false)
+                        claiming: false, locate: overflowLocation)
                 } catch {
                     position += 1
                     continue
@@ -398,6 +469,59 @@ final class BlobScanner {
             position = end
         }
         try carveSignatures(bytes, number: number, range: range, covered: covered, origin: origin, body)
+    }
+
+    /// Rebuilds a record of `table` whose header-size byte (and, when `assumingFirstNull`,
+    /// first serial type: a rowid alias, always NULL) was overwritten, from the serial types
+    /// at `typesStart`; returns where the cell ends in the page.
+    private func headerlessRecord(
+        _ bytes: [UInt8], number: UInt32, typesStart: Int, assumingFirstNull: Bool, table: SQLiteTable, columns: Int,
+        limit: Int, into record: inout [UInt8]
+    ) -> Int? {
+        if assumingFirstNull {
+            guard let first = table.storageIndex.firstIndex(of: 0), table.columns[first].isRowIDAlias else { return nil }
+        }
+        record.removeAll(keepingCapacity: true)
+        record.append(0)
+        if assumingFirstNull { record.append(0) }
+        var position = typesStart
+        var bodyLength = 0
+        while record.count - 1 < columns {
+            guard let type = bytes.varint(at: position, end: limit), let length = serialTypeLength(type.value),
+                length <= 0x7fff_ffff - bodyLength
+            else { return nil }
+            // A rowid alias is stored as NULL.
+            if let column = table.storageIndex.firstIndex(of: record.count - 1), table.columns[column].isRowIDAlias,
+                type.value != 0
+            {
+                return nil
+            }
+            record.append(contentsOf: bytes[position..<position + type.length])
+            position += type.length
+            bodyLength += length
+        }
+        let headerSize = record.count
+        guard headerSize < 128 else { return nil }
+        record[0] = UInt8(headerSize)
+        let total = headerSize + bodyLength
+        let local = BTreePage.localSize(payloadSize: total, usableSize: pager.usableSize, tableLeaf: !table.withoutRowID)
+        let inPage = local - headerSize
+        guard inPage >= 0 else { return nil }
+        if local == total {
+            guard position + inPage <= limit else { return nil }
+            record.append(contentsOf: bytes[position..<position + inPage])
+            return position + inPage
+        }
+        guard position + inPage + 4 <= limit else { return nil }
+        record.append(contentsOf: bytes[position..<position + inPage])
+        do throws(SQLiteError) {
+            try reader.appendOverflow(
+                from: bytes.bigEndian32(at: position + inPage), total: total, to: &record, from: number,
+                offset: position + inPage, claiming: false, locate: overflowLocation)
+        } catch {
+            return nil
+        }
+        return position + inPage + 4
     }
 
     private static let signatures: [[UInt8]] = [

@@ -68,6 +68,12 @@ enum ReferenceDatabases {
         }
     }
 
+    static func bytes(hex: String) -> [UInt8] {
+        let digits = Array(hex.utf8)
+        func value(_ digit: UInt8) -> UInt8 { digit >= 0x61 ? digit - 0x61 + 10 : digit - 0x30 }
+        return stride(from: 0, to: digits.count - 1, by: 2).map { value(digits[$0]) << 4 | value(digits[$0 + 1]) }
+    }
+
     static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []

@@ -56,7 +56,16 @@ struct ReferenceTests {
         guard !deleted.isEmpty else { return }
         let liveHex = Set(live.map { ReferenceDatabases.hex(Array($0)) })
         let recoveredHex = Set(recovered.map { ReferenceDatabases.hex(Array($0)) })
-        let wanted = Set(deleted).subtracting(liveHex)
+        // Deleted BLOBs whose first and last bytes are still in the files (a proxy for "still
+        // whole": later writes may reuse the space of deleted rows).
+        let files = try ["", "-wal", "-journal"].compactMap { suffix -> Data? in
+            try? Data(contentsOf: URL(fileURLWithPath: try ReferenceDatabases.path(name) + "/db.sqlite" + suffix))
+        }
+        let wanted = Set(deleted).subtracting(liveHex).filter { hex in
+            let blob = ReferenceDatabases.bytes(hex: hex)
+            return files.contains { $0.range(of: Data(blob.prefix(64))) != nil }
+                && files.contains { $0.range(of: Data(blob.suffix(64))) != nil }
+        }
         let found = wanted.intersection(recoveredHex)
         #expect(
             Double(found.count) >= 0.9 * Double(wanted.count),
