@@ -113,7 +113,7 @@ final class BlobScanner {
         if options.recover {
             try recover(body)
         }
-        report.problems = database.problems + reader.problems
+        report.problems = database.problems + reader.problems + report.problems
         return report
     }
 
