@@ -53,7 +53,8 @@ struct BTreePage {
         self.usableSize = min(usableSize, bytes.count)
         headerOffset = number == 1 ? 100 : 0
         guard headerOffset + 8 <= self.usableSize else {
-            throw SQLiteError(.corrupt, "page too small for a b-tree page header", page: number, offset: headerOffset)
+            throw SQLiteError(
+                .corrupt, "page too small for a b-tree page header", page: number, offset: headerOffset)
         }
         guard let kind = Kind(rawValue: bytes[headerOffset]) else {
             throw SQLiteError(
@@ -66,7 +67,8 @@ struct BTreePage {
         rightChild = kind.isLeaf ? 0 : bytes.bigEndian32(at: headerOffset + 8)
         guard cellPointers + 2 * cellCount <= self.usableSize else {
             throw SQLiteError(
-                .corrupt, "\(cellCount) cells do not fit in a page of \(self.usableSize) usable bytes", page: number,
+                .corrupt, "\(cellCount) cells do not fit in a page of \(self.usableSize) usable bytes",
+                page: number,
                 offset: headerOffset + 3)
         }
     }

@@ -34,7 +34,8 @@ final class BTreeReader {
     func claim(_ page: UInt32, from: UInt32?, offset: Int?) throws(SQLiteError) {
         guard page >= 1, page <= pager.pageCount, page != pager.lockBytePage else {
             throw SQLiteError(
-                .corrupt, "pointer to page \(page), outside the database (\(pager.pageCount) pages)", page: from,
+                .corrupt, "pointer to page \(page), outside the database (\(pager.pageCount) pages)",
+                page: from,
                 offset: offset)
         }
         guard claimed.insert(page) else {
@@ -75,7 +76,8 @@ final class BTreeReader {
                 try claim(number, from: parent?.number, offset: offset)
                 guard stack.count < Self.maximumDepth else {
                     throw SQLiteError(
-                        .corrupt, "b-tree deeper than \(Self.maximumDepth) levels", page: parent?.number, offset: offset)
+                        .corrupt, "b-tree deeper than \(Self.maximumDepth) levels", page: parent?.number,
+                        offset: offset)
                 }
                 let page = try loadPage(number)
                 guard page.kind.isTable == table else {
@@ -142,7 +144,8 @@ final class BTreeReader {
     /// written to `payload`.
     ///
     /// - Throws: ``SQLiteError`` when the chain ends early, leaves the database or loops.
-    func payload(of cell: BTreePage.Cell, in page: BTreePage, into payload: inout [UInt8]) throws(SQLiteError) {
+    func payload(of cell: BTreePage.Cell, in page: BTreePage, into payload: inout [UInt8]) throws(SQLiteError)
+    {
         payload.removeAll(keepingCapacity: true)
         payload.append(contentsOf: page.bytes[cell.localStart..<cell.localStart + cell.localSize])
         guard cell.localSize < cell.payloadSize else { return }
@@ -159,14 +162,16 @@ final class BTreeReader {
     /// - Parameter locate: Which version of a page to read (nil: the live one); recovery
     ///   reads an old page's chain as it was when the page was written.
     func appendOverflow(
-        from first: UInt32, total: Int, to payload: inout [UInt8], from origin: UInt32, offset: Int, claiming: Bool,
+        from first: UInt32, total: Int, to payload: inout [UInt8], from origin: UInt32, offset: Int,
+        claiming: Bool,
         locate: (UInt32) -> PageLocation? = { _ in nil }
     ) throws(SQLiteError) {
         let chunk = pager.usableSize - 4
         let pagesNeeded = (total - payload.count + chunk - 1) / chunk
         guard pagesNeeded <= Int(pager.pageCount) else {
             throw SQLiteError(
-                .corrupt, "payload of \(total) bytes needs more overflow pages than the database has", page: origin,
+                .corrupt, "payload of \(total) bytes needs more overflow pages than the database has",
+                page: origin,
                 offset: offset)
         }
         payload.reserveCapacity(total)
@@ -178,9 +183,12 @@ final class BTreeReader {
             if claiming {
                 try claim(next, from: previous, offset: previousOffset)
             } else {
-                guard next >= 1, next <= pager.pageCount, next != pager.lockBytePage, visited.insert(next).inserted
+                guard next >= 1, next <= pager.pageCount, next != pager.lockBytePage,
+                    visited.insert(next).inserted
                 else {
-                    throw SQLiteError(.loop, "overflow chain reaches page \(next) again or leaves the database", page: previous)
+                    throw SQLiteError(
+                        .loop, "overflow chain reaches page \(next) again or leaves the database",
+                        page: previous)
                 }
             }
             if let location = locate(next) {
@@ -195,7 +203,8 @@ final class BTreeReader {
             next = overflowBuffer.bigEndian32(at: 0)
             if payload.count < total, next == 0 {
                 throw SQLiteError(
-                    .corrupt, "overflow chain ends after \(payload.count) of \(total) payload bytes", page: previous,
+                    .corrupt, "overflow chain ends after \(payload.count) of \(total) payload bytes",
+                    page: previous,
                     offset: 0)
             }
         }
@@ -225,7 +234,8 @@ struct RecordLayout {
         var position = start + header.length
         var body = headerEnd
         while position < headerEnd {
-            guard let type = bytes.varint(at: position, end: headerEnd), let length = serialTypeLength(type.value),
+            guard let type = bytes.varint(at: position, end: headerEnd),
+                let length = serialTypeLength(type.value),
                 length <= limit - body, types.count < maximumColumns
             else { return false }
             position += type.length

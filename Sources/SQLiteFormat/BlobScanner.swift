@@ -29,14 +29,17 @@ final class BlobScanner {
     /// For each page in the WAL, its frames' indices in order (made when first needed).
     private lazy var framesByPage: [UInt32: [Int]] = {
         var frames: [UInt32: [Int]] = [:]
-        for (index, frame) in (pager.walLog?.frames ?? []).enumerated() { frames[frame.page, default: []].append(index) }
+        for (index, frame) in (pager.walLog?.frames ?? []).enumerated() {
+            frames[frame.page, default: []].append(index)
+        }
         return frames
     }()
 
     /// For each page in the journal, its first (oldest) image.
     private lazy var firstJournalRecord: [UInt32: Int] = {
         var first: [UInt32: Int] = [:]
-        for (index, record) in (pager.journalLog?.records ?? []).enumerated() where first[record.page] == nil {
+        for (index, record) in (pager.journalLog?.records ?? []).enumerated() where first[record.page] == nil
+        {
             first[record.page] = index
         }
         return first
@@ -119,7 +122,9 @@ final class BlobScanner {
 
     // MARK: Live rows
 
-    private func live(_ cell: BTreePage.Cell, in page: BTreePage, table index: Int, _ body: (SQLiteBlob) throws -> Void)
+    private func live(
+        _ cell: BTreePage.Cell, in page: BTreePage, table index: Int, _ body: (SQLiteBlob) throws -> Void
+    )
         throws
     {
         let table = database.tables[index]
@@ -128,7 +133,8 @@ final class BlobScanner {
         // Without a BLOB in the record header (nearly always in the page), the overflow
         // chain need not be read — unless recovering, where every page reached counts.
         if !options.recover && !options.includeRows && cell.localSize < cell.payloadSize {
-            if layout.parseHeader(page.bytes, start: cell.localStart, limit: cell.localStart + cell.localSize),
+            if layout.parseHeader(
+                page.bytes, start: cell.localStart, limit: cell.localStart + cell.localSize),
                 !layout.types.contains(where: { $0 >= 12 && $0 & 1 == 0 })
             {
                 return
@@ -153,7 +159,8 @@ final class BlobScanner {
 
     /// Reports the BLOBs of the record parsed in ``layout`` from `bytes`.
     private func emitRecord(
-        table index: Int?, rowid: Int64?, bytes: [UInt8], origin: SQLiteBlob.Origin, page: UInt32, offset: Int,
+        table index: Int?, rowid: Int64?, bytes: [UInt8], origin: SQLiteBlob.Origin, page: UInt32,
+        offset: Int,
         minimumLength: Int, _ body: (SQLiteBlob) throws -> Void
     ) throws {
         var row: SQLiteRow?
@@ -182,13 +189,16 @@ final class BlobScanner {
                 let column = slot < slotColumns[index].count ? slotColumns[index][slot] : -1
                 try body(
                     SQLiteBlob(
-                        table: table.name, column: column >= 0 ? table.columns[column].name : nil, rowid: rowid,
-                        primaryKey: primaryKey, origin: origin, foundBySignature: false, page: page, offset: offset,
+                        table: table.name, column: column >= 0 ? table.columns[column].name : nil,
+                        rowid: rowid,
+                        primaryKey: primaryKey, origin: origin, foundBySignature: false, page: page,
+                        offset: offset,
                         data: data, row: row))
             } else {
                 try body(
                     SQLiteBlob(
-                        table: nil, column: nil, rowid: rowid, primaryKey: nil, origin: origin, foundBySignature: false,
+                        table: nil, column: nil, rowid: rowid, primaryKey: nil, origin: origin,
+                        foundBySignature: false,
                         page: page, offset: offset, data: data, row: nil))
             }
             if origin == .live { report.liveCount += 1 } else { report.recoveredCount += 1 }
@@ -207,7 +217,8 @@ final class BlobScanner {
             }
         }
         for index in database.indexRoots {
-            try reader.walk(root: index.root, table: false, onPage: { livePages.append(($0.number, nil)) }) { page, cell in
+            try reader.walk(root: index.root, table: false, onPage: { livePages.append(($0.number, nil)) }) {
+                page, cell in
                 do throws(SQLiteError) {
                     try reader.payload(of: cell, in: page, into: &payload)
                 } catch {
@@ -222,7 +233,8 @@ final class BlobScanner {
             guard fetch(number, at: nil, into: &bytes),
                 let page = try? BTreePage(number: number, bytes: bytes, usableSize: pager.usableSize)
             else { continue }
-            try carveFreeSpace(page, owner: owner, freeblockOrigin: .freeblock, unallocatedOrigin: .unallocated, body)
+            try carveFreeSpace(
+                page, owner: owner, freeblockOrigin: .freeblock, unallocatedOrigin: .unallocated, body)
         }
 
         // The freelist.
@@ -232,7 +244,8 @@ final class BlobScanner {
         var trunkBuffer: [UInt8] = []
         while trunk != 0 {
             guard trunk <= pager.pageCount, known.insert(trunk), !reader.claimed.contains(trunk) else {
-                report.problems.append(SQLiteError(.loop, "freelist trunk page \(trunk) repeats or is in use", page: trunk))
+                report.problems.append(
+                    SQLiteError(.loop, "freelist trunk page \(trunk) repeats or is in use", page: trunk))
                 break
             }
             do throws(SQLiteError) {
@@ -264,9 +277,11 @@ final class BlobScanner {
                 guard frame.page >= 1 else { continue }
                 guard fetch(frame.page, at: .wal(index), into: &bytes) else { continue }
                 snapshot = .walFrame(index)
-                try carveOldPage(bytes, number: frame.page, from: 0, origin: .walOld, owner: pageOwner[frame.page], body)
+                try carveOldPage(
+                    bytes, number: frame.page, from: 0, origin: .walOld, owner: pageOwner[frame.page], body)
             }
-            for page in wal.newestFrame.keys.sorted() where (Int(page) - 1) * pager.pageSize < pager.database.count {
+            for page in wal.newestFrame.keys.sorted()
+            where (Int(page) - 1) * pager.pageSize < pager.database.count {
                 guard fetch(page, at: .database, into: &bytes) else { continue }
                 snapshot = .database
                 try carveOldPage(bytes, number: page, from: 0, origin: .walOld, owner: pageOwner[page], body)
@@ -276,9 +291,12 @@ final class BlobScanner {
             for (index, record) in journal.records.enumerated() where journal.restored[record.page] != index {
                 guard fetch(record.page, at: .journal(index), into: &bytes) else { continue }
                 snapshot = .journal
-                try carveOldPage(bytes, number: record.page, from: 0, origin: .journal, owner: pageOwner[record.page], body)
+                try carveOldPage(
+                    bytes, number: record.page, from: 0, origin: .journal, owner: pageOwner[record.page], body
+                )
             }
-            for page in journal.restored.keys.sorted() where (Int(page) - 1) * pager.pageSize < pager.database.count {
+            for page in journal.restored.keys.sorted()
+            where (Int(page) - 1) * pager.pageSize < pager.database.count {
                 guard fetch(page, at: .database, into: &bytes) else { continue }
                 snapshot = .database
                 try carveOldPage(bytes, number: page, from: 0, origin: .journal, owner: pageOwner[page], body)
@@ -296,10 +314,13 @@ final class BlobScanner {
                 if nextPointerMap == pager.lockBytePage { nextPointerMap += 1 }
                 continue
             }
-            guard number != pager.lockBytePage, !reader.claimed.contains(number), !known.contains(number) else {
+            guard number != pager.lockBytePage, !reader.claimed.contains(number), !known.contains(number)
+            else {
                 continue
             }
-            guard fetch(number, at: number <= pager.pageCount ? nil : .database, into: &bytes) else { continue }
+            guard fetch(number, at: number <= pager.pageCount ? nil : .database, into: &bytes) else {
+                continue
+            }
             try carveOldPage(bytes, number: number, from: 0, origin: .orphan, owner: nil, body)
         }
     }
@@ -337,7 +358,8 @@ final class BlobScanner {
                     if cell.localSize < cell.payloadSize {
                         try reader.appendOverflow(
                             from: cell.overflowPage, total: cell.payloadSize, to: &payload, from: number,
-                            offset: cell.localStart + cell.localSize, claiming: false, locate: overflowLocation)
+                            offset: cell.localStart + cell.localSize, claiming: false,
+                            locate: overflowLocation)
                     }
                 } catch {
                     continue
@@ -346,26 +368,31 @@ final class BlobScanner {
                 let fits = owned && table.map { layout.count <= $0.storedColumnCount } == true
                 try emitRecord(
                     table: fits ? owner : nil, rowid: page.kind.isTable ? cell.rowid : nil, bytes: payload,
-                    origin: origin, page: number, offset: cell.offset, minimumLength: options.minimumRecoveredLength,
+                    origin: origin, page: number, offset: cell.offset,
+                    minimumLength: options.minimumRecoveredLength,
                     body)
             }
             try carveFreeSpace(
                 page, owner: owned ? owner : nil, freeblockOrigin: origin, unallocatedOrigin: origin, body)
             return
         }
-        try carve(bytes, number: number, range: start..<min(pager.usableSize, bytes.count), origin: origin, owner: nil, body)
+        try carve(
+            bytes, number: number, range: start..<min(pager.usableSize, bytes.count), origin: origin,
+            owner: nil, body)
     }
 
     /// Carves the freeblocks and the unallocated space of a b-tree page.
     private func carveFreeSpace(
-        _ page: BTreePage, owner: Int?, freeblockOrigin: SQLiteBlob.Origin, unallocatedOrigin: SQLiteBlob.Origin,
+        _ page: BTreePage, owner: Int?, freeblockOrigin: SQLiteBlob.Origin,
+        unallocatedOrigin: SQLiteBlob.Origin,
         _ body: (SQLiteBlob) throws -> Void
     ) throws {
         let usable = page.usableSize
         let contentStart = min(page.contentStart, usable)
         if page.cellPointersEnd < contentStart {
             try carve(
-                page.bytes, number: page.number, range: page.cellPointersEnd..<contentStart, origin: unallocatedOrigin,
+                page.bytes, number: page.number, range: page.cellPointersEnd..<contentStart,
+                origin: unallocatedOrigin,
                 owner: owner, body)
         }
         var block = page.firstFreeblock
@@ -377,7 +404,8 @@ final class BlobScanner {
             let size = page.bytes.bigEndian16(at: block + 2)
             guard size >= 4, block + size <= usable else { break }
             try carve(
-                page.bytes, number: page.number, range: block..<block + size, origin: freeblockOrigin, owner: owner,
+                page.bytes, number: page.number, range: block..<block + size, origin: freeblockOrigin,
+                owner: owner,
                 freeblock: true, body)
             guard next > block else { break }
             block = next
@@ -403,17 +431,20 @@ final class BlobScanner {
                 // Rows written before an ADD COLUMN have fewer values: those must fill the
                 // freeblock exactly; a full row may share it with the next freed cell.
                 let full = table.storedColumnCount
-                let attempts = (1...full).reversed().flatMap { columns in [(columns, false), (columns, true)] }
+                let attempts = (1...full).reversed().flatMap { columns in [(columns, false), (columns, true)]
+                }
                 for (columns, assumingFirstNull) in attempts {
                     guard
                         let end = headerlessRecord(
-                            bytes, number: number, typesStart: position + 4, assumingFirstNull: assumingFirstNull,
+                            bytes, number: number, typesStart: position + 4,
+                            assumingFirstNull: assumingFirstNull,
                             table: table, columns: columns, limit: range.upperBound, into: &record),
                         columns == full || end == range.upperBound,
                         layout.parse(record, start: 0, limit: record.count)
                     else { continue }
                     try emitRecord(
-                        table: owner, rowid: nil, bytes: record, origin: origin, page: number, offset: position,
+                        table: owner, rowid: nil, bytes: record, origin: origin, page: number,
+                        offset: position,
                         minimumLength: options.minimumRecoveredLength, body)
                     covered.append(position..<end)
                     position = end
@@ -421,7 +452,9 @@ final class BlobScanner {
                 }
                 if position != range.lowerBound { continue }
             }
-            guard layout.parseHeader(bytes, start: position, limit: range.upperBound, maximumColumns: maximumColumns),
+            guard
+                layout.parseHeader(
+                    bytes, start: position, limit: range.upperBound, maximumColumns: maximumColumns),
                 layout.count >= 1, layout.types.contains(where: { $0 >= 12 && $0 & 1 == 0 && $0 >= smallest })
             else {
                 position += 1
@@ -433,7 +466,8 @@ final class BlobScanner {
             }
             let total = layout.end - position
             let local = BTreePage.localSize(
-                payloadSize: total, usableSize: pager.usableSize, tableLeaf: table.map { !$0.withoutRowID } ?? true)
+                payloadSize: total, usableSize: pager.usableSize,
+                tableLeaf: table.map { !$0.withoutRowID } ?? true)
             record.removeAll(keepingCapacity: true)
             if local == total {
                 guard layout.end <= range.upperBound else {
@@ -475,11 +509,14 @@ final class BlobScanner {
     /// first serial type: a rowid alias, always NULL) was overwritten, from the serial types
     /// at `typesStart`; returns where the cell ends in the page.
     private func headerlessRecord(
-        _ bytes: [UInt8], number: UInt32, typesStart: Int, assumingFirstNull: Bool, table: SQLiteTable, columns: Int,
+        _ bytes: [UInt8], number: UInt32, typesStart: Int, assumingFirstNull: Bool, table: SQLiteTable,
+        columns: Int,
         limit: Int, into record: inout [UInt8]
     ) -> Int? {
         if assumingFirstNull {
-            guard let first = table.storageIndex.firstIndex(of: 0), table.columns[first].isRowIDAlias else { return nil }
+            guard let first = table.storageIndex.firstIndex(of: 0), table.columns[first].isRowIDAlias else {
+                return nil
+            }
         }
         record.removeAll(keepingCapacity: true)
         record.append(0)
@@ -487,11 +524,13 @@ final class BlobScanner {
         var position = typesStart
         var bodyLength = 0
         while record.count - 1 < columns {
-            guard let type = bytes.varint(at: position, end: limit), let length = serialTypeLength(type.value),
+            guard let type = bytes.varint(at: position, end: limit),
+                let length = serialTypeLength(type.value),
                 length <= 0x7fff_ffff - bodyLength
             else { return nil }
             // A rowid alias is stored as NULL.
-            if let column = table.storageIndex.firstIndex(of: record.count - 1), table.columns[column].isRowIDAlias,
+            if let column = table.storageIndex.firstIndex(of: record.count - 1),
+                table.columns[column].isRowIDAlias,
                 type.value != 0
             {
                 return nil
@@ -504,7 +543,8 @@ final class BlobScanner {
         guard headerSize < 128 else { return nil }
         record[0] = UInt8(headerSize)
         let total = headerSize + bodyLength
-        let local = BTreePage.localSize(payloadSize: total, usableSize: pager.usableSize, tableLeaf: !table.withoutRowID)
+        let local = BTreePage.localSize(
+            payloadSize: total, usableSize: pager.usableSize, tableLeaf: !table.withoutRowID)
         let inPage = local - headerSize
         guard inPage >= 0 else { return nil }
         if local == total {
@@ -536,7 +576,9 @@ final class BlobScanner {
         var position = range.lowerBound
         var nextCovered = 0
         while position < range.upperBound - 8 {
-            while nextCovered < covered.count, covered[nextCovered].upperBound <= position { nextCovered += 1 }
+            while nextCovered < covered.count, covered[nextCovered].upperBound <= position {
+                nextCovered += 1
+            }
             if nextCovered < covered.count, covered[nextCovered].contains(position) {
                 position = covered[nextCovered].upperBound
                 continue
@@ -557,7 +599,8 @@ final class BlobScanner {
                 case 0x73:
                     // The typedstream header: 04 0B "streamtyped" …; its end is unknown, so
                     // it runs to the end of the free space, less trailing zeros.
-                    guard position >= range.lowerBound + 2, bytes[position - 2] == 4, bytes[position - 1] == 0x0b
+                    guard position >= range.lowerBound + 2, bytes[position - 2] == 4,
+                        bytes[position - 1] == 0x0b
                     else { continue }
                     var end = limit
                     while end > position && bytes[end - 1] == 0 { end -= 1 }
@@ -583,7 +626,8 @@ final class BlobScanner {
             if seen.insert(Fingerprint(data)).inserted {
                 try body(
                     SQLiteBlob(
-                        table: nil, column: nil, rowid: nil, primaryKey: nil, origin: origin, foundBySignature: true,
+                        table: nil, column: nil, rowid: nil, primaryKey: nil, origin: origin,
+                        foundBySignature: true,
                         page: number, offset: found.lowerBound, data: data, row: nil))
                 report.recoveredCount += 1
             }
@@ -635,7 +679,8 @@ extension RecordLayout {
         var position = start + header.length
         var body = headerEnd
         while position < headerEnd {
-            guard let type = bytes.varint(at: position, end: headerEnd), let length = serialTypeLength(type.value),
+            guard let type = bytes.varint(at: position, end: headerEnd),
+                let length = serialTypeLength(type.value),
                 length <= 0x7fff_ffff, body <= 0x7fff_ffff, types.count < maximumColumns
             else { return false }
             position += type.length

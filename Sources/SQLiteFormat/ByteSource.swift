@@ -65,10 +65,13 @@ final class ByteSource {
     /// Reads `length` bytes at `offset` into `buffer` (resized to `length`).
     ///
     /// - Throws: ``SQLiteError/Code/truncated`` when the source ends first.
-    func read(_ length: Int, at offset: Int, into buffer: inout [UInt8], page: UInt32? = nil) throws(SQLiteError) {
+    func read(_ length: Int, at offset: Int, into buffer: inout [UInt8], page: UInt32? = nil)
+        throws(SQLiteError)
+    {
         guard offset >= 0, length >= 0, offset <= count, length <= count - offset else {
             throw SQLiteError(
-                .truncated, "the file ends at byte \(count), before \(length) bytes at byte \(offset)", file: file,
+                .truncated, "the file ends at byte \(count), before \(length) bytes at byte \(offset)",
+                file: file,
                 page: page)
         }
         if buffer.count != length { buffer = [UInt8](repeating: 0, count: length) }
@@ -98,7 +101,8 @@ final class ByteSource {
             if done < length {
                 let reason = failure == 0 ? "the file ended" : String(cString: strerror(failure))
                 throw SQLiteError(
-                    .truncated, "cannot read \(length) bytes at byte \(offset): \(reason)", file: file, page: page)
+                    .truncated, "cannot read \(length) bytes at byte \(offset): \(reason)", file: file,
+                    page: page)
             }
         }
     }

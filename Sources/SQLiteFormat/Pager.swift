@@ -54,7 +54,8 @@ final class Pager {
     ///   lock-byte page, ``SQLiteError/Code/truncated`` when its bytes are missing.
     func read(_ page: UInt32, into buffer: inout [UInt8]) throws(SQLiteError) {
         guard page >= 1, page <= pageCount else {
-            throw SQLiteError(.corrupt, "page number \(page) is outside the database (\(pageCount) pages)", page: page)
+            throw SQLiteError(
+                .corrupt, "page number \(page) is outside the database (\(pageCount) pages)", page: page)
         }
         guard page != lockBytePage else {
             throw SQLiteError(.corrupt, "page \(page) is the lock-byte page, which holds no data", page: page)

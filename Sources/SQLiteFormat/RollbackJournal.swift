@@ -49,7 +49,8 @@ struct RollbackJournal {
         else {
             problems.append(
                 SQLiteError(
-                    .journalInvalid, "invalid page size \(size) or sector size \(sectorSize) in the journal header",
+                    .journalInvalid,
+                    "invalid page size \(size) or sector size \(sectorSize) in the journal header",
                     file: .journal, offset: 20))
             return
         }
@@ -91,7 +92,8 @@ struct RollbackJournal {
                 if sum != buffer.bigEndian32(at: 4 + pageSize) {
                     problems.append(
                         SQLiteError(
-                            .journalInvalid, "checksum mismatch in the record for page \(page): playback stops here",
+                            .journalInvalid,
+                            "checksum mismatch in the record for page \(page): playback stops here",
                             file: .journal, offset: offset))
                     stopped = true
                     break

@@ -79,8 +79,10 @@ public struct SQLiteBlobScanOptions: Sendable {
     ///   - tables: The tables to read, nil for all.
     ///   - includeRows: Whether BLOBs carry their rows.
     ///   - minimumRecoveredLength: The least length of a recovered BLOB.
-    public init(recover: Bool = false, tables: Set<String>? = nil, includeRows: Bool = false, minimumRecoveredLength: Int = 8)
-    {
+    public init(
+        recover: Bool = false, tables: Set<String>? = nil, includeRows: Bool = false,
+        minimumRecoveredLength: Int = 8
+    ) {
         self.recover = recover
         self.tables = tables
         self.includeRows = includeRows
@@ -115,7 +117,8 @@ extension SQLiteDatabase {
     ///   (three times when recovering); memory of a few pages plus one row, and with
     ///   `recover` a 16-byte fingerprint per BLOB reported.
     @discardableResult
-    public func forEachBlob(options: SQLiteBlobScanOptions = .init(), _ body: (SQLiteBlob) throws -> Void) throws
+    public func forEachBlob(options: SQLiteBlobScanOptions = .init(), _ body: (SQLiteBlob) throws -> Void)
+        throws
         -> SQLiteScanReport
     {
         let scanner = BlobScanner(database: self, options: options)

@@ -88,21 +88,27 @@ public final class SQLiteDatabase {
     ///   - wal: The `-wal` file's bytes, or nil.
     ///   - journal: The `-journal` file's bytes, or nil.
     /// - Throws: ``SQLiteError`` as ``init(path:)``.
-    public convenience init(contentsOf data: Data, wal: Data? = nil, journal: Data? = nil) throws(SQLiteError) {
+    public convenience init(contentsOf data: Data, wal: Data? = nil, journal: Data? = nil) throws(SQLiteError)
+    {
         try self.init(
-            database: ByteSource(data: data, file: .database), wal: wal.map { ByteSource(data: $0, file: .wal) },
+            database: ByteSource(data: data, file: .database),
+            wal: wal.map { ByteSource(data: $0, file: .wal) },
             journal: journal.map { ByteSource(data: $0, file: .journal) })
     }
 
-    init(database: ByteSource, wal walSource: ByteSource?, journal journalSource: ByteSource?) throws(SQLiteError) {
+    init(database: ByteSource, wal walSource: ByteSource?, journal journalSource: ByteSource?)
+        throws(SQLiteError)
+    {
         var problems: [SQLiteError] = []
         guard database.count >= 100 else {
             throw SQLiteError(
-                .notADatabase, "a file of \(database.count) bytes is too short for an SQLite database", offset: 0)
+                .notADatabase, "a file of \(database.count) bytes is too short for an SQLite database",
+                offset: 0)
         }
         let first = try database.read(100, at: 0)
         guard Array(first[0..<16]) == Array("SQLite format 3\0".utf8) else {
-            throw SQLiteError(.notADatabase, "not an SQLite database: no \"SQLite format 3\" header", offset: 0)
+            throw SQLiteError(
+                .notADatabase, "not an SQLite database: no \"SQLite format 3\" header", offset: 0)
         }
         var pageSize = try Self.pageSize(first.bigEndian16(at: 16), offset: 16)
 
@@ -166,17 +172,20 @@ public final class SQLiteDatabase {
             pageSize: pageSize, pageCount: max(available, 1))
         let page1 = try pager.page(1)
         guard Array(page1[0..<16]) == Array("SQLite format 3\0".utf8) else {
-            throw SQLiteError(.notADatabase, "page 1 (from the WAL or journal) has no SQLite header", page: 1, offset: 0)
+            throw SQLiteError(
+                .notADatabase, "page 1 (from the WAL or journal) has no SQLite header", page: 1, offset: 0)
         }
         let reserved = Int(page1[20])
         guard pageSize - reserved >= 480 else {
             throw SQLiteError(
-                .notADatabase, "\(reserved) reserved bytes leave fewer than 480 usable bytes per page", page: 1,
+                .notADatabase, "\(reserved) reserved bytes leave fewer than 480 usable bytes per page",
+                page: 1,
                 offset: 20)
         }
         guard page1[21] == 64, page1[22] == 32, page1[23] == 32 else {
             throw SQLiteError(
-                .notADatabase, "payload fractions \(page1[21])/\(page1[22])/\(page1[23]) (must be 64/32/32)", page: 1,
+                .notADatabase, "payload fractions \(page1[21])/\(page1[22])/\(page1[23]) (must be 64/32/32)",
+                page: 1,
                 offset: 21)
         }
         pager.usableSize = pageSize - reserved
@@ -187,7 +196,8 @@ public final class SQLiteDatabase {
             } else {
                 problems.append(
                     SQLiteError(
-                        .corrupt, "the header declares \(declared) pages, the files hold \(available)", page: 1,
+                        .corrupt, "the header declares \(declared) pages, the files hold \(available)",
+                        page: 1,
                         offset: 28))
             }
         }
@@ -200,10 +210,12 @@ public final class SQLiteDatabase {
             throw SQLiteError(.notADatabase, "unknown text encoding \(other)", page: 1, offset: 56)
         }
         header = SQLiteDatabaseHeader(
-            pageSize: pageSize, reservedBytes: reserved, textEncoding: encoding, pageCount: Int(pager.pageCount),
+            pageSize: pageSize, reservedBytes: reserved, textEncoding: encoding,
+            pageCount: Int(pager.pageCount),
             firstFreelistTrunk: page1.bigEndian32(at: 32), freelistCount: Int(page1.bigEndian32(at: 36)),
             isWAL: page1[18] == 2 || page1[19] == 2, autoVacuum: page1.bigEndian32(at: 52) != 0,
-            schemaFormat: Int(page1.bigEndian32(at: 44)), userVersion: Int32(bitPattern: page1.bigEndian32(at: 60)),
+            schemaFormat: Int(page1.bigEndian32(at: 44)),
+            userVersion: Int32(bitPattern: page1.bigEndian32(at: 60)),
             applicationID: Int32(bitPattern: page1.bigEndian32(at: 68)))
         self.pager = pager
 
@@ -222,11 +234,15 @@ public final class SQLiteDatabase {
                     return
                 }
                 guard layout.parse(payload, start: 0, limit: payload.count), layout.count >= 5 else {
-                    try reader.skip(SQLiteError(.corrupt, "malformed schema record", page: page.number, offset: cell.offset))
+                    try reader.skip(
+                        SQLiteError(
+                            .corrupt, "malformed schema record", page: page.number, offset: cell.offset))
                     return
                 }
                 func text(_ index: Int) -> String {
-                    if case .text(let text) = layout.value(index, in: payload, encoding: encoding) { return text }
+                    if case .text(let text) = layout.value(index, in: payload, encoding: encoding) {
+                        return text
+                    }
                     return ""
                 }
                 let type = text(0)
@@ -236,7 +252,8 @@ public final class SQLiteDatabase {
                 else { return }
                 if type == "table" {
                     do throws(SQLiteError) {
-                        tables.append(try SchemaParser.table(name: name, rootPage: UInt32(root), sql: text(4)))
+                        tables.append(
+                            try SchemaParser.table(name: name, rootPage: UInt32(root), sql: text(4)))
                     } catch {
                         problems.append(error)
                     }
@@ -312,7 +329,9 @@ public final class SQLiteDatabase {
                 throw SQLiteError(.corrupt, "malformed record", page: page.number, offset: cell.offset)
             }
             try body(
-                Self.row(of: table, rowid: table.withoutRowID ? nil : cell.rowid, payload, layout, encoding: encoding))
+                Self.row(
+                    of: table, rowid: table.withoutRowID ? nil : cell.rowid, payload, layout,
+                    encoding: encoding))
         }
     }
 

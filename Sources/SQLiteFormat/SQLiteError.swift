@@ -63,7 +63,9 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     ///   - file: The file it was found in.
     ///   - page: The page, if any.
     ///   - offset: The byte offset within the page, or within the file without a page.
-    public init(_ code: Code, _ message: String, file: File = .database, page: UInt32? = nil, offset: Int? = nil) {
+    public init(
+        _ code: Code, _ message: String, file: File = .database, page: UInt32? = nil, offset: Int? = nil
+    ) {
         self.code = code
         self.message = message
         self.file = file

@@ -23,7 +23,8 @@ public struct SQLiteTable: Sendable, Equatable {
         ///   - defaultValue: The default value.
         ///   - isVirtual: Whether it is a virtual generated column.
         public init(
-            name: String, declaredType: String = "", isRowIDAlias: Bool = false, defaultValue: SQLiteValue = .null,
+            name: String, declaredType: String = "", isRowIDAlias: Bool = false,
+            defaultValue: SQLiteValue = .null,
             isVirtual: Bool = false
         ) {
             self.name = name

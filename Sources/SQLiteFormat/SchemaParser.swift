@@ -70,7 +70,8 @@ enum SchemaParser {
             case "/" where index + 1 < characters.count && characters[index + 1] == "*":
                 index += 2
                 while index < characters.count
-                    && !(characters[index] == "*" && index + 1 < characters.count && characters[index + 1] == "/")
+                    && !(characters[index] == "*" && index + 1 < characters.count
+                        && characters[index + 1] == "/")
                 {
                     index += 1
                 }
@@ -88,20 +89,26 @@ enum SchemaParser {
                 while index < characters.count {
                     let scalar = characters[index]
                     let isExponentSign =
-                        (scalar == "+" || scalar == "-") && !text.isEmpty && (text.last == "e" || text.last == "E")
-                    guard scalar.properties.isASCIIHexDigit || scalar == "." || scalar == "x" || scalar == "X" || isExponentSign
+                        (scalar == "+" || scalar == "-") && !text.isEmpty
+                        && (text.last == "e" || text.last == "E")
+                    guard
+                        scalar.properties.isASCIIHexDigit || scalar == "." || scalar == "x" || scalar == "X"
+                            || isExponentSign
                     else { break }
                     text.append(scalar)
                     index += 1
                 }
                 tokens.append(.number(String(text)))
             default:
-                if character == "_" || character == "$" || character.properties.isAlphabetic || character.value >= 0x80 {
+                if character == "_" || character == "$" || character.properties.isAlphabetic
+                    || character.value >= 0x80
+                {
                     var text = String.UnicodeScalarView()
                     while index < characters.count {
                         let scalar = characters[index]
                         guard
-                            scalar == "_" || scalar == "$" || scalar.properties.isAlphabetic || scalar.value >= 0x80
+                            scalar == "_" || scalar == "$" || scalar.properties.isAlphabetic
+                                || scalar.value >= 0x80
                                 || ("0"..."9").contains(scalar)
                         else { break }
                         text.append(scalar)
@@ -145,7 +152,8 @@ enum SchemaParser {
         }
         let options = tokens[index...].compactMap(\.keyword)
         var withoutRowID = false
-        for position in options.indices.dropLast() where options[position] == "WITHOUT" && options[position + 1] == "ROWID" {
+        for position in options.indices.dropLast()
+        where options[position] == "WITHOUT" && options[position + 1] == "ROWID" {
             withoutRowID = true
         }
 
@@ -236,13 +244,15 @@ enum SchemaParser {
         let keyIndices = primaryKey.compactMap { key in
             columns.firstIndex { $0.name.lowercased() == key.lowercased() }
         }
-        if !withoutRowID, keyIndices.count == 1, columns[keyIndices[0]].declaredType.uppercased() == "INTEGER",
+        if !withoutRowID, keyIndices.count == 1,
+            columns[keyIndices[0]].declaredType.uppercased() == "INTEGER",
             !columnPrimaryKeyDescending
         {
             columns[keyIndices[0]].isRowIDAlias = true
         }
         return SQLiteTable(
-            name: name, columns: columns, rootPage: rootPage, withoutRowID: withoutRowID, primaryKey: keyIndices,
+            name: name, columns: columns, rootPage: rootPage, withoutRowID: withoutRowID,
+            primaryKey: keyIndices,
             sql: sql)
     }
 
@@ -297,7 +307,9 @@ enum SchemaParser {
             case .number(let text):
                 position += parentheses
                 if let value = Int64(text) { return .integer(negative ? -value : value) }
-                if text.hasPrefix("0x") || text.hasPrefix("0X"), let value = UInt64(text.dropFirst(2), radix: 16) {
+                if text.hasPrefix("0x") || text.hasPrefix("0X"),
+                    let value = UInt64(text.dropFirst(2), radix: 16)
+                {
                     let signed = Int64(bitPattern: value)
                     return .integer(negative ? -signed : signed)
                 }
@@ -350,8 +362,12 @@ enum SchemaParser {
     static func applyAffinity(_ value: SQLiteValue, type: String) -> SQLiteValue {
         let upper = type.uppercased()
         if upper.contains("INT") {
-            if case .text(let text) = value, let number = Int64(text.trimmingSpaces) { return .integer(number) }
-            if case .real(let real) = value, real == real.rounded(), abs(real) < 9e18 { return .integer(Int64(real)) }
+            if case .text(let text) = value, let number = Int64(text.trimmingSpaces) {
+                return .integer(number)
+            }
+            if case .real(let real) = value, real == real.rounded(), abs(real) < 9e18 {
+                return .integer(Int64(real))
+            }
             return value
         }
         if upper.contains("CHAR") || upper.contains("CLOB") || upper.contains("TEXT") {
@@ -371,7 +387,9 @@ enum SchemaParser {
             if let number = Int64(text.trimmingSpaces) { return .integer(number) }
             if let number = Double(text.trimmingSpaces) { return .real(number) }
         }
-        if case .real(let real) = value, real == real.rounded(), abs(real) < 9e18 { return .integer(Int64(real)) }
+        if case .real(let real) = value, real == real.rounded(), abs(real) < 9e18 {
+            return .integer(Int64(real))
+        }
         return value
     }
 }

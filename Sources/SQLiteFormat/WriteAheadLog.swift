@@ -47,7 +47,8 @@ struct WriteAheadLog {
         let magic = header.bigEndian32(at: 0)
         guard magic == 0x377f_0682 || magic == 0x377f_0683 else {
             throw SQLiteError(
-                .walInvalid, "bad magic number 0x\(String(magic, radix: 16)) in the WAL header", file: .wal, offset: 0)
+                .walInvalid, "bad magic number 0x\(String(magic, radix: 16)) in the WAL header", file: .wal,
+                offset: 0)
         }
         let bigEndianChecksums = magic & 1 == 1
         let version = header.bigEndian32(at: 4)
@@ -56,7 +57,8 @@ struct WriteAheadLog {
         }
         let rawPageSize = Int(header.bigEndian32(at: 8))
         guard rawPageSize >= 512, rawPageSize <= 65536, rawPageSize & (rawPageSize - 1) == 0 else {
-            throw SQLiteError(.walInvalid, "invalid page size \(rawPageSize) in the WAL header", file: .wal, offset: 8)
+            throw SQLiteError(
+                .walInvalid, "invalid page size \(rawPageSize) in the WAL header", file: .wal, offset: 8)
         }
         pageSize = rawPageSize
         var checksum = Self.checksum(header, range: 0..<24, bigEndian: bigEndianChecksums, seed: (0, 0))
@@ -84,9 +86,11 @@ struct WriteAheadLog {
                 } else if page == 0 {
                     reason = "its page number is 0"
                 } else {
-                    checksum = Self.checksum(buffer, range: 0..<8, bigEndian: bigEndianChecksums, seed: checksum)
                     checksum = Self.checksum(
-                        buffer, range: Self.frameHeaderSize..<frameSize, bigEndian: bigEndianChecksums, seed: checksum)
+                        buffer, range: 0..<8, bigEndian: bigEndianChecksums, seed: checksum)
+                    checksum = Self.checksum(
+                        buffer, range: Self.frameHeaderSize..<frameSize, bigEndian: bigEndianChecksums,
+                        seed: checksum)
                     if checksum.0 != buffer.bigEndian32(at: 16) || checksum.1 != buffer.bigEndian32(at: 20) {
                         reason = "its checksum does not match"
                     }
@@ -96,14 +100,20 @@ struct WriteAheadLog {
                     firstInvalid = index
                     problems.append(
                         SQLiteError(
-                            .walInvalid, "frame \(index + 1) and the \(frameCount - index - 1) after it are ignored: \(reason)",
+                            .walInvalid,
+                            "frame \(index + 1) and the \(frameCount - index - 1) after it are ignored: \(reason)",
                             file: .wal, offset: offset))
                     // Kept for recovery: the page number is only a guess here.
-                    frames.append(Frame(page: page, dataOffset: offset + Self.frameHeaderSize, databaseSize: 0, committed: false))
+                    frames.append(
+                        Frame(
+                            page: page, dataOffset: offset + Self.frameHeaderSize, databaseSize: 0,
+                            committed: false))
                     continue
                 }
                 frames.append(
-                    Frame(page: page, dataOffset: offset + Self.frameHeaderSize, databaseSize: size, committed: false))
+                    Frame(
+                        page: page, dataOffset: offset + Self.frameHeaderSize, databaseSize: size,
+                        committed: false))
                 if size != 0 {
                     committedCount = frames.count
                     databaseSize = size
@@ -113,7 +123,8 @@ struct WriteAheadLog {
                 try source.read(4, at: offset, into: &buffer)
                 frames.append(
                     Frame(
-                        page: buffer.bigEndian32(at: 0), dataOffset: offset + Self.frameHeaderSize, databaseSize: 0,
+                        page: buffer.bigEndian32(at: 0), dataOffset: offset + Self.frameHeaderSize,
+                        databaseSize: 0,
                         committed: false))
             }
         }
@@ -145,7 +156,8 @@ struct WriteAheadLog {
             if bigEndian {
                 while index + 8 <= end {
                     let a =
-                        UInt32(buffer[index]) << 24 | UInt32(buffer[index + 1]) << 16 | UInt32(buffer[index + 2]) << 8
+                        UInt32(buffer[index]) << 24 | UInt32(buffer[index + 1]) << 16 | UInt32(
+                            buffer[index + 2]) << 8
                         | UInt32(buffer[index + 3])
                     let b =
                         UInt32(buffer[index + 4]) << 24 | UInt32(buffer[index + 5]) << 16

@@ -8,17 +8,22 @@ import Testing
 @Suite("Hostile databases")
 struct HostileTests {
     static func file(_ name: String, _ suffix: String = "") throws -> [UInt8] {
-        Array(try Data(contentsOf: URL(fileURLWithPath: try ReferenceDatabases.path(name) + "/db.sqlite" + suffix)))
+        Array(
+            try Data(
+                contentsOf: URL(fileURLWithPath: try ReferenceDatabases.path(name) + "/db.sqlite" + suffix)))
     }
 
     /// Reads everything a reader can: every table's rows (errors allowed), and a recovering
     /// BLOB scan (which must not throw). Returns the errors and problems met.
     @discardableResult
-    static func readEverything(_ bytes: [UInt8], wal: [UInt8]? = nil, journal: [UInt8]? = nil) -> [SQLiteError] {
+    static func readEverything(_ bytes: [UInt8], wal: [UInt8]? = nil, journal: [UInt8]? = nil)
+        -> [SQLiteError]
+    {
         var errors: [SQLiteError] = []
         let database: SQLiteDatabase
         do {
-            database = try SQLiteDatabase(contentsOf: Data(bytes), wal: wal.map { Data($0) }, journal: journal.map { Data($0) })
+            database = try SQLiteDatabase(
+                contentsOf: Data(bytes), wal: wal.map { Data($0) }, journal: journal.map { Data($0) })
         } catch {
             return [error]
         }
@@ -61,8 +66,11 @@ struct HostileTests {
 
     @Test("a file that is not a database")
     func notADatabase() {
-        #expect(throws: SQLiteError.self) { try SQLiteDatabase(contentsOf: Data(repeating: 0x41, count: 4096)) }
-        let errors = Self.readEverything(Array("SQLite format 3\0".utf8) + [0x12, 0x34] + Array(repeating: 0, count: 90))
+        #expect(throws: SQLiteError.self) {
+            try SQLiteDatabase(contentsOf: Data(repeating: 0x41, count: 4096))
+        }
+        let errors = Self.readEverything(
+            Array("SQLite format 3\0".utf8) + [0x12, 0x34] + Array(repeating: 0, count: 90))
         #expect(errors.first?.code == .notADatabase)
     }
 
@@ -81,7 +89,8 @@ struct HostileTests {
         let database = try SQLiteDatabase(contentsOf: Data(bytes))
         var target: (page: UInt32, overflow: UInt32)?
         let reader = BTreeReader(pager: database.pager, lenient: true)
-        try reader.walk(root: try #require(database.table(named: "items")).rootPage, table: true) { page, cell in
+        try reader.walk(root: try #require(database.table(named: "items")).rootPage, table: true) {
+            page, cell in
             if target == nil, cell.overflowPage != 0 { target = (page.number, cell.overflowPage) }
         }
         let overflow = try #require(target).overflow
@@ -159,7 +168,8 @@ struct HostileTests {
     func journalChecksum() throws {
         let bytes = try Self.file("hot-journal")
         var journal = try Self.file("hot-journal", "-journal")
-        let sector = Int(journal[20]) << 24 | Int(journal[21]) << 16 | Int(journal[22]) << 8 | Int(journal[23])
+        let sector =
+            Int(journal[20]) << 24 | Int(journal[21]) << 16 | Int(journal[22]) << 8 | Int(journal[23])
         journal[sector + 4 + 1024 - 200] ^= 0xff
         let errors = Self.readEverything(bytes, journal: journal)
         #expect(errors.contains { $0.code == .journalInvalid && $0.file == .journal }, "\(errors)")

@@ -27,7 +27,8 @@ struct LargeDatabaseTests {
 
     @Test("every BLOB of a 1.1 GB database, in bounded memory", .enabled(if: enabled))
     func largeDatabase() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("SQLiteFormatLarge.sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("SQLiteFormatLarge.sqlite")
+            .path
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
             "Scripts/make_large_database.py"
         ).path

@@ -6,8 +6,10 @@ import SQLiteFormat
 enum ReferenceDatabases {
     /// The scenarios the script makes, in its order.
     static let names = [
-        "rollback-512", "rollback-1024", "rollback-4096", "rollback-8192", "rollback-65536", "autovacuum-full",
-        "autovacuum-incremental", "utf16le", "utf16be", "wal", "wal-uncommitted", "hot-journal", "reserved-32",
+        "rollback-512", "rollback-1024", "rollback-4096", "rollback-8192", "rollback-65536",
+        "autovacuum-full",
+        "autovacuum-incremental", "utf16le", "utf16be", "wal", "wal-uncommitted", "hot-journal",
+        "reserved-32",
         "reserved-8",
     ]
 
@@ -71,7 +73,9 @@ enum ReferenceDatabases {
     static func bytes(hex: String) -> [UInt8] {
         let digits = Array(hex.utf8)
         func value(_ digit: UInt8) -> UInt8 { digit >= 0x61 ? digit - 0x61 + 10 : digit - 0x30 }
-        return stride(from: 0, to: digits.count - 1, by: 2).map { value(digits[$0]) << 4 | value(digits[$0 + 1]) }
+        return stride(from: 0, to: digits.count - 1, by: 2).map {
+            value(digits[$0]) << 4 | value(digits[$0 + 1])
+        }
     }
 
     static func hex(_ bytes: [UInt8]) -> String {

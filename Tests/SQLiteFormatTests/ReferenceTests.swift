@@ -59,7 +59,8 @@ struct ReferenceTests {
         // Deleted BLOBs whose first and last bytes are still in the files (a proxy for "still
         // whole": later writes may reuse the space of deleted rows).
         let files = try ["", "-wal", "-journal"].compactMap { suffix -> Data? in
-            try? Data(contentsOf: URL(fileURLWithPath: try ReferenceDatabases.path(name) + "/db.sqlite" + suffix))
+            try? Data(
+                contentsOf: URL(fileURLWithPath: try ReferenceDatabases.path(name) + "/db.sqlite" + suffix))
         }
         let wanted = Set(deleted).subtracting(liveHex).filter { hex in
             let blob = ReferenceDatabases.bytes(hex: hex)
@@ -82,14 +83,17 @@ struct ReferenceTests {
         try database.forEachBlob(options: SQLiteBlobScanOptions(recover: true)) { _ in }
         let after = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
         #expect(after == before)
-        let unchanged = try after.map { try Data(contentsOf: URL(fileURLWithPath: folder + "/" + $0)) } == contents
+        let unchanged =
+            try after.map { try Data(contentsOf: URL(fileURLWithPath: folder + "/" + $0)) } == contents
         #expect(unchanged, "\(name): a file changed")
     }
 
     @Test("a database read from memory reads as from its file", arguments: ["wal", "hot-journal", "utf16be"])
     func inMemory(_ name: String) throws {
         let folder = try ReferenceDatabases.path(name)
-        func read(_ suffix: String) -> Data? { try? Data(contentsOf: URL(fileURLWithPath: folder + "/db.sqlite" + suffix)) }
+        func read(_ suffix: String) -> Data? {
+            try? Data(contentsOf: URL(fileURLWithPath: folder + "/db.sqlite" + suffix))
+        }
         let database = try SQLiteDatabase(
             contentsOf: read("") ?? Data(), wal: read("-wal"), journal: read("-journal"))
         let expected = try ReferenceDatabases.lines(name, "expected.txt")

@@ -26,9 +26,12 @@ struct SchemaParserTests {
             Case(
                 sql: "CREATE TABLE d (id INTEGER PRIMARY KEY DESC, v)", names: ["id", "v"], alias: nil,
                 primaryKey: ["id"]),
-            Case(sql: "CREATE TABLE i (id INT PRIMARY KEY, v)", names: ["id", "v"], alias: nil, primaryKey: ["id"]),
             Case(
-                sql: "CREATE TABLE p (a TEXT, id integer, CONSTRAINT k PRIMARY KEY (id DESC))", names: ["a", "id"],
+                sql: "CREATE TABLE i (id INT PRIMARY KEY, v)", names: ["id", "v"], alias: nil,
+                primaryKey: ["id"]),
+            Case(
+                sql: "CREATE TABLE p (a TEXT, id integer, CONSTRAINT k PRIMARY KEY (id DESC))",
+                names: ["a", "id"],
                 alias: "id", primaryKey: ["id"]),
             Case(
                 sql: "CREATE TABLE w (a TEXT, b INT, c BLOB, PRIMARY KEY (b, a)) WITHOUT ROWID",
@@ -52,11 +55,13 @@ struct SchemaParserTests {
     func defaults() throws {
         let table = try SchemaParser.table(
             name: "t", rootPage: 2,
-            sql: "CREATE TABLE t (a TEXT DEFAULT 'x''y', b INTEGER DEFAULT '12', c REAL DEFAULT 3, d DEFAULT -5, "
+            sql:
+                "CREATE TABLE t (a TEXT DEFAULT 'x''y', b INTEGER DEFAULT '12', c REAL DEFAULT 3, d DEFAULT -5, "
                 + "e BLOB DEFAULT x'0aFF', f DEFAULT NULL, g TEXT DEFAULT 7, h DEFAULT TRUE)")
         #expect(
             table.columns.map(\.defaultValue) == [
-                .text("x'y"), .integer(12), .real(3), .integer(-5), .blob(.init([0x0a, 0xff])), .null, .text("7"),
+                .text("x'y"), .integer(12), .real(3), .integer(-5), .blob(.init([0x0a, 0xff])), .null,
+                .text("7"),
                 .integer(1),
             ])
     }
@@ -72,6 +77,8 @@ struct SchemaParserTests {
 
     @Test("a statement without a column list is refused")
     func noColumns() {
-        #expect(throws: SQLiteError.self) { try SchemaParser.table(name: "t", rootPage: 2, sql: "CREATE TABLE t") }
+        #expect(throws: SQLiteError.self) {
+            try SchemaParser.table(name: "t", rootPage: 2, sql: "CREATE TABLE t")
+        }
     }
 }
