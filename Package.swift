@@ -35,7 +35,7 @@ let package = Package(
         // The tool's code, a module of its own so that tests can import it.
         .target(
             name: "KeyedArchiveTool",
-            dependencies: ["KeyedArchive"],
+            dependencies: ["KeyedArchive", "SQLiteFormat"],
             path: "Sources/KeyedArchiveTool"
         ),
         // The `keyed-archive` executable: main.swift alone. A release build on Linux links
