@@ -143,7 +143,8 @@ extension Tool {
 
     /// Appends `format`, `kind` and `result` for an archive or property list, as a
     /// `decode --jsonl` line shows them; the message of the `error` field if it does not read.
-    func appendDecoded(_ data: Data, _ invocation: Invocation, to fields: inout [(String, String)]) -> String? {
+    func appendDecoded(_ data: Data, _ invocation: Invocation, to fields: inout [(String, String)]) -> String?
+    {
         func fail(_ message: String) -> String? { message }
         let limit = Self.outputLimit(forInputLength: data.count)
         let expansion =

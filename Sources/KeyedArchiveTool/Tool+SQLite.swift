@@ -89,7 +89,8 @@ extension Tool {
             return false
         }
         var succeeded = true
-        let options = SQLiteBlobScanOptions(recover: invocation.recovers, includeRows: !invocation.columns.isEmpty)
+        let options = SQLiteBlobScanOptions(
+            recover: invocation.recovers, includeRows: !invocation.columns.isEmpty)
         do {
             let report = try database.forEachBlob(options: options) { blob in
                 guard let content = Self.content(of: blob.data) else { return }
@@ -106,12 +107,18 @@ extension Tool {
                     fields.append(("page", String(blob.page)))
                     fields.append(("offset", String(blob.offset)))
                 }
-                if !invocation.columns.isEmpty, let row = blob.row, let table = blob.table.flatMap(database.table(named:)) {
+                if !invocation.columns.isEmpty, let row = blob.row,
+                    let table = blob.table.flatMap(database.table(named:))
+                {
                     var pairs: [String] = []
                     for name in invocation.columns {
-                        guard let index = table.columns.firstIndex(where: { $0.name.lowercased() == name.lowercased() })
+                        guard
+                            let index = table.columns.firstIndex(where: {
+                                $0.name.lowercased() == name.lowercased()
+                            })
                         else { continue }
-                        pairs.append(Self.jsonString(table.columns[index].name) + ":" + Self.json(row.values[index]))
+                        pairs.append(
+                            Self.jsonString(table.columns[index].name) + ":" + Self.json(row.values[index]))
                     }
                     fields.append(("columns", "{" + pairs.joined(separator: ",") + "}"))
                 }
