@@ -9,6 +9,9 @@ let package = Package(
         .library(name: "PropertyListFormats", targets: ["PropertyListFormats"]),
         // Conversions to and from full Foundation's classes (NSAttributedString, …).
         .library(name: "KeyedArchiveFoundation", targets: ["KeyedArchiveFoundation"]),
+        // A read-only reader of SQLite database files (with their WAL and rollback journal),
+        // where iOS and macOS keep most of their archives.
+        .library(name: "SQLiteFormat", targets: ["SQLiteFormat"]),
         .executable(name: "keyed-archive", targets: ["KeyedArchiveCommand"]),
         // The benchmarks and the example are executable targets of this package, not products:
         // packages that depend on KeyedArchive neither see nor build them. `swift run NAME`
@@ -61,6 +64,11 @@ let package = Package(
             ],
             path: "Sources/KeyedArchive"
         ),
+        // Depends on nothing in this package: the file format alone, no libsqlite3.
+        .target(
+            name: "SQLiteFormat",
+            path: "Sources/SQLiteFormat"
+        ),
         .target(
             name: "KeyedArchiveFoundation",
             dependencies: ["KeyedArchive"],
@@ -69,7 +77,7 @@ let package = Package(
         // The tool's code, a module of its own so that tests can import it.
         .target(
             name: "KeyedArchiveTool",
-            dependencies: ["KeyedArchive"],
+            dependencies: ["KeyedArchive", "SQLiteFormat"],
             path: "Sources/KeyedArchiveTool"
         ),
         // The `keyed-archive` executable: main.swift alone. A release build on Linux links
@@ -130,6 +138,13 @@ let package = Package(
             name: "PropertyListFormatsTests",
             dependencies: ["PropertyListFormats"],
             path: "Tests/PropertyListFormatsTests"
+        ),
+        .testTarget(
+            name: "SQLiteFormatTests",
+            dependencies: ["SQLiteFormat"],
+            path: "Tests/SQLiteFormatTests",
+            // The Python scripts that make the reference databases at test time.
+            exclude: ["Scripts"]
         ),
         .testTarget(
             name: "KeyedArchiveToolTests",

@@ -26,6 +26,10 @@ let package = Package(
         .executableTarget(
             name: "FuzzStreamed",
             dependencies: ["FuzzSupport", .product(name: "KeyedArchive", package: "KeyedArchive")]),
+        // The SQLite reader (a database, optionally with its WAL after an `@WAL@` marker).
+        .executableTarget(
+            name: "FuzzSQLite",
+            dependencies: ["FuzzSupport", .product(name: "SQLiteFormat", package: "KeyedArchive")]),
         .executableTarget(
             name: "FuzzCodable",
             dependencies: ["FuzzSupport", .product(name: "KeyedArchive", package: "KeyedArchive")]),

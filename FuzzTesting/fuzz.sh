@@ -4,7 +4,7 @@
 #   FuzzTesting/fuzz.sh TARGET SECONDS [extra libFuzzer flags]
 #
 # TARGET: FuzzBinary FuzzXML FuzzOpenStep FuzzUnarchiver FuzzRoundTrip FuzzStreamed FuzzCodable
-# FuzzTypedStream FuzzIMessageBody.
+# FuzzTypedStream FuzzIMessageBody FuzzSQLite.
 # Environment: SANITIZE=address adds AddressSanitizer; JOBS=n runs n workers; NICE=19 lowers
 # the priority (default); NO_BUILD=1 skips the build.
 #
@@ -35,6 +35,7 @@ case "$target" in
     FuzzCodable) dicts=(archive binary) ;;
     FuzzTypedStream) dicts=(typedstream) ;;
     FuzzIMessageBody) dicts=(typedstream) ;;
+    FuzzSQLite) dicts=(sqlite) ;;
     *) echo "unknown target: $target" >&2; exit 2 ;;
 esac
 

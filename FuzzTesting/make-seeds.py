@@ -8,7 +8,7 @@ FuzzCreature and FuzzPoint, shared-reference bombs). Fixtures are never copied i
 repository: they are read at run time.
 
 usage: make-seeds.py TARGET OUTDIR   (TARGET: FuzzBinary FuzzXML FuzzOpenStep FuzzUnarchiver FuzzRoundTrip FuzzStreamed
-       FuzzCodable FuzzTypedStream FuzzIMessageBody)
+       FuzzCodable FuzzTypedStream FuzzIMessageBody FuzzSQLite)
 """
 import datetime
 import hashlib
@@ -259,7 +259,10 @@ def main():
              "FuzzUnarchiver": ["unarchiver"], "FuzzRoundTrip": ["binary", "xml", "roundtrip"],
              "FuzzStreamed": ["binary", "xml", "openstep", "json"],
              "FuzzCodable": ["codable"], "FuzzTypedStream": ["typedstream"],
-             "FuzzIMessageBody": ["typedstream"]}
+             "FuzzIMessageBody": ["typedstream"], "FuzzSQLite": ["sqlite"]}
+    if target == "FuzzSQLite":
+        write_seeds(target, out, generated_databases())
+        return
     if target not in kinds:
         sys.exit(f"unknown target {target}; one of {', '.join(kinds)}")
     wanted = kinds[target]
@@ -286,6 +289,54 @@ def main():
     for data in seeds:
         if len(data) > MAX_SEED:
             continue
+        name = hashlib.sha1(data).hexdigest()
+        path = os.path.join(out, name)
+        if not os.path.exists(path):
+            with open(path, "wb") as f:
+                f.write(data)
+            written += 1
+    print(f"{target}: {written} new seeds in {out}")
+
+
+def generated_databases():
+    """Small databases (512-byte pages): rollback and WAL (database, `@WAL@`, WAL), rows
+    deleted, a table dropped, overflow, WITHOUT ROWID, UTF-16."""
+    import shutil
+    import sqlite3
+    import tempfile
+    seeds = []
+    folder = tempfile.mkdtemp()
+    for index, (wal, encoding) in enumerate([(False, "UTF-8"), (True, "UTF-8"), (False, "UTF-16le")]):
+        path = os.path.join(folder, "s%d.db" % index)
+        c = sqlite3.connect(path, isolation_level=None)
+        c.execute("PRAGMA secure_delete = OFF")
+        c.execute("PRAGMA encoding = '%s'" % encoding)
+        c.execute("PRAGMA page_size = 512")
+        c.execute("PRAGMA journal_mode = %s" % ("WAL" if wal else "DELETE"))
+        c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, b BLOB, s TEXT, r REAL)")
+        c.execute("CREATE TABLE w (k TEXT PRIMARY KEY, v BLOB) WITHOUT ROWID")
+        c.execute("CREATE TABLE d (x BLOB)")
+        for i in range(12):
+            c.execute("INSERT INTO t (b, s, r) VALUES (?, ?, ?)", (b"bplist00" + bytes(range(i * 20)), "s%d" % i, i / 3))
+            c.execute("INSERT INTO w VALUES (?, ?)", ("k%d" % i, bytes([i]) * (i * 7)))
+            c.execute("INSERT INTO d VALUES (?)", (bytes(40),))
+        c.execute("DELETE FROM t WHERE id % 3 = 0")
+        c.execute("DROP TABLE d")
+        with open(path, "rb") as f:
+            data = f.read()
+        if wal:
+            with open(path + "-wal", "rb") as f:
+                data += b"@WAL@" + f.read()
+        seeds.append(data)
+        c.close()
+    shutil.rmtree(folder, ignore_errors=True)
+    return seeds
+
+
+def write_seeds(target, out, seeds):
+    os.makedirs(out, exist_ok=True)
+    written = 0
+    for data in seeds:
         name = hashlib.sha1(data).hexdigest()
         path = os.path.join(out, name)
         if not os.path.exists(path):

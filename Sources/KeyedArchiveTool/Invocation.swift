@@ -106,6 +106,9 @@ struct Invocation: Equatable {
     var jsonLines = false
     /// `--raw`: `decode` shows every object field by field, known classes included.
     var raw = false
+    /// `--columns a,b`: with `decode --jsonl` of an SQLite database, these columns of each
+    /// BLOB's row are added to its line.
+    var columns: [String] = []
     /// `-header`: with `-convert objc`, also write a header declaring the constant beside
     /// the source (`.h` for `.m`), as `plutil` does; not for standard output.
     var writesHeader = false
@@ -299,6 +302,10 @@ extension Invocation {
                 invocation.expands = true
             case "--jsonl":
                 invocation.jsonLines = true
+            case "--columns":
+                invocation.columns += try value(after: argument).split(separator: ",").map {
+                    String($0.drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+                }
             case "-append":
                 invocation.appends = true
             case "-o":
@@ -370,6 +377,7 @@ extension Invocation {
             throw UsageError("--jsonl cannot be combined with --json or --path")
         }
         if raw && command != .decode { throw UsageError("--raw is only valid with decode") }
+        if !columns.isEmpty && !jsonLines { throw UsageError("--columns is only valid with decode --jsonl") }
         if writesHeader && command != .convert(.objc) {
             throw UsageError("-header is only valid with -convert objc")
         }

@@ -113,7 +113,8 @@ extension Tool {
                 status = ExitStatus.failure
                 continue
             }
-            for path in paths {
+            // A database's -wal, -shm and -journal files are read with it.
+            for path in paths where !Self.isDatabaseCompanion(path, sweeping: paths) {
                 if !sweepOne(path, invocation) { status = ExitStatus.failure }
             }
         }
@@ -128,12 +129,23 @@ extension Tool {
             writeFields(fields)
             return false
         }
+        if path != "-", let succeeded = sweepDatabase(path, invocation) { return succeeded }
         let data: Data
         do {
             data = try readInput(path)
         } catch {
             return fail(error.message)
         }
+        if let message = appendDecoded(data, invocation, to: &fields) { return fail(message) }
+        writeFields(fields)
+        return true
+    }
+
+    /// Appends `format`, `kind` and `result` for an archive or property list, as a
+    /// `decode --jsonl` line shows them; the message of the `error` field if it does not read.
+    func appendDecoded(_ data: Data, _ invocation: Invocation, to fields: inout [(String, String)]) -> String?
+    {
+        func fail(_ message: String) -> String? { message }
         let limit = Self.outputLimit(forInputLength: data.count)
         let expansion =
             invocation.expands
@@ -196,13 +208,12 @@ extension Tool {
             }
         }
         if fields.reduce(0, { $0 + $1.1.utf8.count }) > limit { return fail(Self.outputTooLarge(limit)) }
-        writeFields(fields)
-        return true
+        return nil
     }
 
     /// Writes one line, `{"key":value,…}`; the values (a result may be tens of megabytes)
     /// are handed out in pieces, not copied into the line.
-    private func writeFields(_ fields: [(String, String)]) {
+    func writeFields(_ fields: [(String, String)]) {
         for (index, (key, value)) in fields.enumerated() {
             writeText((index == 0 ? "{" : ",") + Self.jsonString(key) + ":")
             writeText(value)
