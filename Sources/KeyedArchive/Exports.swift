@@ -1,3 +1,4 @@
+@_exported import ArchivedAppleClasses
 // `import KeyedArchive` gives everything documented. The library is built in modules along
 // its layers (Package.swift lists them, Documentation/Internals.md explains them); this
 // module is the umbrella that re-exports them all, so no user has to know the split.
@@ -6,7 +7,6 @@
 // modules (the tool, the tests) keep reaching its package-level helpers through
 // `import KeyedArchive`. The fuzzing SPI is re-exported for the fuzzers.
 @_exported import KeyedArchiveSupport
-@_exported import PropertyListFormats
 @_exported import KeyedArchiving
-@_exported import ArchivedAppleClasses
+@_exported import PropertyListFormats
 @_exported import TypedStreamFormat
