@@ -40,6 +40,7 @@ import Darwin
 /// it was made, never copied and then used twice, which would share them.
 ///
 /// - Complexity: Adding a scalar is O(its size) on average; `finish` is O(output size).
+@usableFromInline
 package struct BinaryPropertyListBuilder {
     private enum EntryKind: UInt8 {
         case scalar, array, dictionary, reserved
@@ -111,7 +112,7 @@ package struct BinaryPropertyListBuilder {
     private var shareableCount = 0
     /// The objects of UIDs added so far, by UID value (object + 1; 0 is unknown), for
     /// values below ``directUIDLimit`` when they were added.
-    private var uidObjects = BinaryPropertyListUIDTable()
+    @usableFromInline var uidObjects = BinaryPropertyListUIDTable()
     /// Whether a UID was added through the scalar table (its value was beyond
     /// ``directUIDLimit`` then): from then on new UIDs are looked up there too, so that a
     /// UID is stored once whichever way it was added first.
@@ -254,9 +255,19 @@ package struct BinaryPropertyListBuilder {
     }
 
     /// Adds a UID in 1, 2, 4 or 8 bytes.
+    ///
+    /// Inlinable for its first line: the keyed archiver, in another module, adds a UID for
+    /// nearly every reference, and most are known already.
+    @inlinable
     package mutating func addUID(_ value: UInt64) -> Int {
         // Archives refer to UIDs 0..<n over and over: remember their objects directly.
         if let known = uidObjects.object(of: value) { return known }
+        return addNewUID(value)
+    }
+
+    /// Adds a UID not remembered in ``uidObjects``.
+    @usableFromInline
+    mutating func addNewUID(_ value: UInt64) -> Int {
         var header = ScalarHeader()
         BinaryPropertyListWidth.withWidth(toHold: value) { width in
             header.append(BinaryPropertyListWidth.uidMarker(width: width))

@@ -4,15 +4,16 @@
 /// Only UIDs below a limit the writer chooses are remembered, and the table grows to the
 /// largest remembered UID (by half at least, never past the limit), so its size follows
 /// what the writer allows, never a UID's value alone.
+@usableFromInline
 struct BinaryPropertyListUIDTable {
     /// The object of UID `i` plus one at index `i`; 0 when not written yet.
-    private var objects: [UInt32] = []
+    @usableFromInline var objects: [UInt32] = []
 
     /// How many UIDs the table has room for (for tests of its bound).
     var count: Int { objects.count }
 
     /// The object written for UID `value`, or `nil`.
-    @inline(__always)
+    @inlinable @inline(__always)
     func object(of value: UInt64) -> Int? {
         guard value < UInt64(objects.count) else { return nil }
         let known = objects[Int(value)]
