@@ -48,7 +48,9 @@ extension ArchivedObjectGraph {
         var candidate: String? = name
         while let current = candidate {
             if let catalogued = CataloguedClass(name: current) {
-                if catalogued.kind.isFoundation { return foundationSummary(of: catalogued, named: name, at: uid) }
+                if catalogued.kind.isFoundation {
+                    return foundationSummary(of: catalogued, named: name, at: uid)
+                }
                 known = catalogued
                 break
             }

@@ -144,7 +144,8 @@ public struct ArchivedParagraphStyle: SecureKeyedCoding, Hashable, Sendable, Cus
 
     /// `NSParagraphStyle { NSAlignment = 4; NSLineBreakMode = 2 }`, fields in key order.
     public var description: String {
-        let name = isMutable ? CataloguedClass.mutableParagraphStyle.name : CataloguedClass.paragraphStyle.name
+        let name =
+            isMutable ? CataloguedClass.mutableParagraphStyle.name : CataloguedClass.paragraphStyle.name
         let body = fields.keys.sorted().compactMap { key in fields[key].map { "\(key) = \($0)" } }
         return body.isEmpty ? name : "\(name) { \(body.joined(separator: "; ")) }"
     }

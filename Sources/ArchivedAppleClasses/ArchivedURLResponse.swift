@@ -95,5 +95,7 @@ public struct ArchivedURLResponse: SecureKeyedCoding, Hashable, Sendable, Custom
 
 extension ArchivedURLResponse: ArchiveStandardType, ArchiveDynamicClass {
     package static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .urlResponse) }
-    package var archivedClassChain: [String] { (isHTTP ? CataloguedClass.httpURLResponse : .urlResponse).chain }
+    package var archivedClassChain: [String] {
+        (isHTTP ? CataloguedClass.httpURLResponse : .urlResponse).chain
+    }
 }

@@ -617,14 +617,15 @@ struct TypedStreamWriter {
         let (version, groups) = try TypedStreamParagraphStyle.groups(of: style)
         // The catalogue's chain, with the versions of the style's own layout.
         let mutableVersion = style.typedStreamForm?.mutableVersion ?? 0
-        let chain = (style.isMutable ? CataloguedClass.mutableParagraphStyle : .paragraphStyle).typedStreamChain.map {
-            link -> (name: String, version: Int) in
-            switch link.name {
-            case CataloguedClass.paragraphStyle.name: return (link.name, version)
-            case CataloguedClass.mutableParagraphStyle.name: return (link.name, mutableVersion)
-            default: return link
+        let chain = (style.isMutable ? CataloguedClass.mutableParagraphStyle : .paragraphStyle)
+            .typedStreamChain.map {
+                link -> (name: String, version: Int) in
+                switch link.name {
+                case CataloguedClass.paragraphStyle.name: return (link.name, version)
+                case CataloguedClass.mutableParagraphStyle.name: return (link.name, mutableVersion)
+                default: return link
+                }
             }
-        }
         try writeNewObject(chain) { writer in
             for group in groups {
                 try writer.writeGroup(encoding: group.encoding, values: group.values, graph: nil)

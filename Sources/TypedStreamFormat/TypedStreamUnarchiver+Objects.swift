@@ -169,7 +169,8 @@ extension TypedStreamUnarchiver {
         case .null:
             return ArchivedNull()
         case .attributedString:
-            return try attributedString(mutable: object.className == CataloguedClass.mutableAttributedString.name)
+            return try attributedString(
+                mutable: object.className == CataloguedClass.mutableAttributedString.name)
         case .color:
             return try knownLayout(index: index) { try color() }
         case .font:
@@ -180,7 +181,8 @@ extension TypedStreamUnarchiver {
             }
         default:
             // Only the classes with a typedstream version are standard (standardClass(ofClassAt:)).
-            throw failure(.invalidArchive, "the \(standard.name) has no typedstream form that is read as a value")
+            throw failure(
+                .invalidArchive, "the \(standard.name) has no typedstream form that is read as a value")
         }
     }
 

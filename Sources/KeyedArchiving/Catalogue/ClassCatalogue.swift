@@ -163,24 +163,29 @@ package enum CataloguedClass: UInt8, CaseIterable, Sendable {
         typealias Row = ClassCatalogue.Entry
         switch self {
         case .string: return Row("NSString", .string, typedStream: 1)
-        case .mutableString: return Row("NSMutableString", .string, superclass: .string, mutable: true, typedStream: 1)
+        case .mutableString:
+            return Row("NSMutableString", .string, superclass: .string, mutable: true, typedStream: 1)
         case .number: return Row("NSNumber", .number, superclass: .value, typedStream: 0)
         case .data: return Row("NSData", .data, typedStream: 0)
-        case .mutableData: return Row("NSMutableData", .data, superclass: .data, mutable: true, typedStream: 0)
+        case .mutableData:
+            return Row("NSMutableData", .data, superclass: .data, mutable: true, typedStream: 0)
         case .date: return Row("NSDate", .date, typedStream: 0)
         case .url: return Row("NSURL", .url, typedStream: 0)
         case .uuid: return Row("NSUUID", .uuid)
         case .array: return Row("NSArray", .array, typedStream: 0)
-        case .mutableArray: return Row("NSMutableArray", .array, superclass: .array, mutable: true, typedStream: 0)
+        case .mutableArray:
+            return Row("NSMutableArray", .array, superclass: .array, mutable: true, typedStream: 0)
         case .orderedSet: return Row("NSOrderedSet", .orderedSet)
-        case .mutableOrderedSet: return Row("NSMutableOrderedSet", .orderedSet, superclass: .orderedSet, mutable: true)
+        case .mutableOrderedSet:
+            return Row("NSMutableOrderedSet", .orderedSet, superclass: .orderedSet, mutable: true)
         case .set: return Row("NSSet", .set, typedStream: 0)
         case .mutableSet: return Row("NSMutableSet", .set, superclass: .set, mutable: true, typedStream: 0)
         // A counted set is a mutable set, but counts its elements: a kind of its own.
         case .countedSet: return Row("NSCountedSet", .countedSet, superclass: .mutableSet, mutable: true)
         case .dictionary: return Row("NSDictionary", .dictionary, typedStream: 0)
         case .mutableDictionary:
-            return Row("NSMutableDictionary", .dictionary, superclass: .dictionary, mutable: true, typedStream: 0)
+            return Row(
+                "NSMutableDictionary", .dictionary, superclass: .dictionary, mutable: true, typedStream: 0)
         case .null: return Row("NSNull", .null, typedStream: 0)
         case .value: return Row("NSValue", .value, typedStream: 0)
 
@@ -205,7 +210,8 @@ package enum CataloguedClass: UInt8, CaseIterable, Sendable {
                 typedStream: 0)
         case .textTab: return Row("NSTextTab", .textTab)
         case .indexSet: return Row("NSIndexSet", .indexSet)
-        case .mutableIndexSet: return Row("NSMutableIndexSet", .indexSet, superclass: .indexSet, mutable: true)
+        case .mutableIndexSet:
+            return Row("NSMutableIndexSet", .indexSet, superclass: .indexSet, mutable: true)
         case .indexPath: return Row("NSIndexPath", .indexPath)
         case .decimalNumber: return Row("NSDecimalNumber", .decimalNumber, superclass: .number)
         case .decimalNumberPlaceholder:
@@ -223,7 +229,8 @@ package enum CataloguedClass: UInt8, CaseIterable, Sendable {
         case .unitDuration: return Row("NSUnitDuration", .unit, superclass: .dimension)
         case .unitElectricCharge: return Row("NSUnitElectricCharge", .unit, superclass: .dimension)
         case .unitElectricCurrent: return Row("NSUnitElectricCurrent", .unit, superclass: .dimension)
-        case .unitElectricPotentialDifference: return Row("NSUnitElectricPotentialDifference", .unit, superclass: .dimension)
+        case .unitElectricPotentialDifference:
+            return Row("NSUnitElectricPotentialDifference", .unit, superclass: .dimension)
         case .unitElectricResistance: return Row("NSUnitElectricResistance", .unit, superclass: .dimension)
         case .unitEnergy: return Row("NSUnitEnergy", .unit, superclass: .dimension)
         case .unitFrequency: return Row("NSUnitFrequency", .unit, superclass: .dimension)
@@ -238,7 +245,8 @@ package enum CataloguedClass: UInt8, CaseIterable, Sendable {
         case .unitTemperature: return Row("NSUnitTemperature", .unit, superclass: .dimension)
         case .unitVolume: return Row("NSUnitVolume", .unit, superclass: .dimension)
         case .unitConverter: return Row("NSUnitConverter", .unitConverter)
-        case .unitConverterLinear: return Row("NSUnitConverterLinear", .unitConverter, superclass: .unitConverter)
+        case .unitConverterLinear:
+            return Row("NSUnitConverterLinear", .unitConverter, superclass: .unitConverter)
         case .error: return Row("NSError", .error)
         case .affineTransform: return Row("NSAffineTransform", .affineTransform)
         case .dateComponents: return Row("NSDateComponents", .dateComponents)
@@ -256,7 +264,8 @@ package enum CataloguedClass: UInt8, CaseIterable, Sendable {
                 mutable: true)
         case .textCheckingResult: return Row("NSTextCheckingResult", .textCheckingResult)
         case .regularExpressionCheckingResult:
-            return Row("NSRegularExpressionCheckingResult", .textCheckingResult, superclass: .textCheckingResult)
+            return Row(
+                "NSRegularExpressionCheckingResult", .textCheckingResult, superclass: .textCheckingResult)
         case .simpleRegularExpressionCheckingResult:
             return Row(
                 "NSSimpleRegularExpressionCheckingResult", .textCheckingResult,
