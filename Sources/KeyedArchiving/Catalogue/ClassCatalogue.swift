@@ -52,7 +52,7 @@ package enum ClassCatalogue {
     }
 
     /// What a class holds, the same for its mutable variant.
-    package enum Kind: Sendable {
+    package enum Kind: UInt8, CaseIterable, Sendable {
         // The Foundation classes keyed archives are built from.
         case string, number, data, date, url, uuid
         case array, orderedSet, set, countedSet, dictionary
@@ -124,7 +124,13 @@ package enum ClassCatalogue {
     /// The names of every class of the given kinds, kind by kind in the order given,
     /// immutable before mutable within a kind.
     package static func names(ofKinds kinds: Kind...) -> [String] {
-        kinds.flatMap { kind in CataloguedClass.allCases.filter { $0.kind == kind }.map(\.name) }
+        if kinds.count == 1, let kind = kinds.first { return namesByKind[Int(kind.rawValue)] }
+        return kinds.flatMap { namesByKind[Int($0.rawValue)] }
+    }
+
+    /// The names of each kind's classes, by ``Kind/rawValue``, in the catalogue's order.
+    private static let namesByKind: [[String]] = Kind.allCases.map { kind in
+        CataloguedClass.allCases.filter { $0.kind == kind }.map(\.name)
     }
 
     /// The classes typedstreams decode as values and write, in the catalogue's order: those

@@ -129,7 +129,7 @@ import Testing
 
     /// Every `$classes` Apple wrote in the fixtures for a class of the catalogue is the
     /// catalogue's chain (chains not ending in `NSObject` were written by other tools).
-    @Test(.enabled(if: Fixtures.isAvailable, Fixtures.skipNote))
+    @Test(.enabled(if: Fixtures.isAvailable, Comment(rawValue: Fixtures.skipNote)))
     func chainsAreWhatAppleWroteInTheFixtures() throws {
         var checked: Set<String> = []
         for entry in Fixtures.entries("apple-keyed-archives") + Fixtures.entries("plists") {
@@ -153,7 +153,7 @@ import Testing
     /// Every chain of class records Apple's `NSArchiver` wrote in the typedstream fixtures
     /// for a class the typedstreams read and write has the catalogue's names and versions
     /// (a paragraph style's versions vary with its layout).
-    @Test(.enabled(if: Fixtures.isAvailable, Fixtures.skipNote))
+    @Test(.enabled(if: Fixtures.isAvailable, Comment(rawValue: Fixtures.skipNote)))
     func typedStreamChainsAreWhatAppleWroteInTheFixtures() throws {
         let folder = Fixtures.root.appendingPathComponent("typedstream")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
