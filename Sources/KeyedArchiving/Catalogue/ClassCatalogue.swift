@@ -85,33 +85,6 @@ package enum ClassCatalogue {
         }
     }
 
-    /// The `$classes` chain of each class, by ``CataloguedClass/rawValue``, built once.
-    static let chains: [[String]] = CataloguedClass.allCases.map { catalogued in
-        var names = [catalogued.name]
-        var current = catalogued.superclass
-        // The rows form no cycle (a test walks them); the bound makes that needless here.
-        while let next = current, names.count < maximumChainLength {
-            names.append(next.name)
-            current = next.superclass
-        }
-        names.append(rootClassName)
-        return names
-    }
-
-    /// The typedstream chain of each class (names and versions), by
-    /// ``CataloguedClass/rawValue``, built once.
-    static let typedStreamChains: [[(name: String, version: Int)]] = CataloguedClass.allCases.map {
-        catalogued in
-        var links: [(name: String, version: Int)] = []
-        var current: CataloguedClass? = catalogued
-        while let next = current, links.count < maximumChainLength {
-            links.append((next.name, next.typedStreamVersion ?? 0))
-            current = next.superclass
-        }
-        links.append((rootClassName, rootTypedStreamVersion))
-        return links
-    }
-
     /// Every catalogued class by name.
     static let byName = ClassNameTable(CataloguedClass.allCases)
 
@@ -128,10 +101,16 @@ package enum ClassCatalogue {
         return kinds.flatMap { namesByKind[Int($0.rawValue)] }
     }
 
-    /// The names of each kind's classes, by ``Kind/rawValue``, in the catalogue's order.
-    private static let namesByKind: [[String]] = Kind.allCases.map { kind in
-        CataloguedClass.allCases.filter { $0.kind == kind }.map(\.name)
-    }
+    /// The names of each kind's classes, by ``Kind/rawValue``, in the catalogue's order
+    /// (built in one pass: the standard types ask for theirs as they resolve classes).
+    private static let namesByKind: [[String]] = {
+        var lists = [[String]](repeating: [], count: Kind.allCases.count)
+        for catalogued in CataloguedClass.allCases {
+            let entry = catalogued.entry
+            lists[Int(entry.kind.rawValue)].append(entry.name)
+        }
+        return lists
+    }()
 
     /// The classes typedstreams decode as values and write, in the catalogue's order: those
     /// with a ``Entry/typedStreamVersion``.
@@ -315,12 +294,30 @@ package enum CataloguedClass: UInt8, CaseIterable, Sendable {
     package var typedStreamVersion: Int? { entry.typedStreamVersion }
 
     /// `$classes` as Apple writes it: the class, its superclasses, then `NSObject`.
-    package var chain: [String] { ClassCatalogue.chains[Int(rawValue)] }
+    package var chain: [String] {
+        var names = [name]
+        var current = superclass
+        // The rows form no cycle (a test walks them); the bound makes that needless here.
+        while let next = current, names.count < ClassCatalogue.maximumChainLength {
+            names.append(next.name)
+            current = next.superclass
+        }
+        names.append(ClassCatalogue.rootClassName)
+        return names
+    }
 
     /// The chain of class records `NSArchiver` writes: the class and its superclasses with
     /// their versions, then `NSObject`.
     package var typedStreamChain: [(name: String, version: Int)] {
-        ClassCatalogue.typedStreamChains[Int(rawValue)]
+        var links: [(name: String, version: Int)] = []
+        var current: CataloguedClass? = self
+        while let next = current, links.count < ClassCatalogue.maximumChainLength {
+            let entry = next.entry
+            links.append((entry.name, entry.typedStreamVersion ?? 0))
+            current = entry.superclass
+        }
+        links.append((ClassCatalogue.rootClassName, ClassCatalogue.rootTypedStreamVersion))
+        return links
     }
 }
 
