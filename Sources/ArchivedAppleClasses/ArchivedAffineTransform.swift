@@ -52,7 +52,7 @@ public struct ArchivedAffineTransform: SecureKeyedCoding, Hashable, Sendable, Cu
     }
 
     /// `NSAffineTransform`.
-    public static var archivedClassName: String { AppleClass.affineTransform.name }
+    public static var archivedClassName: String { CataloguedClass.affineTransform.name }
 
     /// `[m11 m12 m21 m22 tX tY]`.
     public var description: String {
@@ -136,5 +136,5 @@ public struct ArchivedAffineTransform: SecureKeyedCoding, Hashable, Sendable, Cu
 }
 
 extension ArchivedAffineTransform: ArchiveStandardType {
-    package static var acceptedClassNames: [String] { AppleClass.names(ofKind: .affineTransform) }
+    package static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .affineTransform) }
 }

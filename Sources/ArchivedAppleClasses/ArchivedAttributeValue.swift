@@ -161,16 +161,12 @@ extension KeyedUnarchiver {
         case .object(let objectFields): fields = objectFields
         }
         let name = try classDescription(of: fields, uid: uid).name
-        if let known = AppleClass(name: name) {
+        if let known = CataloguedClass(name: name) {
             switch known.kind {
             case .font: return .font(try decodeEntry(uid, as: ArchivedFont.self))
             case .color: return .color(try decodeEntry(uid, as: ArchivedColor.self))
             case .paragraphStyle:
                 return .paragraphStyle(try decodeEntry(uid, as: ArchivedParagraphStyle.self))
-            default: break
-            }
-        } else if let known = FoundationClass(name: name) {
-            switch known.kind {
             case .string: return .string(try decodeEntry(uid, as: String.self))
             case .data: return .data(try decodeEntry(uid, as: Data.self))
             case .date: return .date(try decodeEntry(uid, as: Date.self))
@@ -187,8 +183,8 @@ extension KeyedUnarchiver {
 struct ArchivedAttributeArray: ArchiveStandardType {
     var values: [ArchivedAttributeValue]
 
-    static var archivedClassName: String { FoundationClass.array.name }
-    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .array) }
+    static var archivedClassName: String { CataloguedClass.array.name }
+    static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .array) }
 
     init(values: [ArchivedAttributeValue]) {
         self.values = values

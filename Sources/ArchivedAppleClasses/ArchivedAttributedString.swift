@@ -83,7 +83,7 @@ public struct ArchivedAttributedString: SecureKeyedCoding, Hashable, Sendable, C
     }
 
     /// `NSAttributedString`; a mutable string is written as `NSMutableAttributedString`.
-    public static var archivedClassName: String { AppleClass.attributedString.name }
+    public static var archivedClassName: String { CataloguedClass.attributedString.name }
 
     /// The text of `range` (UTF-16 code units), or `nil` when it is out of bounds or
     /// splits a surrogate pair.
@@ -180,7 +180,7 @@ public struct ArchivedAttributedString: SecureKeyedCoding, Hashable, Sendable, C
     ///   covers more than the text; `typeMismatch` when a field has the wrong type.
     public init(coder: KeyedUnarchiver) throws {
         AttributeDictionaryValue.cacheFromSecondDecode(in: coder)
-        isMutable = coder.currentClassName != AppleClass.attributedString.name
+        isMutable = coder.currentClassName != CataloguedClass.attributedString.name
         guard let text = try coder.decodeObject(of: String.self, forKey: "NSString") else {
             throw coder.missingField("NSString", of: "NSAttributedString")
         }
@@ -220,9 +220,9 @@ public struct ArchivedAttributedString: SecureKeyedCoding, Hashable, Sendable, C
 }
 
 extension ArchivedAttributedString: ArchiveStandardType, ArchiveDynamicClass {
-    package static var acceptedClassNames: [String] { AppleClass.names(ofKind: .attributedString) }
+    package static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .attributedString) }
     package var archivedClassChain: [String] {
-        isMutable ? AppleClass.mutableAttributedString.chain : AppleClass.attributedString.chain
+        isMutable ? CataloguedClass.mutableAttributedString.chain : CataloguedClass.attributedString.chain
     }
 }
 
@@ -359,9 +359,9 @@ struct AttributeDictionaryValue: ArchiveStandardType, Sendable {
     /// The keys in archive order.
     let keyOrder: [String]
 
-    static var archivedClassName: String { FoundationClass.dictionary.name }
+    static var archivedClassName: String { CataloguedClass.dictionary.name }
     static var archivedSuperclassNames: [String]? { [] }
-    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .dictionary) }
+    static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .dictionary) }
 
     init(attributes: [String: ArchivedAttributeValue], keyOrder: [String]) {
         self.attributes = attributes
@@ -403,9 +403,9 @@ final class ArchivedAttributeDictionary: ArchiveStandardType, Sendable {
     let value: AttributeDictionaryValue
     var attributes: [String: ArchivedAttributeValue] { value.attributes }
 
-    static var archivedClassName: String { FoundationClass.dictionary.name }
+    static var archivedClassName: String { CataloguedClass.dictionary.name }
     static var archivedSuperclassNames: [String]? { [] }
-    static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .dictionary) }
+    static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .dictionary) }
 
     init(_ value: AttributeDictionaryValue) {
         self.value = value
@@ -455,8 +455,8 @@ extension KeyedUnarchiver {
 /// An `NSMutableString` object (`NS.string` inline).
 struct ArchivedMutableString: SecureKeyedCoding {
     let string: String
-    static var archivedClassName: String { FoundationClass.mutableString.name }
-    static var archivedSuperclassNames: [String]? { [FoundationClass.string.name] }
+    static var archivedClassName: String { CataloguedClass.mutableString.name }
+    static var archivedSuperclassNames: [String]? { [CataloguedClass.string.name] }
 
     init(string: String) {
         self.string = string
@@ -474,8 +474,8 @@ struct ArchivedMutableString: SecureKeyedCoding {
 /// An `NSMutableData` object (`NS.data` inline).
 struct ArchivedMutableData: SecureKeyedCoding {
     let bytes: Data
-    static var archivedClassName: String { FoundationClass.mutableData.name }
-    static var archivedSuperclassNames: [String]? { [FoundationClass.data.name] }
+    static var archivedClassName: String { CataloguedClass.mutableData.name }
+    static var archivedSuperclassNames: [String]? { [CataloguedClass.data.name] }
 
     init(bytes: Data) {
         self.bytes = bytes
@@ -493,8 +493,8 @@ struct ArchivedMutableData: SecureKeyedCoding {
 /// An `NSMutableArray` of attribute dictionaries (the run-length form's table).
 struct ArchivedMutableArray: SecureKeyedCoding {
     let dictionaries: [ArchivedAttributeDictionary]
-    static var archivedClassName: String { FoundationClass.mutableArray.name }
-    static var archivedSuperclassNames: [String]? { [FoundationClass.array.name] }
+    static var archivedClassName: String { CataloguedClass.mutableArray.name }
+    static var archivedSuperclassNames: [String]? { [CataloguedClass.array.name] }
 
     init(dictionaries: [ArchivedAttributeDictionary]) {
         self.dictionaries = dictionaries

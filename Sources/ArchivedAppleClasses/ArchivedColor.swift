@@ -377,8 +377,8 @@ public struct ArchivedColor: SecureKeyedCoding, Hashable, Sendable, CustomString
 }
 
 extension ArchivedColor: ArchiveStandardType, ArchiveDynamicClass {
-    package static var acceptedClassNames: [String] { AppleClass.names(ofKind: .color) }
-    package var archivedClassChain: [String] { [platform.rawValue, "NSObject"] }
+    package static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .color) }
+    package var archivedClassChain: [String] { [platform.rawValue, ClassCatalogue.rootClassName] }
 }
 
 /// Component texts as read, ignored by equality: two colours with the same components
@@ -486,7 +486,7 @@ public struct ArchivedColorSpace: SecureKeyedCoding, Hashable, Sendable, CustomS
     }
 
     /// `NSColorSpace`.
-    public static var archivedClassName: String { AppleClass.colorSpace.name }
+    public static var archivedClassName: String { CataloguedClass.colorSpace.name }
 
     /// `NSColorSpace id 7 model 1 (ICC 3144 bytes)`.
     public var description: String {

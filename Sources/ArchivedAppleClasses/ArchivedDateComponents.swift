@@ -80,7 +80,7 @@ public struct ArchivedDateComponents: SecureKeyedCoding, Hashable, Sendable, Cus
     }
 
     /// `NSDateComponents`.
-    public static var archivedClassName: String { AppleClass.dateComponents.name }
+    public static var archivedClassName: String { CataloguedClass.dateComponents.name }
 
     /// The value of `component`, or `nil` when undefined; setting `nil` removes it.
     public subscript(component: Component) -> Int? {
@@ -133,7 +133,7 @@ public struct ArchivedDateComponents: SecureKeyedCoding, Hashable, Sendable, Cus
 }
 
 extension ArchivedDateComponents: ArchiveStandardType {
-    package static var acceptedClassNames: [String] { AppleClass.names(ofKind: .dateComponents) }
+    package static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .dateComponents) }
 }
 
 extension ArchivedDateComponents {

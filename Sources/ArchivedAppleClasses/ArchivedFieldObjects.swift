@@ -102,7 +102,7 @@ extension KeyedUnarchiver {
             defer { path.removeLast() }
             if case .uid = value, case let uid = try referenceIndex(value), uid != 0,
                 case .object(let objectFields) = try entry(at: uid),
-                FoundationClass(name: try classDescription(of: objectFields, uid: uid).name)?.kind == .array
+                CataloguedClass(name: try classDescription(of: objectFields, uid: uid).name)?.kind == .array
             {
                 result[unescaped] = .object(try genericObject(at: uid))
             } else {

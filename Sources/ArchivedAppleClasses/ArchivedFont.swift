@@ -145,6 +145,6 @@ public struct ArchivedFont: SecureKeyedCoding, Hashable, Sendable, CustomStringC
 }
 
 extension ArchivedFont: ArchiveStandardType, ArchiveDynamicClass {
-    package static var acceptedClassNames: [String] { AppleClass.names(ofKind: .font) }
-    package var archivedClassChain: [String] { [platform.rawValue, "NSObject"] }
+    package static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .font) }
+    package var archivedClassChain: [String] { [platform.rawValue, ClassCatalogue.rootClassName] }
 }

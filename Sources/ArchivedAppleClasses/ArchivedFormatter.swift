@@ -42,7 +42,7 @@ public struct ArchivedFormatter: SecureKeyedCoding, Hashable, Sendable, CustomSt
     }
 
     /// `NSFormatter`; a formatter is written under the class it was read or made as.
-    public static var archivedClassName: String { AppleClass.formatter.name }
+    public static var archivedClassName: String { CataloguedClass.formatter.name }
 
     /// The time zone (`NS.timeZone`) of a date-interval or ISO 8601 formatter.
     public var timeZone: TimeZone? { fields["NS.timeZone"]?.decodedObject(as: TimeZone.self) }
@@ -69,13 +69,13 @@ public struct ArchivedFormatter: SecureKeyedCoding, Hashable, Sendable, CustomSt
     /// A byte-count formatter's allowed units (`NSUnits`, `ByteCountFormatter.Units` raw
     /// value; 0, all units, when not archived).
     public var allowedUnits: Int? {
-        className == AppleClass.byteCountFormatter.name ? fields["NSUnits"]?.intValue ?? 0 : nil
+        className == CataloguedClass.byteCountFormatter.name ? fields["NSUnits"]?.intValue ?? 0 : nil
     }
 
     /// A byte-count formatter's count style (`NSKBSize`, `ByteCountFormatter.CountStyle`
     /// raw value; 0, file, when not archived).
     public var countStyle: Int? {
-        className == AppleClass.byteCountFormatter.name ? fields["NSKBSize"]?.intValue ?? 0 : nil
+        className == CataloguedClass.byteCountFormatter.name ? fields["NSKBSize"]?.intValue ?? 0 : nil
     }
 
     /// The class, then the known settings: `NSISO8601DateFormatter options 1907, time zone GMT`.
@@ -116,8 +116,9 @@ public struct ArchivedFormatter: SecureKeyedCoding, Hashable, Sendable, CustomSt
 }
 
 extension ArchivedFormatter: ArchiveStandardType, ArchiveDynamicClass {
-    package static var acceptedClassNames: [String] { AppleClass.names(ofKind: .formatter) }
+    package static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .formatter) }
     package var archivedClassChain: [String] {
-        AppleClass(name: className).map(\.chain) ?? [className, AppleClass.formatter.name, "NSObject"]
+        CataloguedClass(appleClassNamed: className)?.chain
+            ?? [className, CataloguedClass.formatter.name, ClassCatalogue.rootClassName]
     }
 }

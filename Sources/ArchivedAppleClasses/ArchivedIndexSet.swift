@@ -86,7 +86,7 @@ public struct ArchivedIndexSet: SecureKeyedCoding, Hashable, Sendable, CustomStr
     }
 
     /// `NSIndexSet`; a mutable set is written as `NSMutableIndexSet`.
-    public static var archivedClassName: String { AppleClass.indexSet.name }
+    public static var archivedClassName: String { CataloguedClass.indexSet.name }
 
     /// The number of indices.
     public var count: Int { ranges.reduce(0) { $0 &+ $1.count } }
@@ -125,7 +125,7 @@ public struct ArchivedIndexSet: SecureKeyedCoding, Hashable, Sendable, CustomStr
     /// - Throws: ``KeyedArchiveError`` with code `invalidArchive` when the count and the
     ///   ranges disagree, a range overflows, or `NSRangeData` is malformed.
     public init(coder: KeyedUnarchiver) throws {
-        isMutable = coder.currentClassName == AppleClass.mutableIndexSet.name
+        isMutable = coder.currentClassName == CataloguedClass.mutableIndexSet.name
         let count = try coder.decodeInteger(forKey: "NSRangeCount")
         var pairs: [Int]
         if count == 1, coder.containsValue(forKey: "NSLocation") {
@@ -163,9 +163,9 @@ public struct ArchivedIndexSet: SecureKeyedCoding, Hashable, Sendable, CustomStr
 }
 
 extension ArchivedIndexSet: ArchiveStandardType, ArchiveDynamicClass {
-    package static var acceptedClassNames: [String] { AppleClass.names(ofKind: .indexSet) }
+    package static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .indexSet) }
     package var archivedClassChain: [String] {
-        isMutable ? AppleClass.mutableIndexSet.chain : AppleClass.indexSet.chain
+        isMutable ? CataloguedClass.mutableIndexSet.chain : CataloguedClass.indexSet.chain
     }
 }
 
@@ -173,7 +173,7 @@ extension ArchivedIndexSet: ArchiveStandardType, ArchiveDynamicClass {
 /// as `NSIndexPathValue` or several as `NSIndexPathData` (variable-length integers).
 extension IndexPath: SecureKeyedCoding {
     /// `NSIndexPath`.
-    public static var archivedClassName: String { AppleClass.indexPath.name }
+    public static var archivedClassName: String { CataloguedClass.indexPath.name }
 
     /// Writes the indices in Apple's layout.
     ///
@@ -214,5 +214,5 @@ extension IndexPath: SecureKeyedCoding {
 }
 
 extension IndexPath: ArchiveStandardType {
-    package static var acceptedClassNames: [String] { [AppleClass.indexPath.name] }
+    package static var acceptedClassNames: [String] { [CataloguedClass.indexPath.name] }
 }

@@ -30,7 +30,7 @@ public struct ArchivedMeasurement: SecureKeyedCoding, Hashable, Sendable, Custom
     }
 
     /// `NSMeasurement`.
-    public static var archivedClassName: String { AppleClass.measurement.name }
+    public static var archivedClassName: String { CataloguedClass.measurement.name }
 
     /// `45 mi`.
     public var description: String { "\(GeometryText.format(value)) \(unit.symbol)" }
@@ -57,7 +57,7 @@ public struct ArchivedMeasurement: SecureKeyedCoding, Hashable, Sendable, Custom
 }
 
 extension ArchivedMeasurement: ArchiveStandardType {
-    package static var acceptedClassNames: [String] { [AppleClass.measurement.name] }
+    package static var acceptedClassNames: [String] { [CataloguedClass.measurement.name] }
 }
 
 /// A unit as Foundation's `NSUnit` subclasses archive it: the class (`NSUnitLength`, …),
@@ -94,7 +94,7 @@ public struct ArchivedUnit: SecureKeyedCoding, Hashable, Sendable {
     }
 
     /// `NSUnit`; a dimension is written under its ``className``.
-    public static var archivedClassName: String { AppleClass.unit.name }
+    public static var archivedClassName: String { CataloguedClass.unit.name }
 
     /// Writes `NS.symbol`, and for a dimension `NS.converter` and `NS.specifier`.
     ///
@@ -130,23 +130,14 @@ public struct ArchivedUnit: SecureKeyedCoding, Hashable, Sendable {
 
 extension ArchivedUnit: ArchiveStandardType, ArchiveDynamicClass {
     package static var acceptedClassNames: [String] {
-        [AppleClass.unit.name, AppleClass.dimension.name] + ArchivedUnit.dimensionClasses
+        // NSUnit, NSDimension, then Foundation's dimensions.
+        ClassCatalogue.names(ofKinds: .unit)
     }
 
-    /// Foundation's dimension classes.
-    static let dimensionClasses = [
-        "NSUnitAcceleration", "NSUnitAngle", "NSUnitArea", "NSUnitConcentrationMass", "NSUnitDispersion",
-        "NSUnitDuration", "NSUnitElectricCharge", "NSUnitElectricCurrent",
-        "NSUnitElectricPotentialDifference",
-        "NSUnitElectricResistance", "NSUnitEnergy", "NSUnitFrequency", "NSUnitFuelEfficiency",
-        "NSUnitIlluminance", "NSUnitInformationStorage", "NSUnitLength", "NSUnitMass", "NSUnitPower",
-        "NSUnitPressure", "NSUnitSpeed", "NSUnitTemperature", "NSUnitVolume",
-    ]
-
     package var archivedClassChain: [String] {
-        if className == AppleClass.unit.name || className.isEmpty { return AppleClass.unit.chain }
-        if className == AppleClass.dimension.name { return AppleClass.dimension.chain }
-        return [className] + AppleClass.dimension.chain
+        if className.isEmpty { return CataloguedClass.unit.chain }
+        if let known = CataloguedClass(name: className), known.kind == .unit { return known.chain }
+        return [className] + CataloguedClass.dimension.chain
     }
 }
 
@@ -155,9 +146,9 @@ struct ArchivedUnitConverter: ArchiveStandardType, ArchiveDynamicClass {
     var coefficient: Double
     var constant: Double
 
-    static var archivedClassName: String { AppleClass.unitConverterLinear.name }
-    static var acceptedClassNames: [String] { [AppleClass.unitConverterLinear.name] }
-    var archivedClassChain: [String] { [AppleClass.unitConverterLinear.name, "NSUnitConverter", "NSObject"] }
+    static var archivedClassName: String { CataloguedClass.unitConverterLinear.name }
+    static var acceptedClassNames: [String] { [CataloguedClass.unitConverterLinear.name] }
+    var archivedClassChain: [String] { CataloguedClass.unitConverterLinear.chain }
 
     init(coefficient: Double, constant: Double) {
         self.coefficient = coefficient
@@ -203,7 +194,7 @@ public struct ArchivedError: SecureKeyedCoding, Hashable, Sendable, CustomString
     }
 
     /// `NSError`.
-    public static var archivedClassName: String { AppleClass.error.name }
+    public static var archivedClassName: String { CataloguedClass.error.name }
 
     /// `NSCocoaErrorDomain 4`.
     public var description: String { "\(domain) \(code)" }
@@ -234,5 +225,5 @@ public struct ArchivedError: SecureKeyedCoding, Hashable, Sendable, CustomString
 }
 
 extension ArchivedError: ArchiveStandardType {
-    package static var acceptedClassNames: [String] { [AppleClass.error.name] }
+    package static var acceptedClassNames: [String] { [CataloguedClass.error.name] }
 }

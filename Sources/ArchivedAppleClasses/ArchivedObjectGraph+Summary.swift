@@ -43,15 +43,15 @@ extension ArchivedObjectGraph {
         // NSTextStorage is an NSMutableAttributedString); the summary keeps the name. Only
         // the first 64 names are looked at: a `$classes` of thousands, shared by many
         // objects, costs no more per object than a real hierarchy.
-        var known: AppleClass?
+        var known: CataloguedClass?
         var candidates = object.classChain.prefix(ClassCatalogue.maximumChainLength).makeIterator()
         var candidate: String? = name
         while let current = candidate {
-            if let foundation = FoundationClass(name: current) {
-                return foundationSummary(of: foundation, named: name, at: uid)
-            }
-            if let apple = AppleClass(name: current) {
-                known = apple
+            if let catalogued = CataloguedClass(name: current) {
+                if catalogued.kind.isFoundation {
+                    return foundationSummary(of: catalogued, named: name, at: uid)
+                }
+                known = catalogued
                 break
             }
             candidate = candidates.next()
@@ -136,7 +136,7 @@ extension ArchivedObjectGraph {
                 className: name, text: measurement.description, details: [],
                 value: ["value": .real(measurement.value), "symbol": .string(measurement.unit.symbol)])
         case .paragraphStyle:
-            var style = ArchivedParagraphStyle(isMutable: name == AppleClass.mutableParagraphStyle.name)
+            var style = ArchivedParagraphStyle(isMutable: name == CataloguedClass.mutableParagraphStyle.name)
             if object.fields.contains(where: { $0.key.hasPrefix("$") }) {
                 // A typedstream's style: its values unnamed ($0, $1, …, not repeated here),
                 // and the numbers its reader adds under the keyed names.
@@ -253,7 +253,7 @@ extension ArchivedObjectGraph {
     /// The summary of an object of one of the classes keyed archives are built from whose
     /// fields say less than their value: a URL as its absolute string, a UUID as its text,
     /// a date in ISO 8601. Strings, numbers, data and collections are shown as they are.
-    private func foundationSummary(of known: FoundationClass, named name: String, at uid: Int) -> Summary? {
+    private func foundationSummary(of known: CataloguedClass, named name: String, at uid: Int) -> Summary? {
         switch known.kind {
         case .url:
             guard let url = decodedObject(URL.self, at: uid) else { return nil }

@@ -33,7 +33,7 @@ public struct ArchivedOrderedSet<Element: KeyedCoding & Hashable>: SecureKeyedCo
     }
 
     /// `NSOrderedSet`; a mutable set is written as `NSMutableOrderedSet`.
-    public static var archivedClassName: String { FoundationClass.orderedSet.name }
+    public static var archivedClassName: String { CataloguedClass.orderedSet.name }
 
     /// The elements in order.
     public var description: String { "\(elements)" }
@@ -53,7 +53,7 @@ public struct ArchivedOrderedSet<Element: KeyedCoding & Hashable>: SecureKeyedCo
     /// - Throws: ``KeyedArchiveError`` when an element is not an `Element`, or
     ///   `invalidArchive` when the set holds an element twice.
     public init(coder: KeyedUnarchiver) throws {
-        isMutable = coder.currentClassName == FoundationClass.mutableOrderedSet.name
+        isMutable = coder.currentClassName == CataloguedClass.mutableOrderedSet.name
         let elements = try coder.decodeElements(of: Element.self)
         guard Set(elements).count == elements.count else {
             throw coder.failure(.invalidArchive, "the ordered set holds an element twice")
@@ -63,9 +63,9 @@ public struct ArchivedOrderedSet<Element: KeyedCoding & Hashable>: SecureKeyedCo
 }
 
 extension ArchivedOrderedSet: ArchiveStandardType, ArchiveDynamicClass {
-    package static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .orderedSet) }
+    package static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .orderedSet) }
     package var archivedClassChain: [String] {
-        (isMutable ? FoundationClass.mutableOrderedSet : .orderedSet).chain
+        (isMutable ? CataloguedClass.mutableOrderedSet : .orderedSet).chain
     }
 }
 
@@ -95,11 +95,11 @@ public struct ArchivedCountedSet<Element: KeyedCoding & Hashable>: SecureKeyedCo
     }
 
     /// `NSCountedSet`.
-    public static var archivedClassName: String { FoundationClass.countedSet.name }
+    public static var archivedClassName: String { CataloguedClass.countedSet.name }
 
     /// `NSMutableSet`, `NSSet`: the chain Apple writes.
     public static var archivedSuperclassNames: [String]? {
-        Array(FoundationClass.countedSet.chain.dropFirst())
+        Array(CataloguedClass.countedSet.chain.dropFirst())
     }
 
     /// How many times `element` was added.
@@ -163,7 +163,7 @@ struct StoredOrder<Element: Hashable>: Hashable {
 extension StoredOrder: Sendable where Element: Sendable {}
 
 extension ArchivedCountedSet: ArchiveStandardType {
-    package static var acceptedClassNames: [String] { [FoundationClass.countedSet.name] }
+    package static var acceptedClassNames: [String] { [CataloguedClass.countedSet.name] }
 }
 
 extension ArchivedCountedSet: Sendable where Element: Sendable {}

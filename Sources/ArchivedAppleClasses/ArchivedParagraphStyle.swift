@@ -40,7 +40,7 @@ public struct ArchivedParagraphStyle: SecureKeyedCoding, Hashable, Sendable, Cus
     }
 
     /// `NSParagraphStyle`; a mutable style is written as `NSMutableParagraphStyle`.
-    public static var archivedClassName: String { AppleClass.paragraphStyle.name }
+    public static var archivedClassName: String { CataloguedClass.paragraphStyle.name }
 
     /// `NSTextAlignment` as stored (`NSAlignment`). AppKit's numbering: 0 left, 1 right,
     /// 2 centre, 3 justified, 4 natural.
@@ -144,7 +144,8 @@ public struct ArchivedParagraphStyle: SecureKeyedCoding, Hashable, Sendable, Cus
 
     /// `NSParagraphStyle { NSAlignment = 4; NSLineBreakMode = 2 }`, fields in key order.
     public var description: String {
-        let name = isMutable ? AppleClass.mutableParagraphStyle.name : AppleClass.paragraphStyle.name
+        let name =
+            isMutable ? CataloguedClass.mutableParagraphStyle.name : CataloguedClass.paragraphStyle.name
         let body = fields.keys.sorted().compactMap { key in fields[key].map { "\(key) = \($0)" } }
         return body.isEmpty ? name : "\(name) { \(body.joined(separator: "; ")) }"
     }
@@ -161,15 +162,15 @@ public struct ArchivedParagraphStyle: SecureKeyedCoding, Hashable, Sendable, Cus
     /// - Parameter coder: The unarchiver.
     /// - Throws: ``KeyedArchiveError`` when a field cannot be read.
     public init(coder: KeyedUnarchiver) throws {
-        isMutable = coder.currentClassName == AppleClass.mutableParagraphStyle.name
+        isMutable = coder.currentClassName == CataloguedClass.mutableParagraphStyle.name
         fields = try coder.otherFields(excluding: [])
     }
 }
 
 extension ArchivedParagraphStyle: ArchiveStandardType, ArchiveDynamicClass {
-    package static var acceptedClassNames: [String] { AppleClass.names(ofKind: .paragraphStyle) }
+    package static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .paragraphStyle) }
     package var archivedClassChain: [String] {
-        isMutable ? AppleClass.mutableParagraphStyle.chain : AppleClass.paragraphStyle.chain
+        isMutable ? CataloguedClass.mutableParagraphStyle.chain : CataloguedClass.paragraphStyle.chain
     }
 }
 
@@ -198,7 +199,7 @@ public struct ArchivedTextTab: Hashable, Sendable {
             fields.append(.init(key: "NSAlignment", value: .integer(PropertyListInteger(Int64(alignment)))))
         }
         let tab = ArchivedObjectGraph.Object(
-            className: AppleClass.textTab.name, classChain: [AppleClass.textTab.name, "NSObject"],
+            className: CataloguedClass.textTab.name, classChain: CataloguedClass.textTab.chain,
             fields: fields)
         return .object(
             ArchivedObjectGraph(
@@ -209,7 +210,7 @@ public struct ArchivedTextTab: Hashable, Sendable {
     /// The tab stop an `NSTextTab` object kept as a graph describes, if it is one.
     init?(_ value: ArchivedAttributeValue) {
         guard case .object(let graph) = value, case .reference(let uid)? = graph.root,
-            let object = graph.object(at: uid), object.className == AppleClass.textTab.name
+            let object = graph.object(at: uid), object.className == CataloguedClass.textTab.name
         else { return nil }
         func number(_ value: ArchivedObjectGraph.Value?) -> Double? {
             switch value {

@@ -54,7 +54,7 @@ public struct ArchivedPersonNameComponents: SecureKeyedCoding, Hashable, Sendabl
     }
 
     /// `NSPersonNameComponents`.
-    public static var archivedClassName: String { AppleClass.personNameComponents.name }
+    public static var archivedClassName: String { CataloguedClass.personNameComponents.name }
 
     /// The part `part`, or `nil` when unset; setting `nil` stores a nil reference.
     public subscript(part: Part) -> String? {
@@ -105,5 +105,5 @@ public struct ArchivedPersonNameComponents: SecureKeyedCoding, Hashable, Sendabl
 }
 
 extension ArchivedPersonNameComponents: ArchiveStandardType {
-    package static var acceptedClassNames: [String] { AppleClass.names(ofKind: .personNameComponents) }
+    package static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .personNameComponents) }
 }

@@ -60,12 +60,12 @@ public struct ArchivedTextCheckingResult: SecureKeyedCoding, Hashable, Sendable,
                 "NSRangeArray": ArchivedRangeArray(ranges: ranges).archived ?? .null,
             ],
             className: ranges.count > 1
-                ? AppleClass.extendedRegularExpressionCheckingResult.name
-                : AppleClass.simpleRegularExpressionCheckingResult.name)
+                ? CataloguedClass.extendedRegularExpressionCheckingResult.name
+                : CataloguedClass.simpleRegularExpressionCheckingResult.name)
     }
 
     /// `NSTextCheckingResult`; a result is written under the class it was read or made as.
-    public static var archivedClassName: String { AppleClass.textCheckingResult.name }
+    public static var archivedClassName: String { CataloguedClass.textCheckingResult.name }
 
     /// The match's range (`NSRangeLocation`, `NSRangeLength`).
     public var range: Range<Int>? {
@@ -116,17 +116,17 @@ public struct ArchivedTextCheckingResult: SecureKeyedCoding, Hashable, Sendable,
 }
 
 extension ArchivedTextCheckingResult: ArchiveStandardType, ArchiveDynamicClass {
-    package static var acceptedClassNames: [String] { AppleClass.names(ofKind: .textCheckingResult) }
+    package static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .textCheckingResult) }
     package var archivedClassChain: [String] {
-        AppleClass(name: className).map(\.chain)
-            ?? [className, AppleClass.textCheckingResult.name, "NSObject"]
+        CataloguedClass(appleClassNamed: className)?.chain
+            ?? [className, CataloguedClass.textCheckingResult.name, ClassCatalogue.rootClassName]
     }
 }
 
 /// An `NSRegularExpression` written from its fields (for new text-checking results).
 struct ArchivedRegularExpressionFields: SecureKeyedCoding {
     let fields: [String: ArchivedAttributeValue]
-    static var archivedClassName: String { AppleClass.regularExpression.name }
+    static var archivedClassName: String { CataloguedClass.regularExpression.name }
 
     init(fields: [String: ArchivedAttributeValue]) {
         self.fields = fields

@@ -97,7 +97,7 @@ public struct ArchivedURLRequest: SecureKeyedCoding, Hashable, Sendable, CustomS
         }
         self.init(
             fields: fields,
-            className: isMutable ? AppleClass.mutableURLRequest.name : AppleClass.urlRequest.name)
+            className: isMutable ? CataloguedClass.mutableURLRequest.name : CataloguedClass.urlRequest.name)
         inlineDataKeys = inline
         referencedNumberKeys = [
             Key.timeoutInterval, Key.cachePolicy, Key.httpShouldHandleCookies, Key.httpShouldUsePipelining,
@@ -124,10 +124,10 @@ public struct ArchivedURLRequest: SecureKeyedCoding, Hashable, Sendable, CustomS
     static func property(_ number: Int) -> String { "__nsurlrequest_proto_prop_obj_\(number)" }
 
     /// `NSURLRequest`; a request is written under the class it was read or made as.
-    public static var archivedClassName: String { AppleClass.urlRequest.name }
+    public static var archivedClassName: String { CataloguedClass.urlRequest.name }
 
     /// Whether the class is a mutable request (`NSMutableURLRequest`).
-    public var isMutable: Bool { className.hasSuffix(AppleClass.mutableURLRequest.name) }
+    public var isMutable: Bool { className.hasSuffix(CataloguedClass.mutableURLRequest.name) }
 
     /// The layout of the fields: Apple's when the unkeyed version (`$0`) or a numbered
     /// property is present.
@@ -237,9 +237,9 @@ public struct ArchivedURLRequest: SecureKeyedCoding, Hashable, Sendable, CustomS
 }
 
 extension ArchivedURLRequest: ArchiveStandardType, ArchiveDynamicClass {
-    package static var acceptedClassNames: [String] { AppleClass.names(ofKind: .urlRequest) }
+    package static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .urlRequest) }
     package var archivedClassChain: [String] {
-        AppleClass(name: className)?.chain ?? [className, "NSObject"]
+        CataloguedClass(appleClassNamed: className)?.chain ?? [className, ClassCatalogue.rootClassName]
     }
 }
 

@@ -30,7 +30,7 @@ public struct ArchivedURLResponse: SecureKeyedCoding, Hashable, Sendable, Custom
     static func property(_ number: Int) -> String { "__nsurlrequest_proto_prop_obj_\(number)" }
 
     /// `NSURLResponse`; an HTTP response is written as `NSHTTPURLResponse`.
-    public static var archivedClassName: String { AppleClass.urlResponse.name }
+    public static var archivedClassName: String { CataloguedClass.urlResponse.name }
 
     /// The URL (property 0).
     public var url: URL? {
@@ -88,12 +88,14 @@ public struct ArchivedURLResponse: SecureKeyedCoding, Hashable, Sendable, Custom
     /// - Parameter coder: The unarchiver.
     /// - Throws: ``KeyedArchiveError`` when a field cannot be read.
     public init(coder: KeyedUnarchiver) throws {
-        isHTTP = coder.currentClassName == AppleClass.httpURLResponse.name
+        isHTTP = coder.currentClassName == CataloguedClass.httpURLResponse.name
         fields = try coder.otherFields(excluding: [])
     }
 }
 
 extension ArchivedURLResponse: ArchiveStandardType, ArchiveDynamicClass {
-    package static var acceptedClassNames: [String] { AppleClass.names(ofKind: .urlResponse) }
-    package var archivedClassChain: [String] { (isHTTP ? AppleClass.httpURLResponse : .urlResponse).chain }
+    package static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .urlResponse) }
+    package var archivedClassChain: [String] {
+        (isHTTP ? CataloguedClass.httpURLResponse : .urlResponse).chain
+    }
 }

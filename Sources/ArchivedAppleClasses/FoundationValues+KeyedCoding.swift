@@ -9,11 +9,11 @@ import Foundation
 /// order `NS.mantissa.bo`, 1 for little-endian). A length of 0 with the sign set is NaN.
 extension Decimal: SecureKeyedCoding {
     /// `NSDecimalNumber`.
-    public static var archivedClassName: String { AppleClass.decimalNumber.name }
+    public static var archivedClassName: String { CataloguedClass.decimalNumber.name }
 
     /// `NSNumber`, `NSValue`: the chain Apple writes.
     public static var archivedSuperclassNames: [String]? {
-        [FoundationClass.number.name, FoundationClass.value.name]
+        Array(CataloguedClass.decimalNumber.chain.dropFirst().dropLast())
     }
 
     /// Writes the decimal's parts in Apple's layout.
@@ -117,13 +117,13 @@ enum DecimalMantissa {
 }
 
 extension Decimal: ArchiveStandardType {
-    package static var acceptedClassNames: [String] { AppleClass.names(ofKind: .decimalNumber) }
+    package static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .decimalNumber) }
 }
 
 /// `Locale` archives as Foundation's `NSLocale`: its identifier under `NS.identifier`.
 extension Locale: SecureKeyedCoding {
     /// `NSLocale`.
-    public static var archivedClassName: String { AppleClass.locale.name }
+    public static var archivedClassName: String { CataloguedClass.locale.name }
 
     /// Writes `NS.identifier`.
     ///
@@ -145,7 +145,7 @@ extension Locale: SecureKeyedCoding {
 }
 
 extension Locale: ArchiveStandardType {
-    package static var acceptedClassNames: [String] { [AppleClass.locale.name] }
+    package static var acceptedClassNames: [String] { [CataloguedClass.locale.name] }
 }
 
 /// `TimeZone` archives as Foundation's `NSTimeZone`: its identifier under `NS.name`.
@@ -155,7 +155,7 @@ extension Locale: ArchiveStandardType {
 /// zones such as `GMT+0100`, and on reading the name decides.
 extension TimeZone: SecureKeyedCoding {
     /// `NSTimeZone`.
-    public static var archivedClassName: String { AppleClass.timeZone.name }
+    public static var archivedClassName: String { CataloguedClass.timeZone.name }
 
     /// Writes `NS.name`, and `NS.data` as nil.
     ///
@@ -183,5 +183,5 @@ extension TimeZone: SecureKeyedCoding {
 }
 
 extension TimeZone: ArchiveStandardType {
-    package static var acceptedClassNames: [String] { [AppleClass.timeZone.name] }
+    package static var acceptedClassNames: [String] { [CataloguedClass.timeZone.name] }
 }

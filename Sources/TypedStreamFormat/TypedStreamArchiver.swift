@@ -399,8 +399,14 @@ struct TypedStreamWriter {
 
     // MARK: - Swift values
 
-    private static let objectChain: [(name: String, version: Int)] = [("NSObject", 0)]
+    /// A new object of a class of the catalogue, its class chain and versions from there.
+    private mutating func writeNewObject(_ catalogued: CataloguedClass, _ body: (inout Self) throws -> Void)
+        throws
+    {
+        try writeNewObject(catalogued.typedStreamChain, body)
+    }
 
+    /// A new object of the class chain `chain` (names and versions, up to `NSObject`).
     private mutating func writeNewObject(
         _ chain: [(name: String, version: Int)], _ body: (inout Self) throws -> Void
     )
@@ -410,13 +416,13 @@ struct TypedStreamWriter {
         defer { depth -= 1 }
         bytes.append(0x84)
         objectCount += 1
-        writeClassChain(chain + Self.objectChain)
+        writeClassChain(chain)
         try body(&self)
         bytes.append(0x86)
     }
 
     private mutating func writeNumber(_ type: String, _ write: (inout Self) -> Void) throws {
-        try writeNewObject([("NSNumber", 0), ("NSValue", 0)]) { writer in
+        try writeNewObject(.number) { writer in
             writer.writeSharedString(Array("*".utf8))
             writer.writeCString(Array(type.utf8))
             writer.writeSharedString(Array(type.utf8))
@@ -425,9 +431,7 @@ struct TypedStreamWriter {
     }
 
     private mutating func writeString(_ text: String, mutable: Bool = false) throws {
-        let chain: [(name: String, version: Int)] =
-            mutable ? [("NSMutableString", 1), ("NSString", 1)] : [("NSString", 1)]
-        try writeNewObject(chain) { writer in
+        try writeNewObject(mutable ? .mutableString : .string) { writer in
             writer.writeSharedString(Array("+".utf8))
             let utf8 = Array(text.utf8)
             writer.writeUnsigned(UInt64(utf8.count))
@@ -461,16 +465,16 @@ struct TypedStreamWriter {
         case let number as Float: try writeNumber("f") { $0.writeReal(Double(number), isFloat: true) }
         case let number as Double: try writeNumber("d") { $0.writeReal(number, isFloat: false) }
         case let data as Data:
-            try writeNewObject([("NSData", 0)]) { writer in
+            try writeNewObject(.data) { writer in
                 writer.writeGroup("i") { $0.writeInteger(Int64(data.count)) }
                 writer.writeGroup("[\(data.count)c]") { $0.bytes += data }
             }
         case let date as Date:
-            try writeNewObject([("NSDate", 0)]) { writer in
+            try writeNewObject(.date) { writer in
                 writer.writeGroup("d") { $0.writeReal(date.timeIntervalSinceReferenceDate, isFloat: false) }
             }
         case let url as URL:
-            try writeNewObject([("NSURL", 0)]) { writer in
+            try writeNewObject(.url) { writer in
                 writer.writeGroup("c") { $0.bytes.append(url.baseURL == nil ? 0 : 1) }
                 if let base = url.baseURL { try writer.writeGroup("@") { try $0.writeObject(base) } }
                 try writer.writeGroup("@") {
@@ -478,7 +482,7 @@ struct TypedStreamWriter {
                 }
             }
         case is ArchivedNull:
-            try writeNewObject([("NSNull", 0)]) { _ in }
+            try writeNewObject(.null) { _ in }
         case let string as ArchivedAttributedString:
             try writeAttributedString(string)
         case let point as ArchivedPoint:
@@ -522,12 +526,12 @@ struct TypedStreamWriter {
         case let style as ArchivedParagraphStyle:
             try writeParagraphStyle(style)
         case let array as [Any]:
-            try writeNewObject([("NSArray", 0)]) { writer in
+            try writeNewObject(.array) { writer in
                 writer.writeGroup("i") { $0.writeInteger(Int64(array.count)) }
                 for element in array { try writer.writeGroup("@") { try $0.writeObject(element) } }
             }
         case let set as Set<AnyHashable>:
-            try writeNewObject([("NSSet", 0)]) { writer in
+            try writeNewObject(.set) { writer in
                 writer.writeGroup("I") { $0.writeUnsigned(UInt64(set.count)) }
                 for element in set { try writer.writeGroup("@") { try $0.writeObject(element.base) } }
             }
@@ -542,7 +546,7 @@ struct TypedStreamWriter {
 
     /// An `NSValue` (version 0): its type encoding as a C string, then one value of that type.
     private mutating func writeValueObject(_ type: String, _ value: TypedStreamGraph.Value) throws {
-        try writeNewObject([("NSValue", 0)]) { writer in
+        try writeNewObject(.value) { writer in
             writer.writeSharedString(Array("*".utf8))
             writer.writeCString(Array(type.utf8))
             try writer.writeGroup(encoding: type, values: [value], graph: nil)
@@ -574,7 +578,7 @@ struct TypedStreamWriter {
                 "an NSColor of space \(color.space.map { "\($0)" } ?? "none") needs \(types.count) components"
             )
         }
-        try writeNewObject([("NSColor", 0)]) { writer in
+        try writeNewObject(.color) { writer in
             writer.writeGroup("c") { $0.bytes.append(UInt8(kind)) }
             if kind == 6 {
                 try writer.writeGroup("@@@") { writer in
@@ -598,7 +602,7 @@ struct TypedStreamWriter {
         guard flags.count == 4 else {
             throw invalid("an NSFont has 4 typedstream flag bytes, not \(flags.count)")
         }
-        try writeNewObject([("NSFont", 30)]) { writer in
+        try writeNewObject(.font) { writer in
             writer.writeGroup("i") { $0.writeInteger(Int64(plist.count)) }
             writer.writeGroup("[\(plist.count)c]") { $0.bytes += plist }
             writer.writeGroup("f") { $0.writeReal(font.size, isFloat: true) }
@@ -611,13 +615,17 @@ struct TypedStreamWriter {
     /// groups that followed the known ones.
     private mutating func writeParagraphStyle(_ style: ArchivedParagraphStyle) throws {
         let (version, groups) = try TypedStreamParagraphStyle.groups(of: style)
-        let chain: [(name: String, version: Int)] =
-            style.isMutable
-            ? [
-                ("NSMutableParagraphStyle", style.typedStreamForm?.mutableVersion ?? 0),
-                ("NSParagraphStyle", version),
-            ]
-            : [("NSParagraphStyle", version)]
+        // The catalogue's chain, with the versions of the style's own layout.
+        let mutableVersion = style.typedStreamForm?.mutableVersion ?? 0
+        let chain = (style.isMutable ? CataloguedClass.mutableParagraphStyle : .paragraphStyle)
+            .typedStreamChain.map {
+                link -> (name: String, version: Int) in
+                switch link.name {
+                case CataloguedClass.paragraphStyle.name: return (link.name, version)
+                case CataloguedClass.mutableParagraphStyle.name: return (link.name, mutableVersion)
+                default: return link
+                }
+            }
         try writeNewObject(chain) { writer in
             for group in groups {
                 try writer.writeGroup(encoding: group.encoding, values: group.values, graph: nil)
@@ -626,7 +634,7 @@ struct TypedStreamWriter {
     }
 
     private mutating func writeDictionary(_ entries: [(Any, Any)]) throws {
-        try writeNewObject([("NSDictionary", 0)]) { writer in
+        try writeNewObject(.dictionary) { writer in
             writer.writeGroup("i") { $0.writeInteger(Int64(entries.count)) }
             for (key, value) in entries {
                 try writer.writeGroup("@") { try $0.writeObject(key) }
@@ -636,10 +644,7 @@ struct TypedStreamWriter {
     }
 
     private mutating func writeAttributedString(_ string: ArchivedAttributedString) throws {
-        let chain: [(name: String, version: Int)] =
-            string.isMutable
-            ? [("NSMutableAttributedString", 0), ("NSAttributedString", 0)] : [("NSAttributedString", 0)]
-        try writeNewObject(chain) { writer in
+        try writeNewObject(string.isMutable ? .mutableAttributedString : .attributedString) { writer in
             try writer.writeGroup("@") { try $0.writeString(string.string, mutable: string.isMutable) }
             var tables: [[String: ArchivedAttributeValue]] = []
             for run in string.runs {

@@ -20,16 +20,21 @@ struct TypedStreamBodyReader {
 
     private enum Entry {
         case placeholder
-        /// A class: its kind and the length of its chain.
-        case `class`(ClassKind, chainLength: Int)
+        /// A class: the catalogue's class of that name among those read here (`nil` for
+        /// another), and the length of its chain.
+        case `class`(CataloguedClass?, chainLength: Int)
         case cString(UInt8)
         case value(ArchivedAttributeValue)
     }
 
-    private enum ClassKind: UInt8 {
-        case other, string, mutableString, number, dictionary, mutableDictionary, data, mutableData, url
-        case attributedString, mutableAttributedString
-    }
+    /// A class of one of these chains, as far as an iMessage body reads it.
+    private typealias ClassKind = CataloguedClass?
+
+    /// The classes an iMessage body holds, looked up from the bytes of a class name.
+    private static let classNames = ClassNameTable([
+        .string, .mutableString, .number, .dictionary, .mutableDictionary, .data, .mutableData, .url,
+        .attributedString, .mutableAttributedString,
+    ])
 
     private let bytes: UnsafeRawBufferPointer
     private var position = 0
@@ -134,19 +139,7 @@ struct TypedStreamBodyReader {
     }
 
     private func kind(ofName index: Int) -> ClassKind {
-        switch stringBytes(index).count {
-        case 5 where isString(index, "NSURL"): return .url
-        case 6 where isString(index, "NSData"): return .data
-        case 8 where isString(index, "NSString"): return .string
-        case 8 where isString(index, "NSNumber"): return .number
-        case 12 where isString(index, "NSDictionary"): return .dictionary
-        case 13 where isString(index, "NSMutableData"): return .mutableData
-        case 15 where isString(index, "NSMutableString"): return .mutableString
-        case 18 where isString(index, "NSAttributedString"): return .attributedString
-        case 19 where isString(index, "NSMutableDictionary"): return .mutableDictionary
-        case 25 where isString(index, "NSMutableAttributedString"): return .mutableAttributedString
-        default: return .other
-        }
+        Self.classNames.lookup(stringBytes(index))
     }
 
     /// A class chain; the kind of its first class. Refused, as the general reader refuses

@@ -210,14 +210,17 @@ enum TypedStreamParagraphStyle {
     static func style(of object: TypedStreamGraph.Object, in graph: TypedStreamGraph)
         -> ArchivedParagraphStyle?
     {
-        guard object.className == "NSParagraphStyle" || object.className == "NSMutableParagraphStyle" else {
+        guard
+            object.className == CataloguedClass.paragraphStyle.name
+                || object.className == CataloguedClass.mutableParagraphStyle.name
+        else {
             return nil
         }
         let chain = graph.classChain(of: object)
         let mutable: Bool
         switch chain.map(\.name) {
-        case ["NSParagraphStyle", "NSObject"]: mutable = false
-        case ["NSMutableParagraphStyle", "NSParagraphStyle", "NSObject"]: mutable = true
+        case CataloguedClass.paragraphStyle.chain: mutable = false
+        case CataloguedClass.mutableParagraphStyle.chain: mutable = true
         default: return nil
         }
         let version = chain[mutable ? 1 : 0].version
@@ -235,7 +238,7 @@ enum TypedStreamParagraphStyle {
         version: Int, groups: [TypedStreamGraph.Group]
     ) {
         var layout = Layout()
-        var version = 3
+        var version = CataloguedClass.paragraphStyle.typedStreamVersion ?? 3
         if let form = style.typedStreamForm {
             guard let parsed = parse(form.groups, version: form.version) else {
                 throw KeyedArchiveError(

@@ -300,20 +300,19 @@ struct TypedStreamReader {
         }
     }
 
-    /// Names that most streams hold, returned without building a new string.
-    private static let commonNames: [StaticString] = [
-        "@", "i", "I", "iI", "+", "*", "q", "d", "c", "NSObject", "NSString", "NSMutableString", "NSNumber",
-        "NSValue",
-        "NSDictionary", "NSMutableDictionary", "NSArray", "NSMutableArray", "NSAttributedString",
-        "NSMutableAttributedString", "NSData", "NSMutableData", "NSDate", "NSURL", "NSSet", "NSMutableSet",
-        "NSNull",
-        "NSColor", "NSFont", "NSParagraphStyle", "__kIMMessagePartAttributeName",
-        "__kIMFileTransferGUIDAttributeName",
-        "__kIMBaseWritingDirectionAttributeName",
-    ]
+    /// Names that most streams hold, returned without building a new string: the common
+    /// type encodings, the catalogue's typedstream classes (and `NSObject`), and the
+    /// attribute names of iMessage bodies.
+    private static let commonNames: [String] =
+        ["@", "i", "I", "iI", "+", "*", "q", "d", "c", ClassCatalogue.rootClassName]
+        + ClassCatalogue.typedStreamClasses.map(\.name)
+        + [
+            "__kIMMessagePartAttributeName", "__kIMFileTransferGUIDAttributeName",
+            "__kIMBaseWritingDirectionAttributeName",
+        ]
 
     private static let commonNameStrings: [(bytes: [UInt8], text: String)] = commonNames.map { name in
-        (Array(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)), name.description)
+        (Array(name.utf8), name)
     }
 
     private mutating func sharedString(_ index: Int) -> String {

@@ -69,12 +69,13 @@ extension TypedStreamUnarchiver {
         return value
     }
 
-    /// The first standard class of a class chain, worked out once per class.
-    private func standardClass(ofClassAt classIndex: Int) -> TypedStreamStandardClass? {
+    /// The first standard class of a class chain (a class of the catalogue that typedstreams
+    /// decode as a value), worked out once per class.
+    private func standardClass(ofClassAt classIndex: Int) -> CataloguedClass? {
         guard standardClasses.indices.contains(classIndex) else { return nil }
         if let known = standardClasses[classIndex] { return known }
         let found = objectGraph.classChain(ofClassAt: classIndex).lazy.compactMap {
-            TypedStreamStandardClass(rawValue: $0.name)
+            CataloguedClass(name: $0.name).flatMap { $0.typedStreamVersion == nil ? nil : $0 }
         }.first
         standardClasses[classIndex] = .some(found)
         return found
@@ -114,12 +115,12 @@ extension TypedStreamUnarchiver {
 
     /// One of Foundation's classes, from the object being decoded (its groups in order).
     private func standardValue(
-        _ standard: TypedStreamStandardClass, object: TypedStreamGraph.Object, index: Int
+        _ standard: CataloguedClass, object: TypedStreamGraph.Object, index: Int
     )
         throws -> Any
     {
-        switch standard {
-        case .string, .mutableString:
+        switch standard.kind {
+        case .string:
             guard case .bytes(let utf8) = try decodeValue(ofObjCType: "+") else {
                 throw failure(.invalidArchive, "the NSString has no text")
             }
@@ -129,14 +130,14 @@ extension TypedStreamUnarchiver {
             return text
         case .number, .value:
             guard case .cString(let typeBytes) = try decodeValue(ofObjCType: "*") else {
-                throw failure(.invalidArchive, "the \(standard.rawValue) has no type encoding")
+                throw failure(.invalidArchive, "the \(standard.name) has no type encoding")
             }
             let typeText = String(decoding: typeBytes, as: UTF8.self)
             let value = try decodeValue(ofObjCType: typeText)
             if let number = Self.number(value, encoding: typeText) { return number }
             if let geometry = Self.geometry(value, encoding: typeText) { return geometry }
             return objectGraph.rooted(at: .object(index))
-        case .data, .mutableData:
+        case .data:
             return try decodeDataObject()
         case .date:
             return Date(timeIntervalSinceReferenceDate: try decodeDouble())
@@ -151,9 +152,9 @@ extension TypedStreamUnarchiver {
                     .invalidArchive, "\(DisplayText.quoted(text, maximumScalars: 100)) is not a valid URL")
             }
             return url
-        case .array, .mutableArray:
+        case .array:
             return try elements(count: try decodeInteger())
-        case .set, .mutableSet:
+        case .set:
             let members = try elements(count: try decodeInteger())
             var set = Set<AnyHashable>(minimumCapacity: members.count)
             for member in members {
@@ -163,20 +164,25 @@ extension TypedStreamUnarchiver {
                 set.insert(hashable)
             }
             return set
-        case .dictionary, .mutableDictionary:
+        case .dictionary:
             return try dictionary(count: try decodeInteger())
         case .null:
             return ArchivedNull()
-        case .attributedString, .mutableAttributedString:
-            return try attributedString(mutable: object.className == "NSMutableAttributedString")
+        case .attributedString:
+            return try attributedString(
+                mutable: object.className == CataloguedClass.mutableAttributedString.name)
         case .color:
             return try knownLayout(index: index) { try color() }
         case .font:
             return try knownLayout(index: index) { try font() }
-        case .paragraphStyle, .mutableParagraphStyle:
+        case .paragraphStyle:
             return try knownLayout(index: index) {
                 TypedStreamParagraphStyle.style(of: object, in: objectGraph)
             }
+        default:
+            // Only the classes with a typedstream version are standard (standardClass(ofClassAt:)).
+            throw failure(
+                .invalidArchive, "the \(standard.name) has no typedstream form that is read as a value")
         }
     }
 
@@ -320,31 +326,6 @@ extension TypedStreamUnarchiver {
         default: return nil
         }
     }
-}
-
-/// Foundation's classes that decode as standard Swift values.
-enum TypedStreamStandardClass: String {
-    case string = "NSString"
-    case mutableString = "NSMutableString"
-    case number = "NSNumber"
-    case value = "NSValue"
-    case data = "NSData"
-    case mutableData = "NSMutableData"
-    case date = "NSDate"
-    case url = "NSURL"
-    case array = "NSArray"
-    case mutableArray = "NSMutableArray"
-    case set = "NSSet"
-    case mutableSet = "NSMutableSet"
-    case dictionary = "NSDictionary"
-    case mutableDictionary = "NSMutableDictionary"
-    case null = "NSNull"
-    case attributedString = "NSAttributedString"
-    case mutableAttributedString = "NSMutableAttributedString"
-    case color = "NSColor"
-    case font = "NSFont"
-    case paragraphStyle = "NSParagraphStyle"
-    case mutableParagraphStyle = "NSMutableParagraphStyle"
 }
 
 /// A number read from a stream, with its C type, and its conversions between Swift types.

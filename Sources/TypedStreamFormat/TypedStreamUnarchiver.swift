@@ -70,7 +70,7 @@ public final class TypedStreamUnarchiver {
     /// Whether each node is being decoded.
     var inProgress: [Bool]
     /// Each class node's standard class: `nil` not yet worked out, `.some(nil)` none.
-    var standardClasses: [TypedStreamStandardClass??]
+    var standardClasses: [CataloguedClass??]
     var classMap: [String: any TypedStreamDecodable.Type] = [:]
     private var classVersions: [String: Int]?
     var bridged: ArchivedObjectGraph?
@@ -110,12 +110,7 @@ public final class TypedStreamUnarchiver {
     /// ``TypedStreamUnarchivingOptions/allowedClassNames``: strings, numbers, values, data,
     /// dates, URLs, arrays, sets, dictionaries and their mutable variants, `NSNull`,
     /// attributed strings, colours, fonts and paragraph styles.
-    public static let standardClassNames: Set<String> = [
-        "NSString", "NSMutableString", "NSNumber", "NSValue", "NSData", "NSMutableData", "NSDate", "NSURL",
-        "NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSDictionary", "NSMutableDictionary", "NSNull",
-        "NSAttributedString", "NSMutableAttributedString", "NSColor", "NSFont", "NSParagraphStyle",
-        "NSMutableParagraphStyle",
-    ]
+    public static let standardClassNames: Set<String> = Set(ClassCatalogue.typedStreamClasses.map(\.name))
 
     // MARK: - Whole-stream conveniences
 

@@ -4,12 +4,13 @@ import FoundationEssentials
 import Foundation
 #endif
 
-extension FoundationClass {
+extension CataloguedClass {
     /// The kind the untyped decoding methods decode an object of class `name` as, from
-    /// the catalogue: `nil` for classes they leave to mapped types or generic decoding
-    /// (numbers and `NSValue`s, which have types of their own, and classes outside it).
-    static func untypedKind(_ name: String) -> Kind? {
-        guard let kind = FoundationClass(name: name)?.kind else { return nil }
+    /// the catalogue: the Foundation classes keyed archives are built from; `nil` for
+    /// classes they leave to mapped types or generic decoding (numbers and `NSValue`s,
+    /// which have types of their own, Apple's other classes, and classes outside it).
+    static func untypedKind(_ name: String) -> ClassCatalogue.Kind? {
+        guard let kind = CataloguedClass(name: name)?.kind, kind.isFoundation else { return nil }
         switch kind {
         case .number, .value: return nil
         default: return kind
@@ -77,7 +78,7 @@ extension KeyedUnarchiver {
         /// As this type, mapped or among the allowed ones (checked for secure coding).
         case type(any KeyedCoding.Type)
         /// As one of Apple's standard classes, by its kind.
-        case standard(FoundationClass.Kind)
+        case standard(ClassCatalogue.Kind)
         /// As a generic graph (``KeyedUnarchivingOptions/decodesUnknownClassesGenerically``).
         case generic
     }
@@ -108,7 +109,7 @@ extension KeyedUnarchiver {
             try checkSecureCoding(chosen, className: description.name)
             return .type(chosen)
         }
-        if let standard = candidateNames(description).lazy.compactMap(FoundationClass.untypedKind).first {
+        if let standard = candidateNames(description).lazy.compactMap(CataloguedClass.untypedKind).first {
             return .standard(standard)
         }
         if options.decodesUnknownClassesGenerically { return .generic }
@@ -123,7 +124,7 @@ extension KeyedUnarchiver {
     }
 
     func decodeStandard(
-        _ standard: FoundationClass.Kind, uid: Int, fields: ArchiveFields, classUID: Int,
+        _ standard: ClassCatalogue.Kind, uid: Int, fields: ArchiveFields, classUID: Int,
         allowed: [any KeyedCoding.Type]?
     ) throws -> Any {
         if let className = inProgressClassName(uid) {
@@ -139,8 +140,9 @@ extension KeyedUnarchiver {
         case .uuid: return try cachedOrInstantiate(UUID.self, uid: uid, fields: fields, classUID: classUID)
         case .null: return ArchivedNull()
         case .array, .orderedSet, .set, .countedSet, .dictionary: break
-        case .number, .value:
-            // Not decoded untyped as standard values (see FoundationClass.untypedKind).
+        default:
+            // Numbers and values are not decoded untyped as standard values, nor Apple's
+            // other classes (see CataloguedClass.untypedKind).
             throw failure(
                 .typeMismatch,
                 "\(DisplayText.quotedIfNeeded(className(ofClassUID: classUID))) is not a standard collection or value"
@@ -226,7 +228,7 @@ extension KeyedUnarchiver {
             let collections = graph.nodes.map { node -> ArchivedObjectGraph.Node in
                 guard case .object(let object) = node,
                     ([object.className] + object.classChain).contains(where: {
-                        FoundationClass.untypedKind($0)?.isCollection == true
+                        CataloguedClass.untypedKind($0)?.isCollection == true
                     })
                 else { return .null }
                 return node
@@ -377,7 +379,7 @@ extension KeyedUnarchiver {
 
     /// A set's elements as `Set<AnyHashable>`, or as an ``ArchivedCollection`` when one
     /// of them is not `Hashable` (or, for a counted set, to keep its counts then).
-    func untypedSet(_ standard: FoundationClass.Kind, allowed: [any KeyedCoding.Type]?) throws -> Any {
+    func untypedSet(_ standard: ClassCatalogue.Kind, allowed: [any KeyedCoding.Type]?) throws -> Any {
         let elements = try untypedElements(allowed: allowed)
         var set = Set<AnyHashable>(minimumCapacity: elements.count)
         for element in elements {

@@ -1235,10 +1235,10 @@ extension KeyedUnarchiver {
         if let found = try resolveByName(description, allowed: allowed) { return found }
         guard requiresSecureCoding, let allowed, description.chain.count > 1,
             mappedType(forClassName: description.name) == nil,
-            FoundationClass.untypedKind(description.name) == nil
+            CataloguedClass.untypedKind(description.name) == nil
         else { return nil }
         for ancestor in description.chain.dropFirst().prefix(ClassCatalogue.maximumChainLength)
-        where FoundationClass(name: ancestor) != nil || AppleClass(name: ancestor) != nil {
+        where CataloguedClass(name: ancestor) != nil {
             if let mapped = mappedType(forClassName: ancestor) {
                 let identifier = ObjectIdentifier(mapped)
                 if allowed.contains(where: { ObjectIdentifier($0) == identifier }) { return mapped }
@@ -1270,7 +1270,7 @@ extension KeyedUnarchiver {
             if let allowed, let listed = allowed.first(where: { accepts($0, className: name) }) {
                 return listed
             }
-            if FoundationClass.untypedKind(name) != nil { return nil }
+            if CataloguedClass.untypedKind(name) != nil { return nil }
         }
         return nil
     }
@@ -1296,7 +1296,7 @@ extension KeyedUnarchiver {
 
     /// The error for a class that none of `allowed` decodes from.
     func unmatched(_ description: ClassDescription, allowed: [any KeyedCoding.Type]) -> KeyedArchiveError {
-        let isStandard = candidateNames(description).contains { FoundationClass.untypedKind($0) != nil }
+        let isStandard = candidateNames(description).contains { CataloguedClass.untypedKind($0) != nil }
         if requiresSecureCoding, !isStandard {
             return notAllowed(description.name, mappedTo: nil, allowed: allowed)
         }

@@ -52,7 +52,7 @@ final class CodableArchiveReader {
         case null
         case other
 
-        init(_ foundationClass: FoundationClass?) {
+        init(_ foundationClass: CataloguedClass?) {
             guard let foundationClass else {
                 self = .other
                 return
@@ -64,7 +64,7 @@ final class CodableArchiveReader {
             case .string: self = foundationClass.isMutable ? .mutableString : .other
             case .data: self = foundationClass.isMutable ? .mutableData : .other
             case .null: self = .null
-            case .number, .url, .uuid, .value: self = .other
+            default: self = .other
             }
         }
     }
@@ -612,7 +612,7 @@ final class CodableArchiveReader {
         if let known = classKinds[index] {
             kind = known
         } else {
-            kind = ClassKind(FoundationClass(name: try className(at: index, parent: parent, key: key)))
+            kind = ClassKind(CataloguedClass(name: try className(at: index, parent: parent, key: key)))
             classKinds[index] = kind
         }
         lastClassUID = index

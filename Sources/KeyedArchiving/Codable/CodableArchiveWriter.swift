@@ -323,7 +323,7 @@ final class CodableArchiveWriter {
         if let known = dateClassUID {
             classUID = known
         } else {
-            classUID = self.classUID(named: FoundationClass.date.name)
+            classUID = self.classUID(named: CataloguedClass.date.name)
             dateClassUID = classUID
         }
         // Not de-duplicated: hashing an object record costs more than storing it. Stored
@@ -351,7 +351,7 @@ final class CodableArchiveWriter {
         let uid: Int
         switch layout {
         case .propertyList: uid = unique(.string("$null"))
-        case .objects: uid = unique(.object(classUID: classUID(named: FoundationClass.null.name), fields: []))
+        case .objects: uid = unique(.object(classUID: classUID(named: CataloguedClass.null.name), fields: []))
         }
         nullUID = uid
         return uid
@@ -376,7 +376,7 @@ final class CodableArchiveWriter {
             classUID = known
         } else {
             classUID = self.classUID(
-                named: (layout == .propertyList ? FoundationClass.mutableDictionary : .dictionary).name)
+                named: (layout == .propertyList ? CataloguedClass.mutableDictionary : .dictionary).name)
             dictionaryClassUID = classUID
         }
         guard let keyArray = lastDictionaryKeyArray else {
@@ -420,7 +420,7 @@ final class CodableArchiveWriter {
         var uids: [Int] = []
         uids.reserveCapacity(node.slots.count)
         for slot in node.slots { uids.append(uid(of: slot)) }
-        let className = (layout == .propertyList ? FoundationClass.mutableArray : .array).name
+        let className = (layout == .propertyList ? CataloguedClass.mutableArray : .array).name
         return storeObject(
             classUID: classUID(named: className),
             fields: [ArchiveField(key: "NS.objects", value: .references(uids))])
@@ -479,7 +479,7 @@ final class CodableArchiveWriter {
 
     func classUID(named name: String) -> Int {
         if let uid = namedClassUIDs[name] { return uid }
-        let chain = FoundationClass.chain(forName: name)
+        let chain = ClassCatalogue.chain(forName: name)
         let uid = archiver.table.classIndex(name: name, classes: chain)
         namedClassUIDs[name] = uid
         return uid

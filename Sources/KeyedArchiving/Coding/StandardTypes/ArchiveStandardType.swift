@@ -37,7 +37,7 @@ extension ArchivePrimitive {
 
 /// The number types (all of at most 64 bits) share one conformance.
 extension ArchivePrimitive where Self: FixedWidthInteger {
-    package static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .number) }
+    package static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .number) }
 
     /// The value as a property-list integer.
     @inline(__always)

@@ -20,5 +20,5 @@ public struct ArchivedNull: SecureKeyedCoding, Hashable, Sendable {
 }
 
 extension ArchivedNull: ArchiveStandardType {
-    package static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .null) }
+    package static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .null) }
 }

@@ -25,6 +25,6 @@ extension Array: SecureKeyedCoding where Element: KeyedCoding {}
 
 extension Array: ArchiveStandardType where Element: KeyedCoding {
     package static var acceptedClassNames: [String] {
-        FoundationClass.names(ofKinds: .array, .orderedSet)
+        ClassCatalogue.names(ofKinds: .array, .orderedSet)
     }
 }

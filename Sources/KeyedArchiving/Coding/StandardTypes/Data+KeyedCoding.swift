@@ -32,7 +32,7 @@ extension Data: SecureKeyedCoding {
 }
 
 extension Data: ArchivePrimitive {
-    package static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .data) }
+    package static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .data) }
     package var archivePlainRecord: ArchivedObjectRecord? { .data(self) }
 
     package init(archiveValue value: PropertyList) throws {

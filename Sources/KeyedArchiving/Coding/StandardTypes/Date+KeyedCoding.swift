@@ -32,7 +32,7 @@ extension Date: SecureKeyedCoding {
 }
 
 extension Date: ArchivePrimitive {
-    package static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .date) }
+    package static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .date) }
 
     /// `false`: a date is an `NSDate` object in a keyed archive, a scalar only in the
     /// Codable bridge's slots.

@@ -27,5 +27,5 @@ extension Dictionary: KeyedCoding where Key: KeyedCoding, Value: KeyedCoding {
 extension Dictionary: SecureKeyedCoding where Key: KeyedCoding, Value: KeyedCoding {}
 
 extension Dictionary: ArchiveStandardType where Key: KeyedCoding, Value: KeyedCoding {
-    package static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .dictionary) }
+    package static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .dictionary) }
 }

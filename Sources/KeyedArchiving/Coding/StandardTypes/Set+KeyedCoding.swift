@@ -26,6 +26,6 @@ extension Set: SecureKeyedCoding where Element: KeyedCoding {}
 
 extension Set: ArchiveStandardType where Element: KeyedCoding {
     package static var acceptedClassNames: [String] {
-        FoundationClass.names(ofKinds: .set, .countedSet, .orderedSet)
+        ClassCatalogue.names(ofKinds: .set, .countedSet, .orderedSet)
     }
 }

@@ -26,7 +26,7 @@ extension String: SecureKeyedCoding {
 }
 
 extension String: ArchivePrimitive {
-    package static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .string) }
+    package static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .string) }
     package var archivePlainRecord: ArchivedObjectRecord? { .string(self) }
 
     package init(archiveValue value: PropertyList) throws {

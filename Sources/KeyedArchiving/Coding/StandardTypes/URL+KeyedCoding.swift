@@ -43,5 +43,5 @@ extension URL: SecureKeyedCoding {
 }
 
 extension URL: ArchiveStandardType {
-    package static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .url) }
+    package static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .url) }
 }

@@ -39,5 +39,5 @@ extension UUID: SecureKeyedCoding {
 }
 
 extension UUID: ArchiveStandardType {
-    package static var acceptedClassNames: [String] { FoundationClass.names(ofKinds: .uuid) }
+    package static var acceptedClassNames: [String] { ClassCatalogue.names(ofKinds: .uuid) }
 }
