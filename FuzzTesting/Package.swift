@@ -1,6 +1,8 @@
 // swift-tools-version:6.0
 // libFuzzer targets for KeyedArchive. Build and run with `./fuzz.sh TARGET SECONDS`
 // (see Documentation/Security.md); `swift build -c release --sanitize=fuzzer` builds them all.
+// fuzz.sh adds `-Xswiftc -assert-config -Xswiftc Debug`, so that the library's `assert`s hold
+// in the fuzzed builds too (a flag set here with `unsafeFlags` would reach only these targets).
 import PackageDescription
 
 let package = Package(

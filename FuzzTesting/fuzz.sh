@@ -41,6 +41,10 @@ esac
 
 export SWIFT_BACKTRACE=enable=no
 sanitizers=(--sanitize=fuzzer)
+# Assertions on in the optimized build, for the library's modules too (-Xswiftc reaches
+# every Swift module of the build, the root package's included): the fuzzers check the
+# invariants that `assert` states (Documentation/Internals.md, "Unsafe code").
+assertions=(-Xswiftc -assert-config -Xswiftc Debug)
 build_dir=.build
 if [[ "${SANITIZE:-}" == address ]]; then
     # SwiftPM passes two separate -sanitize= flags and the compiler keeps only the last
@@ -49,7 +53,7 @@ if [[ "${SANITIZE:-}" == address ]]; then
     build_dir=.build-asan
 fi
 if [[ -z "${NO_BUILD:-}" ]]; then
-    swift build -c release "${sanitizers[@]}" --scratch-path "$build_dir" --product "$target"
+    swift build -c release "${sanitizers[@]}" "${assertions[@]}" --scratch-path "$build_dir" --product "$target"
 fi
 binary="$build_dir/release/$target"
 

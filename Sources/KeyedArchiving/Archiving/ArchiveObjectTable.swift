@@ -206,7 +206,7 @@ package struct ArchiveObjectTable {
             keys.append(keyObject(field.key))
             values.append(valueObject(field.value))
         }
-        return setObject(uid, classUID: classUID, keys: keys[...], values: values[...], shareable: shareable)
+        return setObject(uid, classUID: classUID, keys: keys, values: values, shareable: shareable)
     }
 
     /// Stores a reserved object: `$class`, then the fields (key and value objects; a key
@@ -218,7 +218,8 @@ package struct ArchiveObjectTable {
     ///
     /// - Returns: The object's index: `uid`, or an equal earlier one.
     mutating func setObject(
-        _ uid: Int, classUID: Int, keys: ArraySlice<Int>, values: ArraySlice<Int>, shareable: Bool
+        _ uid: Int, classUID: Int, keys: UnsafeBufferPointer<Int>, values: UnsafeBufferPointer<Int>,
+        shareable: Bool
     ) -> Int {
         guard entries.indices.contains(uid) else { return 0 }
         let object = entries[uid]
@@ -252,15 +253,29 @@ package struct ArchiveObjectTable {
             scratchKeys.append(key)
         }
         let shareableNow = shareable && conditionalPositions.isEmpty
+        let mayRelease = uid == entries.count - 1
+        let (fieldKeys, fieldValues) = (scratchKeys, scratchValues)
         let stored =
-            (try? builder.setObjectDictionary(
-                object, leadingKey: classKey, leadingValue: classValue, keys: scratchKeys[...],
-                values: scratchValues[...], shareable: shareableNow, mayRelease: uid == entries.count - 1))
-            ?? object
+            fieldKeys.withUnsafeBufferPointer { keys in
+                fieldValues.withUnsafeBufferPointer { values in
+                    try? builder.setObjectDictionary(
+                        object, leadingKey: classKey, leadingValue: classValue, keys: keys, values: values,
+                        shareable: shareableNow, mayRelease: mayRelease)
+                }
+            } ?? object
         for (position, token) in conditionalPositions {
             pendingConditionals.append((object, position, token))
         }
         return entryIndex(afterStoring: object, as: stored, uid: uid, shareable: shareableNow)
+    }
+
+    /// ``setObject(_:classUID:keys:values:shareable:)`` for fields in arrays.
+    mutating func setObject(_ uid: Int, classUID: Int, keys: [Int], values: [Int], shareable: Bool) -> Int {
+        keys.withUnsafeBufferPointer { keys in
+            values.withUnsafeBufferPointer { values in
+                setObject(uid, classUID: classUID, keys: keys, values: values, shareable: shareable)
+            }
+        }
     }
 
     /// The entry of an object the builder stored as `stored` (itself, or an equal
@@ -283,7 +298,7 @@ package struct ArchiveObjectTable {
         return uid
     }
 
-    static func hasUniqueKeys(_ keys: ArraySlice<Int>) -> Bool {
+    static func hasUniqueKeys(_ keys: UnsafeBufferPointer<Int>) -> Bool {
         if keys.count < 2 { return true }
         if keys.count <= 16 {
             var first = keys.startIndex
@@ -326,7 +341,9 @@ package struct ArchiveObjectTable {
 
     /// Finishes the archive: `$top` from the given fields, the `$objects` array and the
     /// root dictionary, as a binary property list. Call once: the table is emptied.
-    mutating func finishBinary(topKeys: ArraySlice<Int>, topValues: ArraySlice<Int>) throws -> Data {
+    mutating func finishBinary(topKeys: UnsafeBufferPointer<Int>, topValues: UnsafeBufferPointer<Int>) throws
+        -> Data
+    {
         scratchKeys.removeAll(keepingCapacity: true)
         scratchValues.removeAll(keepingCapacity: true)
         let unique = Self.hasUniqueKeys(topKeys)

@@ -13,7 +13,7 @@ extension KeyedArchiver {
     func finishedArchiveBytes() throws -> Data {
         if let archiveBytes { return archiveBytes }
         let bytes = try table.finishBinary(
-            topKeys: fieldKeys.suffix(from: 0), topValues: fieldValues.suffix(from: 0))
+            topKeys: fieldKeys.elements(from: 0), topValues: fieldValues.elements(from: 0))
         archiveBytes = bytes
         return bytes
     }

@@ -89,12 +89,12 @@ public final class KeyedArchiver {
     @exclusivity(unchecked) package var table = ArchiveObjectTable()
     /// The fields of the objects being encoded, innermost last, as builder objects: key
     /// strings and values (a conditional reference is `-1 - token`).
-    @exclusivity(unchecked) var fieldKeys = ObjectNumberStack()
-    @exclusivity(unchecked) var fieldValues = ObjectNumberStack()
+    let fieldKeys = Stack<Int>(capacity: 32)
+    let fieldValues = Stack<Int>(capacity: 32)
     /// The objects being encoded, innermost last; element 0 is `$top`.
     @exclusivity(unchecked) var frames: [ArchiveFrame] = [ArchiveFrame(start: 0)]
     /// UID objects of the collection elements being encoded, innermost collection last.
-    @exclusivity(unchecked) var elementStack = ObjectNumberStack()
+    let elementStack = Stack<Int>(capacity: 32)
     /// The path to the object being encoded, for error messages.
     @exclusivity(unchecked) var path: [ArchiveKeyPathComponent] = []
     /// Class instances already stored, and strong references keeping their identifiers unique.
@@ -417,8 +417,10 @@ extension KeyedArchiver {
         } catch {
             record(.invalidValue, "\(error)")
         }
-        for index in fieldValues.indices where fieldValues[index] < 0 {
-            fieldValues[index] = table.builder.addUID(UInt64(resolve(-1 - fieldValues[index])))
+        // `$top`'s fields, lent in place: resolving touches the table, not the stacks.
+        let topValues = fieldValues.mutableElements(from: 0)
+        for index in topValues.indices where topValues[index] < 0 {
+            topValues[index] = table.builder.addUID(UInt64(resolve(-1 - topValues[index])))
         }
         return true
     }
@@ -440,8 +442,8 @@ extension KeyedArchiver {
     /// Appends a field to the object being encoded, given key and value objects.
     @inline(__always)
     package func appendField(_ key: Int, _ value: Int) {
-        fieldKeys.append(key)
-        fieldValues.append(value)
+        fieldKeys.push(key)
+        fieldValues.push(value)
     }
 
     /// Appends a field given as an ``ArchiveFieldValue``; the key is already escaped.
@@ -464,9 +466,9 @@ extension KeyedArchiver {
     /// Generic so that an existential argument is opened once: the casts below are then
     /// from a known type, which the runtime answers quickly, where casts from
     /// `any KeyedCoding` go through its slow general path.
-    package func reference<Object: KeyedCoding>(for object: Object, at component: ArchiveKeyPathComponent)
-        -> Int
-    {
+    package func reference<Object: KeyedCoding>(
+        for object: Object, at component: ArchiveKeyPathComponent
+    ) -> Int {
         // The dynamic type: an element of `[Shape]` may be a `Circle`.
         let type = type(of: object)
         let traits = self.traits(of: type)
@@ -520,11 +522,11 @@ extension KeyedArchiver {
         frames.removeLast()
         let classUID = classUID(for: type, instance: object)
         let stored = table.setObject(
-            uid, classUID: classUID, keys: fieldKeys.suffix(from: start),
-            values: fieldValues.suffix(from: start),
+            uid, classUID: classUID, keys: fieldKeys.elements(from: start),
+            values: fieldValues.elements(from: start),
             shareable: instance == nil)
-        fieldKeys.removeSuffix(from: start)
-        fieldValues.removeSuffix(from: start)
+        fieldKeys.removeAll(from: start)
+        fieldValues.removeAll(from: start)
         return stored
     }
 
@@ -586,11 +588,11 @@ extension KeyedArchiver {
         let count = elements.count
         while index < count {
             let uid = reference(for: elements[index], at: .index(index))
-            elementStack.append(table.builder.addUID(UInt64(uid)))
+            elementStack.push(table.builder.addUID(UInt64(uid)))
             index += 1
         }
-        let array = table.builder.addShareableArray(elementStack.suffix(from: start))
-        elementStack.removeSuffix(from: start)
+        let array = table.builder.addShareableArray(elementStack.elements(from: start))
+        elementStack.removeAll(from: start)
         append(key: key, value: array)
     }
 
@@ -607,11 +609,11 @@ extension KeyedArchiver {
         var index = 0
         for element in elements {
             let uid = reference(for: element, at: .index(index))
-            elementStack.append(table.builder.addUID(UInt64(uid)))
+            elementStack.push(table.builder.addUID(UInt64(uid)))
             index += 1
         }
-        let array = table.builder.addShareableArray(elementStack.suffix(from: start))
-        elementStack.removeSuffix(from: start)
+        let array = table.builder.addShareableArray(elementStack.elements(from: start))
+        elementStack.removeAll(from: start)
         append(key: key, value: array)
     }
 }

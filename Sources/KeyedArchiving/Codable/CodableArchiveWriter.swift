@@ -341,7 +341,7 @@ final class CodableArchiveWriter {
         let uid = table.reserve()
         if keys.isEmpty { keys = [table.keyObject("NS.time")] }
         values[0] = table.builder.addReal(date.timeIntervalSinceReferenceDate)
-        _ = table.setObject(uid, classUID: classUID, keys: keys[...], values: values[...], shareable: false)
+        _ = table.setObject(uid, classUID: classUID, keys: keys, values: values, shareable: false)
         return uid
     }
 
@@ -412,7 +412,7 @@ final class CodableArchiveWriter {
         values.append(keyArray)
         values.append(table.referenceArray(valueUIDs))
         _ = table.setObject(
-            uid, classUID: classUID, keys: keyObjects[...], values: values[...], shareable: false)
+            uid, classUID: classUID, keys: keyObjects, values: values, shareable: false)
         return uid
     }
 
@@ -461,7 +461,7 @@ final class CodableArchiveWriter {
     ) -> Int {
         let uid = table.reserve()
         for field in fields { values.append(table.valueObject(fieldValue(field.slot))) }
-        _ = table.setObject(uid, classUID: classUID, keys: keys[...], values: values[...], shareable: false)
+        _ = table.setObject(uid, classUID: classUID, keys: keys, values: values, shareable: false)
         return uid
     }
 

@@ -404,8 +404,8 @@ package struct BinaryPropertyListBuilder {
     /// - Returns: The object that holds the dictionary.
     /// - Throws: `invalidValue` if `object` was not reserved, or the counts differ.
     package mutating func setObjectDictionary(
-        _ object: Int, leadingKey: Int, leadingValue: Int, keys: ArraySlice<Int>, values: ArraySlice<Int>,
-        shareable: Bool, mayRelease: Bool
+        _ object: Int, leadingKey: Int, leadingValue: Int, keys: UnsafeBufferPointer<Int>,
+        values: UnsafeBufferPointer<Int>, shareable: Bool, mayRelease: Bool
     ) throws -> Int {
         try checkReserved(object)
         guard keys.count == values.count else {
@@ -454,7 +454,7 @@ package struct BinaryPropertyListBuilder {
     /// added before is returned instead of a new object.
     ///
     /// The keyed archiver stores the reference arrays of equal collections once this way.
-    package mutating func addShareableArray(_ elements: ArraySlice<Int>) -> Int {
+    package mutating func addShareableArray(_ elements: UnsafeBufferPointer<Int>) -> Int {
         let start = referenceCount
         appendReferences(elements)
         return shareArray(from: start)

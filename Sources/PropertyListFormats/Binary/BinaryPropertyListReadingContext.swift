@@ -19,11 +19,11 @@ import KeyedArchiveSupport
 /// keys, and stacks that grew past ``keptStackCapacity`` elements are shrunk when the
 /// context is given back.
 package final class BinaryPropertyListReadingContext: @unchecked Sendable {
-    let values = MovingStack<PropertyList>(capacity: 64)
-    let keys = MovingStack<String>(capacity: 64)
+    let values = Stack<PropertyList>(capacity: 64)
+    let keys = Stack<String>(capacity: 64)
     /// The shared keys of the open dictionaries that have them, innermost last (see
     /// ``KeyLists/popPending()``).
-    private let sharedKeys = MovingStack<KeyLists.Match>(capacity: 16)
+    private let sharedKeys = Stack<KeyLists.Match>(capacity: 16)
     /// Lent by value to the reader (no reference counting per key); the context owns its
     /// storage, so the table is valid while the context is alive.
     let keyTable = KeyTable()
@@ -155,7 +155,7 @@ package final class BinaryPropertyListReadingContext: @unchecked Sendable {
         /// pushes one, the reader pops it when the dictionary ends. The owning context
         /// keeps the stack alive; reached unmanaged here, since retaining and releasing it
         /// around every push and pop cost more than a tenth of a small document's time.
-        private let pending: Unmanaged<MovingStack<Match>>
+        private let pending: Unmanaged<Stack<Match>>
 
         /// Keys and position table shared with an earlier dictionary.
         struct Match {
@@ -168,7 +168,7 @@ package final class BinaryPropertyListReadingContext: @unchecked Sendable {
             }
         }
 
-        init(pending: MovingStack<Match>) {
+        init(pending: Stack<Match>) {
             self.pending = Unmanaged.passUnretained(pending)
             entries = .allocate(capacity: 1 << Self.slotBits)
             entries.initialize(repeating: Entry(), count: 1 << Self.slotBits)

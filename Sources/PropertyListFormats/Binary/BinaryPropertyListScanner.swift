@@ -777,8 +777,8 @@ extension BinaryPropertyListScanner {
 
         try enter(rootObject, depth: 1, path: &path, maximumDepth: maximumDepth)
         // A reused context's stacks are empty; this reader's values start at its bases.
-        let values = context?.values ?? MovingStack<PropertyList>(capacity: 16)
-        let keys = context?.keys ?? MovingStack<String>(capacity: 16)
+        let values = context?.values ?? Stack<PropertyList>(capacity: 16)
+        let keys = context?.keys ?? Stack<String>(capacity: 16)
         let keyTable = context?.keyTable
         let keyLists = context?.keyLists
         let sharedBase = keyLists?.pendingCount ?? 0
@@ -798,7 +798,7 @@ extension BinaryPropertyListScanner {
         // The open containers start in space on the call stack (no allocation for a
         // document nested at most 16 levels deep).
         return try withUnsafeTemporaryAllocation(of: OpenContainer.self, capacity: 16) { space in
-            var parents = LentStack(space: space)
+            let parents = Stack(lending: space)
             defer { parents.releaseAll() }
             while true {
                 let next = current.next
@@ -904,7 +904,7 @@ extension BinaryPropertyListScanner {
     /// Out of line: the rest of the loop then inlines better (callgrind).
     @inline(never)
     private func finishDictionary(
-        _ current: OpenContainer, keys: MovingStack<String>, values: MovingStack<PropertyList>,
+        _ current: OpenContainer, keys: Stack<String>, values: Stack<PropertyList>,
         keyLists: BinaryPropertyListReadingContext.KeyLists?
     ) -> PropertyList {
         if current.keysShared, let same = keyLists?.popPending() {

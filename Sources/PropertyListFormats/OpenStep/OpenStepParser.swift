@@ -17,8 +17,8 @@ struct OpenStepParser {
     /// container takes its own off the top when it closes, as arrays of exactly its size
     /// (one buffer for the whole parse, not one per container; on the call stack while it
     /// fits, see ``withParser(bytes:maximumDepth:valueBudget:_:)``).
-    private var values: LentStack<PropertyList>
-    private var keys: LentStack<String>
+    private let values: Stack<PropertyList>
+    private let keys: Stack<String>
     /// Whether short ASCII strings may be built in place (``SmallText``), read once a parse.
     private let buildsSmallStrings = SmallText.isAvailable
     /// Reused by every quoted string with escapes (see ``parseQuotedString()``).
@@ -31,8 +31,8 @@ struct OpenStepParser {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
         self.remainingValues = valueBudget
-        values = LentStack(space: valueSpace)
-        keys = LentStack(space: keySpace)
+        values = Stack(lending: valueSpace)
+        keys = Stack(lending: keySpace)
     }
 
     /// Runs `body` with a parser over `bytes` whose stacks start on the call stack: a small
@@ -97,14 +97,14 @@ struct OpenStepParser {
     }
 
     /// Closes the innermost container, which must be an array.
-    private mutating func closeArray(_ stack: inout LentStack<Frame>) -> Step {
+    private mutating func closeArray(_ stack: Stack<Frame>) -> Step {
         guard let frame = stack.popLast() else { return .completed(.array([])) }
         return .completed(.array(values.popArray(from: frame.valueBase)))
     }
 
     /// Closes the innermost container, which must be a dictionary; the last of repeated
     /// keys wins.
-    private mutating func closeDictionary(_ stack: inout LentStack<Frame>) -> Step {
+    private mutating func closeDictionary(_ stack: Stack<Frame>) -> Step {
         guard let frame = stack.popLast() else { return .completed(.dictionary(PropertyListDictionary())) }
         let keyArray = keys.popArray(from: frame.keyBase)
         return .completed(
@@ -129,16 +129,16 @@ struct OpenStepParser {
     /// leaving the position just after it.
     mutating func parse(asStringsFile: Bool) throws -> PropertyList {
         try withUnsafeTemporaryAllocation(of: Frame.self, capacity: 16) { space in
-            var stack = LentStack<Frame>(space: space)
+            let stack = Stack<Frame>(lending: space)
             defer { stack.releaseAll() }
-            return try parse(asStringsFile: asStringsFile, stack: &stack)
+            return try parse(asStringsFile: asStringsFile, stack: stack)
         }
     }
 
-    private mutating func parse(asStringsFile: Bool, stack: inout LentStack<Frame>) throws -> PropertyList {
+    private mutating func parse(asStringsFile: Bool, stack: Stack<Frame>) throws -> PropertyList {
         var step: Step
         if asStringsFile {
-            try open(.stringsFile, on: &stack)
+            try open(.stringsFile, on: stack)
             step = .entry
         } else {
             step = .value(.topLevel)
@@ -147,18 +147,18 @@ struct OpenStepParser {
             // Consumed, so that a finished value moves on without a retain and release.
             switch consume step {
             case .value(let context):
-                step = try startValue(context, stack: &stack)
+                step = try startValue(context, stack: stack)
             case .entry:
-                step = try startEntry(stack: &stack)
+                step = try startEntry(stack: stack)
             case .completed(let value):
                 try countValue()
                 guard !stack.isEmpty else { return value }
-                step = try add(value, to: &stack)
+                step = try add(value, to: stack)
             }
         }
     }
 
-    private mutating func open(_ kind: ContainerKind, on stack: inout LentStack<Frame>) throws {
+    private mutating func open(_ kind: ContainerKind, on stack: Stack<Frame>) throws {
         guard stack.count < maximumDepth else {
             throw KeyedArchiveError(
                 .limitExceeded,
@@ -168,18 +168,18 @@ struct OpenStepParser {
         stack.push(Frame(kind: kind, openedAt: position, valueBase: values.count, keyBase: keys.count))
     }
 
-    private mutating func startValue(_ context: ValueContext, stack: inout LentStack<Frame>) throws -> Step {
+    private mutating func startValue(_ context: ValueContext, stack: Stack<Frame>) throws -> Step {
         try skipWhitespace()
         guard let byte = peek() else { throw expectedValue(context, stack: stack) }
         switch byte {
         case UInt8(ascii: "{"):
-            try open(.dictionary, on: &stack)
+            try open(.dictionary, on: stack)
             position += 1
             return .entry
         case UInt8(ascii: "("):
-            try open(.array, on: &stack)
+            try open(.array, on: stack)
             position += 1
-            return try nextElementOrEnd(stack: &stack)
+            return try nextElementOrEnd(stack: stack)
         case UInt8(ascii: "<"):
             return .completed(.data(try parseData()))
         case UInt8(ascii: "\""), UInt8(ascii: "'"):
@@ -190,7 +190,7 @@ struct OpenStepParser {
         }
     }
 
-    private func expectedValue(_ context: ValueContext, stack: LentStack<Frame>) -> KeyedArchiveError {
+    private func expectedValue(_ context: ValueContext, stack: Stack<Frame>) -> KeyedArchiveError {
         switch context {
         case .topLevel:
             return error("expected a value, found \(found)")
@@ -213,18 +213,18 @@ struct OpenStepParser {
     }
 
     /// At the start of a dictionary entry: a key, or the end of the dictionary.
-    private mutating func startEntry(stack: inout LentStack<Frame>) throws -> Step {
+    private mutating func startEntry(stack: Stack<Frame>) throws -> Step {
         guard let top = stack.last else { throw error("internal error: no open dictionary") }
         let isStringsFile = top.kind == .stringsFile
         while true {
             try skipWhitespace()
             guard let byte = peek() else {
-                if isStringsFile { return closeDictionary(&stack) }
+                if isStringsFile { return closeDictionary(stack) }
                 throw unterminated(top, expecting: "a key or '}'")
             }
             if byte == UInt8(ascii: "}") && !isStringsFile {
                 position += 1
-                return closeDictionary(&stack)
+                return closeDictionary(stack)
             }
             let key: String
             if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
@@ -297,14 +297,14 @@ struct OpenStepParser {
     ///
     /// String and data elements are read here, one after another, without a round trip
     /// through `parse`; a container (or an error) goes that way.
-    private mutating func nextElementOrEnd(stack: inout LentStack<Frame>) throws -> Step {
+    private mutating func nextElementOrEnd(stack: Stack<Frame>) throws -> Step {
         while true {
             try skipWhitespace()
             guard position < bytes.count else { return .value(.arrayElement) }
             let byte = bytes[position]
             if byte == UInt8(ascii: ")") {
                 position += 1
-                return closeArray(&stack)
+                return closeArray(stack)
             }
             guard let value = try parseScalar(byte) else { return .value(.arrayElement) }
             try countValue()
@@ -315,7 +315,7 @@ struct OpenStepParser {
                 position += 1
             case UInt8(ascii: ")"):
                 position += 1
-                return closeArray(&stack)
+                return closeArray(stack)
             case nil:
                 guard let frame = stack.last else { throw error("internal error: no open array") }
                 throw unterminated(frame, expecting: "',' or ')'")
@@ -325,7 +325,7 @@ struct OpenStepParser {
         }
     }
 
-    private mutating func add(_ value: consuming PropertyList, to stack: inout LentStack<Frame>) throws
+    private mutating func add(_ value: consuming PropertyList, to stack: Stack<Frame>) throws
         -> Step
     {
         guard let top = stack.last else { return .completed(value) }
@@ -336,10 +336,10 @@ struct OpenStepParser {
             switch peek() {
             case UInt8(ascii: ","):
                 position += 1
-                return try nextElementOrEnd(stack: &stack)
+                return try nextElementOrEnd(stack: stack)
             case UInt8(ascii: ")"):
                 position += 1
-                return closeArray(&stack)
+                return closeArray(stack)
             case nil:
                 throw unterminated(top, expecting: "',' or ')'")
             default:

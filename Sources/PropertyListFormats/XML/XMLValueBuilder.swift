@@ -89,8 +89,8 @@ enum XMLDictionaryResult<Value> {
 
 /// Builds a ``PropertyList`` tree.
 struct XMLTreeBuilder: XMLValueBuilder {
-    private let keys = MovingStack<String>()
-    private let values = MovingStack<PropertyList>()
+    private let keys = Stack<String>()
+    private let values = Stack<PropertyList>()
 
     init(inputLength: Int) {}
 
@@ -156,8 +156,8 @@ struct XMLTreeBuilder: XMLValueBuilder {
 /// spelling, the last value), so the value read back is the same.
 struct XMLBinaryBuilder: XMLValueBuilder {
     private let stream: BinaryPropertyListStream
-    private let keys = MovingStack<UInt32>()
-    private let values = MovingStack<UInt32>(capacity: 256)
+    private let keys = Stack<UInt32>()
+    private let values = Stack<UInt32>(capacity: 256)
     /// The object of the key `CF$UID`, once one was read: the only object of that text,
     /// so that a dictionary is told to be a UID by its keys' objects, which is by their
     /// text (the table of recent keys may forget a key and write it again).

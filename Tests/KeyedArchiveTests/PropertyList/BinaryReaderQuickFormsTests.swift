@@ -96,7 +96,7 @@ struct BinaryReaderQuickFormsTests {
     /// call stack, read whole and refused by the depth limit midway (which must release
     /// what the stack moved to the heap).
     @Test(arguments: [15, 16, 17, 40, 200])
-    func nestingAroundTheLentStack(depth: Int) throws {
+    func nestingAroundTheLentSpace(depth: Int) throws {
         let value = try PropertyList(from: Data(nestedArrays(depth: depth)), format: .binary)
         var level = 0
         var current: PropertyList? = value

@@ -8,43 +8,56 @@ import Testing
 /// The bespoke containers of Sources/KeyedArchive/Support, each against a plain Swift model.
 @Suite("Support containers")
 struct ContainerTests {
-    @Test func movingStackPushesPopsAndLendsInOrder() {
-        let stack = MovingStack<String>(capacity: 1)
+    @Test func stackPushesPopsAndLendsInOrder() {
+        let stack = Stack<String>(capacity: 1)
         for index in 0..<100 { stack.push("v\(index)") }
         #expect(stack.count == 100)
-        #expect(stack[99] == "v99" && stack[100] == nil && stack[-1] == nil)
+        #expect(stack[99] == "v99" && stack[100] == nil && stack[-1] == nil && stack.last == "v99")
         #expect(Array(stack.elements(from: 97)) == ["v97", "v98", "v99"])
         #expect(stack.popArray(from: 98) == ["v98", "v99"])
         #expect(stack.count == 98)
         var popped: [(Int, String)] = []
         stack.pop(from: 95) { popped.append(($0, $1)) }
         #expect(popped.map(\.0) == [0, 1, 2] && popped.map(\.1) == ["v95", "v96", "v97"])
-        // Lending: move some out, discard the rest; the stack shrinks either way.
-        let moved = stack.moveOut(from: 90) { lent -> [String] in
-            let first = [lent.moveElement(at: 0), lent.moveElement(at: 1)]
-            lent.discard(from: 2)
-            return first
-        }
-        #expect(moved == ["v90", "v91"])
-        #expect(stack.count == 90)
-        // Out-of-range starts change nothing.
-        #expect(stack.popArray(from: 90).isEmpty && stack.popArray(from: -1).isEmpty)
-        stack.removeAll(from: 500)
-        #expect(stack.count == 90)
+        #expect(stack.popLast() == "v94" && stack.count == 94)
+        // Starting at the top takes nothing.
+        #expect(stack.popArray(from: 94).isEmpty && stack.elements(from: 94).isEmpty)
+        stack.removeAll(from: 94)
+        #expect(stack.count == 94)
         stack.removeAll(from: 10)
         #expect(stack.count == 10 && stack[9] == "v9")
+        stack.releaseAll()
+        #expect(stack.isEmpty && stack.popLast() == nil)
+        stack.push("again")
+        #expect(stack.count == 1 && stack.last == "again")
     }
 
-    @Test func objectNumberStackKeepsSuffixes() {
-        var stack = ObjectNumberStack()
-        for value in 0..<10 { stack.append(value) }
-        #expect(Array(stack.suffix(from: 7)) == [7, 8, 9])
-        stack.removeSuffix(from: 5)
+    @Test func stackOfNumbersChangesInPlace() {
+        let stack = Stack<Int>(capacity: 4)
+        for value in 0..<10 { stack.push(value) }
+        #expect(Array(stack.elements(from: 7)) == [7, 8, 9])
+        stack.removeAll(from: 5)
         #expect(stack.count == 5)
-        stack.append(42)
-        #expect(Array(stack.suffix(from: 0)) == [0, 1, 2, 3, 4, 42])
-        stack.removeSuffix(from: -3)
-        #expect(stack.count == 0 && stack.indices.isEmpty)
+        stack.push(42)
+        #expect(Array(stack.elements(from: 0)) == [0, 1, 2, 3, 4, 42])
+        let lent = stack.mutableElements(from: 4)
+        for index in lent.indices { lent[index] *= 2 }
+        #expect(Array(stack.elements(from: 0)) == [0, 1, 2, 3, 8, 84])
+    }
+
+    /// Lent storage is used in place until it is outgrown, then the stack moves to the heap
+    /// with its elements; ``Stack/releaseAll()`` empties it before the space goes away.
+    @Test(arguments: [0, 3, 4, 40])
+    func stackMovesFromLentSpaceToTheHeap(pushes: Int) {
+        withUnsafeTemporaryAllocation(of: String.self, capacity: 4) { space in
+            let stack = Stack(lending: space)
+            defer { stack.releaseAll() }
+            for index in 0..<pushes { stack.push("e\(index)") }
+            #expect(stack.count == pushes)
+            #expect(stack.isOnHeap == (pushes > 4))
+            if pushes <= 4 { #expect(stack.capacity == 4) }
+            #expect(stack.popArray(from: 0) == (0..<pushes).map { "e\($0)" })
+        }
     }
 
     @Test(arguments: [0, 1, 63, 64, 65, 1000])
