@@ -86,11 +86,6 @@ if (4...5).contains(CommandLine.arguments.count), CommandLine.arguments[1] == "-
     }
 }
 
-let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
-let selected = BenchmarkRegistry.all(size: options.size).filter { entry in
-    options.filter.map { entry.identifier.contains($0) } ?? true
-}
-
 /// Runs our side `count` times; callgrind counts only what runs inside this function
 /// (`--toggle-collect='*countedOursRuns*'`), not the preparation of the input nor Foundation.
 @inline(never)
@@ -120,6 +115,13 @@ if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "--count-ours" 
         print("\(identifier) failed: \(error)")
         exit(1)
     }
+}
+
+// The options of a measurement run (read after the two modes above, which take arguments of
+// their own).
+let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
+let selected = BenchmarkRegistry.all(size: options.size).filter { entry in
+    options.filter.map { entry.identifier.contains($0) } ?? true
 }
 
 // Child mode: measure one side's peak memory and print it.

@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 @testable import KeyedArchiveTool
@@ -122,7 +123,7 @@ import Testing
         return found
     }()
 
-    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    @Test(.enabled(if: Fixtures.isAvailable, Fixtures.skipComment))
     func everyFixtureAsJSONStreamsTheTreesBytes() throws {
         #expect(Self.jsonFixtures.count > 250, "fixtures found: \(Self.jsonFixtures.count)")
         var streamed = 0
