@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 @testable import KeyedArchiveTool
@@ -7,7 +8,6 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
-import TestSupport
 import Darwin
 #endif
 

@@ -277,8 +277,8 @@ import Testing
     }
 
     @Test func hostileShapes() throws {
-        let reference = { BPlist.reference($0) }
-        let bplist = { (objects: [[UInt8]], _: Int) in BPlist.data(objects, refSize: 2, offsetSize: 2) }
+        let reference = { (index: Int) -> [UInt8] in BPlist.reference(index) }
+        let bplist = { (objects: [[UInt8]], _: Int) -> Data in BPlist.data(objects, refSize: 2, offsetSize: 2) }
         for depth in [512, 513] {
             let data = bplist((0..<depth).map { $0 == depth - 1 ? [0xA0] : [0xA1] + reference($0 + 1) }, 0)
             if depth > 512 {
@@ -303,7 +303,7 @@ import Testing
     }
 
     @Test func valueBudgetFallsWhereTheReadersFalls() throws {
-        let reference = StreamedConversionTests.reference
+        let reference = { (index: Int) -> [UInt8] in BPlist.reference(index) }
         let data = BPlist.data(
             [
                 [0xA3] + reference(1) + reference(1) + reference(2),

@@ -204,15 +204,6 @@ import Testing
         Self.expectTreesResults(invalid, "invalid UTF-8")
     }
 
-    @Test func deepNesting() throws {
-        for depth in [100, 511, 512, 513, 600] {
-            for inner in ["", "1", "{}", #"{"k":[]}"#] {
-                let text = String(repeating: "[", count: depth) + inner + String(repeating: "]", count: depth)
-                Self.expectTreesResults(Data(text.utf8), "depth \(depth) holding \(inner)")
-            }
-        }
-    }
-
     @Test func jsonOutputBoundFallsWhereTheTreesFalls() throws {
         let value: PropertyList = [
             "items": .array(

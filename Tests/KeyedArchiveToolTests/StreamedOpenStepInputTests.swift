@@ -209,13 +209,4 @@ import Testing
         let utf16 = Data([0xFF, 0xFE]) + "{ caf\u{E9} = \"\u{1F954}\"; }".data(using: .utf16LittleEndian)!
         Self.expectTreesResults(utf16, "UTF-16")
     }
-
-    @Test func deepNesting() throws {
-        for depth in [100, 511, 512, 513, 600] {
-            for inner in ["", "a", "{}", "{ k = (); }"] {
-                let text = String(repeating: "(", count: depth) + inner + String(repeating: ")", count: depth)
-                Self.expectTreesResults(Data(text.utf8), "depth \(depth) holding \(inner)")
-            }
-        }
-    }
 }

@@ -27,7 +27,7 @@ extension BPlist {
     /// each entry alone expands to hundreds of thousands of values. `$top.root` is
     /// `$objects[1]`.
     public static func archiveOfPlainBombs(entries: Int, levels: Int) -> Data {
-        let ref = { reference($0) }
+        let ref = { (index: Int) -> [UInt8] in reference(index) }
         let firstEntry = 12
         let bombTop = firstEntry + entries
         var objects: [[UInt8]] = [
