@@ -27,7 +27,9 @@ let typedStreamCorpusCases: [String: (input: @Sendable () -> Data, run: @Sendabl
     ),
     // The shape before chains were bounded: 6,000 classes in one chain (now refused).
     "typedstream-long-chain": ({ Data(TypedStreamBytes.chain(length: 6_000)) }, typedStreamEveryEntryPoint),
-    "typedstream-many-classes": ({ TypedStreamBytes.manyClasses(objects: 9_000) }, typedStreamEveryEntryPoint),
+    "typedstream-many-classes": (
+        { TypedStreamBytes.manyClasses(objects: 9_000) }, typedStreamEveryEntryPoint
+    ),
     "typedstream-c-string-references": (
         { TypedStreamBytes.sharedStringReferences(type: "*", count: 30_000) }, typedStreamEveryEntryPoint
     ),

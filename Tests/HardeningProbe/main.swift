@@ -126,7 +126,8 @@ func memoryProbe(headroomMegabytes: Int) -> Never {
             (0x40, "data"), (0x50, "ascii"), (0x60, "utf16"), (0xA0, "array"), (0xD0, "dict"),
         ] {
             let input = BPlist.data(
-                [BPlist.claim(UInt8(marker), count) + [UInt8](repeating: 0, count: 900)], minimumOffsetSize: 2)
+                [BPlist.claim(UInt8(marker), count) + [UInt8](repeating: 0, count: 900)], minimumOffsetSize: 2
+            )
             cases.append(("binary \(kind) claiming \(count)", { _ = try PropertyList(from: input) }))
         }
     }
@@ -165,11 +166,12 @@ func memoryProbe(headroomMegabytes: Int) -> Never {
         cases.append(("\(name) archive bomb graph", { _ = try KeyedUnarchiver.objectGraph(from: data) }))
     }
     // An archive whose $objects claims a huge count in a tiny file.
-    let objectsClaim = BPlist.data([
-        [0xD2, 1, 2, 3, 4], [0x59] + Array("$archiver".utf8), [0x58] + Array("$objects".utf8),
-        [0x5F, 0x10, 0x0F] + Array("NSKeyedArchiver".utf8),
-        BPlist.claim(0xA0, 1 << 40) + [UInt8](repeating: 1, count: 600),
-    ], minimumOffsetSize: 2)
+    let objectsClaim = BPlist.data(
+        [
+            [0xD2, 1, 2, 3, 4], [0x59] + Array("$archiver".utf8), [0x58] + Array("$objects".utf8),
+            [0x5F, 0x10, 0x0F] + Array("NSKeyedArchiver".utf8),
+            BPlist.claim(0xA0, 1 << 40) + [UInt8](repeating: 1, count: 600),
+        ], minimumOffsetSize: 2)
     cases.append(
         ("archive $objects claiming 2^40", { _ = try KeyedUnarchiver(forReadingFrom: objectsClaim) }))
 

@@ -98,12 +98,14 @@ import Testing
     /// number of values (shared objects counted each time), both read or both refuse.
     @Test func valueBudgetFallsWhereTheReadersFalls() throws {
         // 0: [1, 1, 2], 1: {a: 3, b: 3}, 2: "s", 3: [2, 2]
-        let data = BPlist.data([
-            [0xA3] + BPlist.reference(1) + BPlist.reference(1) + BPlist.reference(2),
-            [0xD2] + BPlist.reference(4) + BPlist.reference(5) + BPlist.reference(3) + BPlist.reference(3),
-            [0x51, UInt8(ascii: "s")], [0xA2] + BPlist.reference(2) + BPlist.reference(2),
-            [0x51, UInt8(ascii: "a")], [0x51, UInt8(ascii: "b")],
-        ], refSize: 2, offsetSize: 2)
+        let data = BPlist.data(
+            [
+                [0xA3] + BPlist.reference(1) + BPlist.reference(1) + BPlist.reference(2),
+                [0xD2] + BPlist.reference(4) + BPlist.reference(5) + BPlist.reference(3)
+                    + BPlist.reference(3),
+                [0x51, UInt8(ascii: "s")], [0xA2] + BPlist.reference(2) + BPlist.reference(2),
+                [0x51, UInt8(ascii: "a")], [0x51, UInt8(ascii: "b")],
+            ], refSize: 2, offsetSize: 2)
         var outcomes: Set<Bool> = []
         for allowance in 0...40 {
             let options = PropertyListReadingOptions(maximumExpansionFactor: 0, baseValueAllowance: allowance)
@@ -153,7 +155,8 @@ import Testing
     @Test func nestingPastTheReadersLimit() throws {
         for depth in [511, 512, 513, 600] {
             let data = BPlist.data(
-                (0..<depth).map { $0 == depth - 1 ? [0xA0] : [0xA1] + BPlist.reference($0 + 1) }, refSize: 2, offsetSize: 2)
+                (0..<depth).map { $0 == depth - 1 ? [0xA0] : [0xA1] + BPlist.reference($0 + 1) }, refSize: 2,
+                offsetSize: 2)
             let readable = (try? PropertyList(from: data)) != nil
             #expect(readable == (depth <= 512), "depth \(depth)")
             if !readable {
@@ -164,7 +167,8 @@ import Testing
     }
 
     @Test func arrayContainingItself() throws {
-        let data = BPlist.data([[0xA2] + BPlist.reference(1) + BPlist.reference(0), [0x10, 1]], refSize: 2, offsetSize: 2)
+        let data = BPlist.data(
+            [[0xA2] + BPlist.reference(1) + BPlist.reference(0), [0x10, 1]], refSize: 2, offsetSize: 2)
         #expect(throws: KeyedArchiveError.self) { try Self.streamedXML(data) }
         Self.expectTreesResult(data, "cycle")
     }
@@ -185,18 +189,22 @@ import Testing
     /// dictionary to the tree, even when the overwritten value is malformed.
     @Test func keyGivenTwice() throws {
         // 0: {k: 2, k: 3}, 1: "k", 2: 1, 3: 2
-        let duplicate = BPlist.data([
-            [0xD2] + BPlist.reference(1) + BPlist.reference(1) + BPlist.reference(2) + BPlist.reference(3),
-            [0x51, UInt8(ascii: "k")], [0x10, 1], [0x10, 2],
-        ], refSize: 2, offsetSize: 2)
+        let duplicate = BPlist.data(
+            [
+                [0xD2] + BPlist.reference(1) + BPlist.reference(1) + BPlist.reference(2)
+                    + BPlist.reference(3),
+                [0x51, UInt8(ascii: "k")], [0x10, 1], [0x10, 2],
+            ], refSize: 2, offsetSize: 2)
         #expect(throws: KeyedArchiveError.self) { try Self.streamedXML(duplicate) }
         #expect(try PropertyList(from: duplicate) == ["k": 2])
         Self.expectTreesResult(duplicate, "key given twice")
         // The overwritten value is a date that is not a number: reading refuses the file.
-        let badOverwritten = BPlist.data([
-            [0xD2] + BPlist.reference(1) + BPlist.reference(1) + BPlist.reference(2) + BPlist.reference(3),
-            [0x51, UInt8(ascii: "k")], [0x33] + Array(repeating: 0xFF, count: 8), [0x10, 2],
-        ], refSize: 2, offsetSize: 2)
+        let badOverwritten = BPlist.data(
+            [
+                [0xD2] + BPlist.reference(1) + BPlist.reference(1) + BPlist.reference(2)
+                    + BPlist.reference(3),
+                [0x51, UInt8(ascii: "k")], [0x33] + Array(repeating: 0xFF, count: 8), [0x10, 2],
+            ], refSize: 2, offsetSize: 2)
         Self.expectTreesResult(badOverwritten, "malformed overwritten value")
     }
 
@@ -278,7 +286,8 @@ import Testing
 
     @Test func hostileShapes() throws {
         let reference = { (index: Int) -> [UInt8] in BPlist.reference(index) }
-        let bplist = { (objects: [[UInt8]], _: Int) -> Data in BPlist.data(objects, refSize: 2, offsetSize: 2) }
+        let bplist = { (objects: [[UInt8]], _: Int) -> Data in BPlist.data(objects, refSize: 2, offsetSize: 2)
+        }
         for depth in [512, 513] {
             let data = bplist((0..<depth).map { $0 == depth - 1 ? [0xA0] : [0xA1] + reference($0 + 1) }, 0)
             if depth > 512 {

@@ -20,7 +20,8 @@ import Testing
     static func nested(_ input: Input, depth: Int) -> [(label: String, data: Data)] {
         func wrapped(_ open: String, _ inner: [String], _ close: String) -> [(label: String, data: Data)] {
             inner.map { inner in
-                let text = String(repeating: open, count: depth) + inner + String(repeating: close, count: depth)
+                let text =
+                    String(repeating: open, count: depth) + inner + String(repeating: close, count: depth)
                 return ("\(input) depth \(depth) holding \(inner)", Data(text.utf8))
             }
         }

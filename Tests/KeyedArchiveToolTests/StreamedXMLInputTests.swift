@@ -281,12 +281,13 @@ import Testing
     @Test func sharedObjectsCountAsTheReaderCounts() throws {
         let reference = { (index: Int) -> [UInt8] in BPlist.reference(index) }
         // 0: [1, 1, 2], 1: {a: 3, b: 3}, 2: "s", 3: [2, 2]
-        let data = BPlist.data([
-            [0xA3] + reference(1) + reference(1) + reference(2),
-            [0xD2] + reference(4) + reference(5) + reference(3) + reference(3),
-            [0x51, UInt8(ascii: "s")], [0xA2] + reference(2) + reference(2),
-            [0x51, UInt8(ascii: "a")], [0x51, UInt8(ascii: "b")],
-        ], refSize: 2, offsetSize: 2)
+        let data = BPlist.data(
+            [
+                [0xA3] + reference(1) + reference(1) + reference(2),
+                [0xD2] + reference(4) + reference(5) + reference(3) + reference(3),
+                [0x51, UInt8(ascii: "s")], [0xA2] + reference(2) + reference(2),
+                [0x51, UInt8(ascii: "a")], [0x51, UInt8(ascii: "b")],
+            ], refSize: 2, offsetSize: 2)
         var outcomes: Set<Bool> = []
         for allowance in 0...40 {
             let options = PropertyListReadingOptions(maximumExpansionFactor: 0, baseValueAllowance: allowance)

@@ -41,7 +41,8 @@ public enum BPlist {
     ) -> Data {
         Data(
             assemble(
-                objects, top: top, refSize: refSize, offsetSize: offsetSize, minimumOffsetSize: minimumOffsetSize,
+                objects, top: top, refSize: refSize, offsetSize: offsetSize,
+                minimumOffsetSize: minimumOffsetSize,
                 objectCount: objectCount))
     }
 

@@ -29,14 +29,21 @@ public enum Fixtures {
     public struct Entry: Sendable, CustomStringConvertible {
         /// The file's path below ``Fixtures/root``.
         public let file: String
+        /// The manifest's category (`plists`, `malformed`, `typedstream`, …).
         public let category: String
+        /// What reading it must do (`reject`, …), where the manifest says.
         public let expect: String?
+        /// The format the manifest names, or empty.
         public let format: String
         /// The path of its `*.expected.json`, if any.
         public let expected: String?
+        /// The file's path, as tests name their cases.
         public var description: String { file }
+        /// Where the file is.
         public var url: URL { Fixtures.root.appendingPathComponent(file) }
+        /// Where the file is, as a path.
         public var path: String { url.path }
+        /// The file's name.
         public var name: String { (file as NSString).lastPathComponent }
     }
 
@@ -56,10 +63,12 @@ public enum Fixtures {
         }
     }()
 
+    /// The entries of `category`.
     public static func entries(_ category: String) -> [Entry] {
         manifest.filter { $0.category == category }
     }
 
+    /// The bytes of `entry`'s file.
     public static func data(_ entry: Entry) throws -> Data {
         try Data(contentsOf: entry.url)
     }
@@ -78,7 +87,9 @@ public enum Fixtures {
 /// (`{"CF$UID": n}`, `{"data": b64}`, `{"date": iso}`, `{"real": "nan"}`) back to
 /// property-list values.
 public struct ExpectedJSONParser {
+    /// Why a document could not be read.
     public struct Failure: Error, CustomStringConvertible {
+        /// What went wrong, and where.
         public let description: String
     }
 
@@ -88,6 +99,7 @@ public struct ExpectedJSONParser {
     /// A reader of `text`, a whole JSON document.
     public init(text: [UInt8]) { self.text = text }
 
+    /// The whole document's value.
     public mutating func parseDocument() throws -> PropertyList {
         let value = try parseValue()
         skipSpace()

@@ -247,4 +247,3 @@ enum ArchiveTest {
         }
     }
 }
-

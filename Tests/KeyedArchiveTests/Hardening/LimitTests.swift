@@ -156,7 +156,8 @@ struct LimitTests {
         // Object 0 holds a 3-level chain twice (so its value is kept), then object 1, which
         // holds the chain again: reused one level deeper than it was built, 1 + 1 + 3 = 5.
         let chain: [[UInt8]] = [[0xA1, 0, 3], [0xA1, 0, 4], [0xA0]]
-        let data = BPlist.data([[0xA3, 0, 2, 0, 2, 0, 1], [0xA1, 0, 2]] + chain, refSize: 2, minimumOffsetSize: 2)
+        let data = BPlist.data(
+            [[0xA3, 0, 2, 0, 2, 0, 1], [0xA1, 0, 2]] + chain, refSize: 2, minimumOffsetSize: 2)
         _ = try PropertyList(from: data, options: PropertyListReadingOptions(maximumDepth: 5))
         let error = #expect(throws: KeyedArchiveError.self) {
             try PropertyList(from: data, options: PropertyListReadingOptions(maximumDepth: 4))

@@ -1,9 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 @_spi(Fuzzing) @testable import KeyedArchive
 @testable import TypedStreamFormat
-import TestSupport
 
 /// Hardening III: numbers near the ends of their range at every place the typedstream
 /// readers turn one into an index, class chains that loop or run long, and work that stays
