@@ -111,6 +111,15 @@ let package = Package(
             dependencies: ["KeyedArchive"],
             path: "Examples/ScaryCreatures"
         ),
+        // What the test targets and HardeningProbe share: one seeded generator, one binary
+        // property-list byte builder, hand-made typedstreams, and the shared fixtures
+        // (`../shared/fixtures`). A plain target, not a product: packages that depend on
+        // KeyedArchive neither see nor build it.
+        .target(
+            name: "TestSupport",
+            dependencies: ["KeyedArchive"],
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "ScaryCreaturesTests",
             dependencies: ["scary-creatures", "KeyedArchive"],
@@ -120,14 +129,14 @@ let package = Package(
         // the tool's commands on hostile inputs).
         .executableTarget(
             name: "HardeningProbe",
-            dependencies: ["KeyedArchive", "KeyedArchiveTool"],
+            dependencies: ["KeyedArchive", "KeyedArchiveTool", "TestSupport"],
             path: "Tests/HardeningProbe"
         ),
         .testTarget(
             name: "KeyedArchiveTests",
             dependencies: [
                 "KeyedArchive", "KeyedArchiveFoundation", "HardeningProbe", "PropertyListFormats",
-                "KeyedArchiveSupport",
+                "KeyedArchiveSupport", "TestSupport",
             ],
             path: "Tests/KeyedArchiveTests",
             // Read through #filePath by FuzzRegressionTests.
@@ -148,7 +157,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KeyedArchiveToolTests",
-            dependencies: ["KeyedArchiveTool", "KeyedArchive"],
+            dependencies: ["KeyedArchiveTool", "KeyedArchive", "TestSupport"],
             path: "Tests/KeyedArchiveToolTests"
         ),
     ],

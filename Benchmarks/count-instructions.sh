@@ -12,11 +12,12 @@ set -euo pipefail
 bin=${1:-.build/release/benchmarks}
 filter=${2:-}
 export SWIFT_DETERMINISTIC_HASHING=1
+# One identifier a line (identifiers hold spaces).
 "$bin" --list-identifiers | while IFS= read -r id; do
     [[ -z $filter || $id == *"$filter"* ]] || continue
     out=$(mktemp)
     valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect='*countedOursRuns*' \
-        "$bin" --count-ours "$id" 3 >/dev/null 2>&1 || { echo "$id failed" >&2; rm -f "$out"; continue; }
+        "$bin" --count-ours "$id" 3 </dev/null >/dev/null 2>&1 || { echo "$id failed" >&2; rm -f "$out"; continue; }
     printf '%s\t%s\n' "$id" "$(sed -n 's/^summary: //p' "$out")"
     rm -f "$out"
 done

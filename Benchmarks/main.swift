@@ -117,6 +117,8 @@ if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "--count-ours" 
     }
 }
 
+// The options of a measurement run (read after the two modes above, which take arguments of
+// their own).
 let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
 let selected = BenchmarkRegistry.all(size: options.size).filter { entry in
     options.filter.map { entry.identifier.contains($0) } ?? true

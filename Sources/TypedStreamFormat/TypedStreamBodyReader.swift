@@ -15,7 +15,7 @@ import Foundation
 /// Every read is bounds-checked; nesting is fixed (root, text, dictionary, value, and a
 /// URL's string), so no input drives recursion; no count reserves memory.
 struct TypedStreamBodyReader {
-    /// The head bytes, shared with the general reader.
+    /// The head bytes and the header's layout, shared with the general reader.
     private typealias Tag = TypedStreamReader
 
     private enum Entry {
@@ -302,16 +302,18 @@ struct TypedStreamBodyReader {
     // MARK: - The attributed string
 
     private mutating func readRoot() -> ArchivedAttributedString? {
-        guard bytes.count >= 13, bytes[0] == 4, bytes[1] == 11 else { return nil }
-        let signature = UnsafeRawBufferPointer(rebasing: bytes[2..<13])
-        if signature.elementsEqual("streamtyped".utf8) {
+        guard bytes.count >= Tag.headerLength, bytes[0] == Tag.currentStreamerVersion,
+            Int(bytes[1]) == Tag.signatureLength
+        else { return nil }
+        let signature = UnsafeRawBufferPointer(rebasing: bytes[2..<Tag.headerLength])
+        if signature.elementsEqual(Tag.littleEndianSignature) {
             littleEndian = true
-        } else if signature.elementsEqual("typedstream".utf8) {
+        } else if signature.elementsEqual(Tag.bigEndianSignature) {
             littleEndian = false
         } else {
             return nil
         }
-        position = 13
+        position = Tag.headerLength
         guard let versionHead = head(), unsigned(versionHead) != nil, group("@"), head() == Tag.tagNew else {
             return nil
         }

@@ -40,15 +40,22 @@ struct TypedStreamReader {
         return overflow ? nil : Int(index)
     }
 
+    // The header: the streamer version (3 or 4; Apple's writers write 4), the length of the
+    // signature, then the signature, whose spelling gives the byte order.
+    static let currentStreamerVersion: UInt8 = 4
+    static let signatureLength = 11
+    static let headerLength = 2 + signatureLength
     static let littleEndianSignature = Array("streamtyped".utf8)
     static let bigEndianSignature = Array("typedstream".utf8)
 
     /// Whether `data` starts like a typedstream (streamer version, signature).
     static func hasHeader(_ data: Data) -> Bool {
-        guard data.count >= 13 else { return false }
-        let prefix = Array(data.prefix(13))
-        guard prefix[0] == 3 || prefix[0] == 4, prefix[1] == 11 else { return false }
-        let signature = Array(prefix[2..<13])
+        guard data.count >= headerLength else { return false }
+        let prefix = Array(data.prefix(headerLength))
+        guard prefix[0] == 3 || prefix[0] == currentStreamerVersion, Int(prefix[1]) == signatureLength else {
+            return false
+        }
+        let signature = Array(prefix[2..<headerLength])
         return signature == littleEndianSignature || signature == bigEndianSignature
     }
 
@@ -135,16 +142,16 @@ struct TypedStreamReader {
     private mutating func readHeader() throws -> (TypedStreamGraph.ByteOrder, Int) {
         guard bytes.count >= 2 else { throw corrupt("too short for a typedstream header", at: 0) }
         let version = Int(bytes[0])
-        guard version == 3 || version == 4 else {
+        guard version == 3 || version == Int(Self.currentStreamerVersion) else {
             throw KeyedArchiveError(
                 .unsupportedFormat, "streamer version \(version) is not a typedstream version (3 or 4)",
                 at: .byteOffset(0))
         }
-        guard bytes[1] == 11, bytes.count >= 13 else {
-            throw corrupt("the typedstream signature is not 11 bytes", at: 1)
+        guard Int(bytes[1]) == Self.signatureLength, bytes.count >= Self.headerLength else {
+            throw corrupt("the typedstream signature is not \(Self.signatureLength) bytes", at: 1)
         }
-        let signature = Array(bytes[2..<13])
-        position = 13
+        let signature = Array(bytes[2..<Self.headerLength])
+        position = Self.headerLength
         if signature == Self.littleEndianSignature {
             littleEndian = true
             return (.littleEndian, version)

@@ -1,6 +1,7 @@
 import Foundation
 import KeyedArchive
 import KeyedArchiveTool
+import TestSupport
 
 // `hardening-probe corpus NAME`: one input of the hostile corpus, built here from a
 // generator (no big files), run through the entry point it attacks (a library call, or a
@@ -20,61 +21,6 @@ func peakResidentKilobytes() -> Int {
         return line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
     }
     return 0
-}
-
-/// A binary property list from objects (object 0 the top) with 2-byte references.
-func corpusPlist(_ objects: [[UInt8]]) -> Data {
-    func two(_ value: Int) -> [UInt8] {
-        [UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
-    }
-    func eight(_ value: Int) -> [UInt8] {
-        (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
-    }
-    var bytes = Array("bplist00".utf8)
-    var offsets: [Int] = []
-    for object in objects {
-        offsets.append(bytes.count)
-        bytes += object
-    }
-    let table = bytes.count
-    let wide = table >= 1 << 16
-    for offset in offsets { bytes += wide ? eight(offset).suffix(4) : two(offset) }
-    bytes += [0, 0, 0, 0, 0, 0, wide ? 4 : 2, 2] + eight(objects.count) + eight(0) + eight(table)
-    return Data(bytes)
-}
-
-func ref(_ index: Int) -> [UInt8] { [UInt8(index >> 8), UInt8(index & 0xFF)] }
-
-/// A keyed archive whose `$objects` holds `entries` plain arrays, each holding the top
-/// of one shared `levels`-deep bomb.
-func plainBombsArchive(entries: Int, levels: Int) -> Data {
-    func ascii(_ text: String) -> [UInt8] { [0x50 | UInt8(text.utf8.count)] + Array(text.utf8) }
-    let firstEntry = 12
-    let bombTop = firstEntry + entries
-    var objects: [[UInt8]] = [
-        [0xD4] + [1, 2, 3, 4, 5, 6, 7, 8].flatMap(ref),
-        ascii("$archiver"), ascii("$version"), ascii("$top"), ascii("$objects"),
-        [0x5F, 0x10, 0x0F] + Array("NSKeyedArchiver".utf8), [0x12, 0x00, 0x01, 0x86, 0xA0],
-        [0xD1] + ref(9) + ref(10),
-        [0xAF, 0x10, UInt8(entries + 1)] + ref(11) + (0..<entries).flatMap { ref(firstEntry + $0) },
-        ascii("root"), [0x80, 0x01], ascii("$null"),
-    ]
-    objects += Array(repeating: [0xA1] + ref(bombTop), count: entries)
-    for level in 0..<levels {
-        let next = ref(bombTop + level + 1)
-        objects.append(level == levels - 1 ? [0x10, 7] : [0xA2] + next + next)
-    }
-    return corpusPlist(objects)
-}
-
-/// `depth` nested one-element arrays around a `levels`-deep bomb.
-func nestedBomb(depth: Int, levels: Int) -> Data {
-    var objects: [[UInt8]] = (0..<depth).map { [0xA1] + ref($0 + 1) }
-    for level in 0..<levels {
-        let next = ref(depth + level + 1)
-        objects.append(level == levels - 1 ? [0x10, 7] : [0xA2] + next + next)
-    }
-    return corpusPlist(objects)
 }
 
 /// The archive of defect 1: `$objects = [$null, [7] × 10,000, [UID 1] × 10,000]`, root UID 2.
@@ -103,37 +49,11 @@ func largeUIDArchive(_ uid: UInt64) -> Data {
         """.utf8)
 }
 
-/// A keyed archive whose `$objects` holds `$null` and one entry, a `levels`-deep bomb
-/// (2^(levels-1) leaves), with 1-byte references: 247 bytes for 20 levels.
-func plainBombEntryArchive(levels: Int) -> Data {
-    func ascii(_ text: String) -> [UInt8] {
-        text.utf8.count < 15
-            ? [0x50 | UInt8(text.utf8.count)] + Array(text.utf8)
-            : [0x5F, 0x10, UInt8(text.utf8.count)] + Array(text.utf8)
-    }
-    var objects: [[UInt8]] = [
-        [0xD4, 1, 2, 3, 4, 5, 6, 7, 8],
-        ascii("$archiver"), ascii("$version"), ascii("$top"), ascii("$objects"),
-        ascii("NSKeyedArchiver"), [0x12, 0x00, 0x01, 0x86, 0xA0],
-        [0xD1, 9, 10],  // $top = {root: UID 1}
-        [0xA2, 11, 12],  // $objects = [$null, the bomb]
-        ascii("root"), [0x80, 0x01], ascii("$null"),
-    ]
-    for level in 0..<levels {
-        let next = UInt8(12 + level + 1)
-        objects.append(level == levels - 1 ? [0x10, 7] : [0xA2, next, next])
-    }
-    return bplist(objects)
-}
-
 /// A plain property list (not an archive) whose `items` refer `references` times to one
 /// data value holding a `levels`-deep bomb as a binary property list (95 bytes for 14
 /// levels), beside `padding` bytes of text: 62 KB for 2,000 references.
 func sharedNestedBombPlist(references: Int, levels: Int, padding: Int) -> Data {
-    let inner = bplist(
-        (0..<levels).map { level in
-            level == levels - 1 ? [0x10, 7] : [0xA2, UInt8(level + 1), UInt8(level + 1)]
-        })
+    let inner = BPlist.data(BPlist.bombObjects(levels: levels), minimumOffsetSize: 2)
     let value: PropertyList = [
         "pad": .string(String(repeating: "a", count: padding)),
         "items": .array(Array(repeating: .data(inner), count: references)),
@@ -184,13 +104,13 @@ let corpusCases: [String: (input: @Sendable () -> Data, run: @Sendable (Data) th
         sharedPlainValueArchive, { try KeyedUnarchiver.objectGraph(from: $0).outline().utf8.count }
     ),
     "plain-bombs-graph": (
-        { plainBombsArchive(entries: 64, levels: 20) },
+        { BPlist.archiveOfPlainBombs(entries: 64, levels: 20) },
         {
             _ = try KeyedUnarchiver.objectGraph(from: $0); return 0
         }
     ),
     "plain-bombs-untyped": (
-        { plainBombsArchive(entries: 64, levels: 20) },
+        { BPlist.archiveOfPlainBombs(entries: 64, levels: 20) },
         {
             var options = KeyedUnarchivingOptions()
             options.decodesUnknownClassesGenerically = true
@@ -210,7 +130,7 @@ let corpusCases: [String: (input: @Sendable () -> Data, run: @Sendable (Data) th
         { largeUIDArchive(67_108_863) }, { try PropertyList(from: $0).data(format: .binary).count }
     ),
     "nested-bomb-xml": (
-        { nestedBomb(depth: 490, levels: 20) },
+        { BPlist.nestedBomb(depth: 490, levels: 20) },
         {
             let limit = max(64 << 20, 64 * $0.count)
             return try PropertyList(from: $0).data(
@@ -219,7 +139,7 @@ let corpusCases: [String: (input: @Sendable () -> Data, run: @Sendable (Data) th
         }
     ),
     "nested-bomb-xml-streamed": (
-        { nestedBomb(depth: 490, levels: 20) },
+        { BPlist.nestedBomb(depth: 490, levels: 20) },
         {
             let limit = max(64 << 20, 64 * $0.count)
             var written = 0
@@ -230,7 +150,7 @@ let corpusCases: [String: (input: @Sendable () -> Data, run: @Sendable (Data) th
         }
     ),
     "nested-bomb-json-streamed": (
-        { nestedBomb(depth: 490, levels: 20) },
+        { BPlist.nestedBomb(depth: 490, levels: 20) },
         {
             let limit = max(64 << 20, 64 * $0.count)
             var written = 0
@@ -242,7 +162,7 @@ let corpusCases: [String: (input: @Sendable () -> Data, run: @Sendable (Data) th
         }
     ),
     "nested-bomb-json": (
-        { nestedBomb(depth: 490, levels: 20) },
+        { BPlist.nestedBomb(depth: 490, levels: 20) },
         {
             let limit = max(64 << 20, 64 * $0.count)
             return try PropertyList(from: $0).jsonData(
@@ -254,25 +174,25 @@ let corpusCases: [String: (input: @Sendable () -> Data, run: @Sendable (Data) th
     // (254–264 MB) for the graph, and a plain property list holding a bomb in a data value
     // referenced 2,000 times was expanded 2,000 times (2.6–3.8 GB).
     "plain-bomb-entry-graph": (
-        { plainBombEntryArchive(levels: 20) },
+        { BPlist.plainBombEntryArchive(levels: 20) },
         { try KeyedUnarchiver.objectGraph(from: $0).nodes.count }
     ),
     "plain-bomb-entry-graph-from-value": (
-        { plainBombEntryArchive(levels: 20) },
+        { BPlist.plainBombEntryArchive(levels: 20) },
         { try KeyedUnarchiver.objectGraph(from: try PropertyList(from: $0)).nodes.count }
     ),
     "plain-bomb-entry-outline": (
-        { plainBombEntryArchive(levels: 20) },
+        { BPlist.plainBombEntryArchive(levels: 20) },
         { try KeyedUnarchiver.objectGraph(from: $0).outline().utf8.count }
     ),
-    "tool-decode-plain-bomb-entry": ({ plainBombEntryArchive(levels: 20) }, toolCommand(["decode"])),
+    "tool-decode-plain-bomb-entry": ({ BPlist.plainBombEntryArchive(levels: 20) }, toolCommand(["decode"])),
     "tool-decode-json-plain-bomb-entry": (
-        { plainBombEntryArchive(levels: 20) }, toolCommand(["decode", "--json"])
+        { BPlist.plainBombEntryArchive(levels: 20) }, toolCommand(["decode", "--json"])
     ),
     "tool-decode-jsonl-plain-bomb-entry": (
-        { plainBombEntryArchive(levels: 20) }, toolCommand(["decode", "--jsonl"])
+        { BPlist.plainBombEntryArchive(levels: 20) }, toolCommand(["decode", "--jsonl"])
     ),
-    "tool-print-plain-bomb-entry": ({ plainBombEntryArchive(levels: 20) }, toolCommand(["-p"])),
+    "tool-print-plain-bomb-entry": ({ BPlist.plainBombEntryArchive(levels: 20) }, toolCommand(["-p"])),
     "tool-expand-jsonl-shared-data": (
         { sharedNestedBombPlist(references: 2000, levels: 14, padding: 58_000) },
         toolCommand(["decode", "--jsonl", "--expand"])
@@ -287,21 +207,21 @@ let corpusCases: [String: (input: @Sendable () -> Data, run: @Sendable (Data) th
     ),
     // `-p` of 490 nested arrays around a 2^19-leaf bomb (2.6 KB) printed for 20–33 s before
     // refusing at 64 MB; every printer now refuses it at once.
-    "tool-print-nested-bomb": ({ nestedBomb(depth: 490, levels: 20) }, toolCommand(["-p"])),
+    "tool-print-nested-bomb": ({ BPlist.nestedBomb(depth: 490, levels: 20) }, toolCommand(["-p"])),
     "tool-swift-nested-bomb": (
-        { nestedBomb(depth: 490, levels: 20) }, toolCommand(["-convert", "swift", "-o", "-"])
+        { BPlist.nestedBomb(depth: 490, levels: 20) }, toolCommand(["-convert", "swift", "-o", "-"])
     ),
     "tool-objc-nested-bomb": (
-        { nestedBomb(depth: 490, levels: 20) }, toolCommand(["-convert", "objc", "-o", "-"])
+        { BPlist.nestedBomb(depth: 490, levels: 20) }, toolCommand(["-convert", "objc", "-o", "-"])
     ),
     "tool-xml-nested-bomb": (
-        { nestedBomb(depth: 490, levels: 20) }, toolCommand(["-convert", "xml1", "-o", "-"])
+        { BPlist.nestedBomb(depth: 490, levels: 20) }, toolCommand(["-convert", "xml1", "-o", "-"])
     ),
     "tool-json-nested-bomb": (
-        { nestedBomb(depth: 490, levels: 20) }, toolCommand(["-convert", "json", "-o", "-"])
+        { BPlist.nestedBomb(depth: 490, levels: 20) }, toolCommand(["-convert", "json", "-o", "-"])
     ),
     "tool-decode-expand-nested-bomb": (
-        { nestedBomb(depth: 490, levels: 20) }, toolCommand(["decode", "--expand"])
+        { BPlist.nestedBomb(depth: 490, levels: 20) }, toolCommand(["decode", "--expand"])
     ),
 ]
 

@@ -19,6 +19,7 @@
 // It exits 0 and prints one line per case when every input gave a value or an error.
 import Foundation
 import KeyedArchive
+import TestSupport
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
@@ -98,31 +99,6 @@ func addressSanitizerIsPresent() -> Bool {
     dlsym(dlopen(nil, RTLD_NOW), "__asan_init") != nil
 }
 
-/// A binary property list from its objects (object 0 is the top), with 1-byte references
-/// unless `refSize` says otherwise, and trailer fields that may be overridden.
-func bplist(
-    _ objects: [[UInt8]], refSize: UInt8 = 1, objectCount: UInt64? = nil, top: UInt64 = 0
-) -> Data {
-    var bytes = Array("bplist00".utf8)
-    var offsets: [Int] = []
-    for object in objects {
-        offsets.append(bytes.count)
-        bytes += object
-    }
-    let tableOffset = bytes.count
-    for offset in offsets { bytes += withUnsafeBytes(of: UInt16(offset).bigEndian) { Array($0) } }
-    bytes += [0, 0, 0, 0, 0, 0, 2, refSize]
-    bytes += withUnsafeBytes(of: (objectCount ?? UInt64(objects.count)).bigEndian) { Array($0) }
-    bytes += withUnsafeBytes(of: top.bigEndian) { Array($0) }
-    bytes += withUnsafeBytes(of: UInt64(tableOffset).bigEndian) { Array($0) }
-    return Data(bytes)
-}
-
-/// A marker with an extended 8-byte count.
-func claim(_ marker: UInt8, _ count: UInt64) -> [UInt8] {
-    [marker | 0x0F, 0x13] + withUnsafeBytes(of: count.bigEndian) { Array($0) }
-}
-
 /// A keyed archive whose objects each reference the previous one twice (as `NS.objects`
 /// and as `left` and `right`).
 func archiveBomb(levels: Int, className: String) -> PropertyList {
@@ -149,24 +125,22 @@ func memoryProbe(headroomMegabytes: Int) -> Never {
         for (marker, kind) in [
             (0x40, "data"), (0x50, "ascii"), (0x60, "utf16"), (0xA0, "array"), (0xD0, "dict"),
         ] {
-            let input = bplist([claim(UInt8(marker), count) + [UInt8](repeating: 0, count: 900)])
+            let input = BPlist.data(
+                [BPlist.claim(UInt8(marker), count) + [UInt8](repeating: 0, count: 900)], minimumOffsetSize: 2
+            )
             cases.append(("binary \(kind) claiming \(count)", { _ = try PropertyList(from: input) }))
         }
     }
     // A trailer claiming as many objects as the file has bytes, and then some.
     for objectCount: UInt64 in [1000, 1 << 32, UInt64.max] {
-        let input = bplist([[0xA0]] + Array(repeating: [0x08], count: 400), objectCount: objectCount)
+        let input = BPlist.data(
+            [[0xA0]] + Array(repeating: [0x08], count: 400), minimumOffsetSize: 2, objectCount: objectCount)
         cases.append(
             ("binary trailer claiming \(objectCount) objects", { _ = try PropertyList(from: input) }))
     }
     // A 2 KB binary bomb: 2^400 leaves described, cut off by the value budget.
-    let bomb = bplist(
-        (0..<400).map { level -> [UInt8] in
-            if level == 399 { return [0x10, 1] }
-            let next = withUnsafeBytes(of: UInt16(level + 1).bigEndian) { Array($0) }
-            return [0xA2] + next + next
-        },
-        refSize: 2)
+    let bomb = BPlist.data(
+        BPlist.bombObjects(levels: 400, width: 2, leaf: [0x10, 1]), refSize: 2, minimumOffsetSize: 2)
     cases.append(("binary shared-reference bomb (\(bomb.count) bytes)", { _ = try PropertyList(from: bomb) }))
     // Keyed archives: a bomb of NSArrays, decoded typed, untyped and as a graph.
     for format in [PropertyListFormat.binary, .xml] {
@@ -192,11 +166,12 @@ func memoryProbe(headroomMegabytes: Int) -> Never {
         cases.append(("\(name) archive bomb graph", { _ = try KeyedUnarchiver.objectGraph(from: data) }))
     }
     // An archive whose $objects claims a huge count in a tiny file.
-    let objectsClaim = bplist([
-        [0xD2, 1, 2, 3, 4], [0x59] + Array("$archiver".utf8), [0x58] + Array("$objects".utf8),
-        [0x5F, 0x10, 0x0F] + Array("NSKeyedArchiver".utf8),
-        claim(0xA0, 1 << 40) + [UInt8](repeating: 1, count: 600),
-    ])
+    let objectsClaim = BPlist.data(
+        [
+            [0xD2, 1, 2, 3, 4], [0x59] + Array("$archiver".utf8), [0x58] + Array("$objects".utf8),
+            [0x5F, 0x10, 0x0F] + Array("NSKeyedArchiver".utf8),
+            BPlist.claim(0xA0, 1 << 40) + [UInt8](repeating: 1, count: 600),
+        ], minimumOffsetSize: 2)
     cases.append(
         ("archive $objects claiming 2^40", { _ = try KeyedUnarchiver(forReadingFrom: objectsClaim) }))
 

@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 @testable import KeyedArchiveTool
@@ -59,52 +60,9 @@ struct BombTests {
         ]
     }
 
-    /// A binary property list from its objects (object 0 the top), with 1-byte references.
-    static func bplist(_ objects: [[UInt8]]) -> Data {
-        var bytes = Array("bplist00".utf8)
-        var offsets: [Int] = []
-        for object in objects {
-            offsets.append(bytes.count)
-            bytes += object
-        }
-        let table = bytes.count
-        for offset in offsets { bytes += [UInt8(offset >> 8), UInt8(offset & 0xFF)] }
-        func word(_ value: Int) -> [UInt8] {
-            (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
-        }
-        bytes += [0, 0, 0, 0, 0, 0, 2, 1] + word(objects.count) + word(0) + word(table)
-        return Data(bytes)
-    }
-
-    /// `levels` objects from `first` on, each an array holding the next twice (2^(levels-1)
-    /// leaves of 7).
-    static func bombObjects(levels: Int, first: Int = 0) -> [[UInt8]] {
-        (0..<levels).map { level in
-            let next = UInt8(first + level + 1)
-            return level == levels - 1 ? [0x10, 7] : [0xA2, next, next]
-        }
-    }
-
     /// A binary property list that is a `levels`-deep bomb: 95 bytes for 14 levels.
     static func smallBomb(levels: Int) -> Data {
-        bplist(bombObjects(levels: levels))
-    }
-
-    /// A keyed archive whose `$objects` holds `$null` and a `levels`-deep bomb: 247 bytes
-    /// for 20 levels.
-    static func plainBombEntryArchive(levels: Int) -> Data {
-        func ascii(_ text: String) -> [UInt8] {
-            text.utf8.count < 15
-                ? [0x50 | UInt8(text.utf8.count)] + Array(text.utf8)
-                : [0x5F, 0x10, UInt8(text.utf8.count)] + Array(text.utf8)
-        }
-        let header: [[UInt8]] = [
-            [0xD4, 1, 2, 3, 4, 5, 6, 7, 8],
-            ascii("$archiver"), ascii("$version"), ascii("$top"), ascii("$objects"),
-            ascii("NSKeyedArchiver"), [0x12, 0x00, 0x01, 0x86, 0xA0],
-            [0xD1, 9, 10], [0xA2, 11, 12], ascii("root"), [0x80, 0x01], ascii("$null"),
-        ]
-        return bplist(header + bombObjects(levels: levels, first: header.count))
+        BPlist.data(BPlist.bombObjects(levels: levels), minimumOffsetSize: 2)
     }
 
     // MARK: - decode --expand of plain property lists
@@ -172,7 +130,7 @@ struct BombTests {
     /// The archives cut out of a real Terminal preferences file and real web archives,
     /// put back into a profile and a web archive.
     @Test func decodeExpandReadsTheWildArchivesInPlace() throws {
-        let folder = ToolFixtures.root.appendingPathComponent("apple-keyed-archives")
+        let folder = Fixtures.root.appendingPathComponent("apple-keyed-archives")
         let names = [
             "wild_Python_DigitalDe_com.apple.Terminal.plist.embedded_Window_Settings__Clear_Dark__BackgroundColor.bplist",
             "wild_Python_DigitalDe_com.apple.Terminal.plist.embedded_Window_Settings__Novel__SelectionColor.bplist",
@@ -245,7 +203,7 @@ struct BombTests {
     /// bomb: every copy counts against the values allowed, so the expansion is refused
     /// (it was built 2,000 times: 2.6–3.8 GB); a few copies are expanded.
     @Test func expansionChargesEveryValueItCopies() throws {
-        let bomb = Self.smallBomb(levels: 14)
+        let bomb = BombTests.smallBomb(levels: 14)
         let many = PropertyList.dictionary(["items": .array(Array(repeating: .data(bomb), count: 2000))])
         var expander = NestedArchive.PlainExpander(
             recovering: false, budget: NestedArchive.Budget(forInputLength: 62_000))
@@ -268,7 +226,7 @@ struct BombTests {
     @Test func jsonlExpandOfABombIsRefusedAtOnce() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let bomb = Self.smallBomb(levels: 14)
+        let bomb = BombTests.smallBomb(levels: 14)
         let path = try directory.write(
             ArchiveSamples.binary([
                 "pad": .string(String(repeating: "a", count: 58_000)),
@@ -334,7 +292,7 @@ struct BombTests {
         var values: [PropertyList] = [
             "plain", "", "tab\tand\u{1b}escape", 0, -17, 3.25, .real(.nan), true, false, [], [:], [[]],
             ["": [:]],
-            ["k": ["nested": [1, 2, 3]]], deep, try PropertyList(from: Self.smallBomb(levels: 10)),
+            ["k": ["nested": [1, 2, 3]]], deep, try PropertyList(from: BombTests.smallBomb(levels: 10)),
         ]
         if case .literal(.objc) = layout {
         } else {
@@ -349,7 +307,7 @@ struct BombTests {
             #expect(!PrintedSize.exceeds(size, value, layout: layout), "\(value): \(size) bytes")
         }
         // Nearly exact for the bombs' shape.
-        let bomb = try PropertyList(from: OutputBoundsTests.nestedBomb(depth: 40, levels: 10))
+        let bomb = try PropertyList(from: BPlist.nestedBomb(depth: 40, levels: 10))
         let size = try Self.printedSize(bomb, layout: layout)
         #expect(PrintedSize.exceeds(size * 9 / 10, bomb, layout: layout), "\(size) bytes")
     }
@@ -366,7 +324,7 @@ struct BombTests {
 
     @Test func everyPrinterRefusesANestedBombAtOnce() throws {
         // 490 nested arrays around a 2^19-leaf bomb: 2.6 KB, 80 MB as -p text.
-        let data = OutputBoundsTests.nestedBomb(depth: 490, levels: 20)
+        let data = BPlist.nestedBomb(depth: 490, levels: 20)
         let value = try PropertyList(from: data)
         let limit = Tool.outputLimit(forInputLength: data.count)
         var written = 0
@@ -398,7 +356,7 @@ struct BombTests {
     /// A binary file whose objects are reached again and again is printed from the tree
     /// (measured first): the same text as the stream gives for files without sharing.
     @Test func printingABinaryBombUnderTheLimitGivesTheTreesText() throws {
-        let data = OutputBoundsTests.nestedBomb(depth: 40, levels: 12)
+        let data = BPlist.nestedBomb(depth: 40, levels: 12)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = try directory.write(data, to: "small-bomb.plist")
@@ -412,7 +370,7 @@ struct BombTests {
     /// One `$objects` entry holding a 2^19-leaf bomb (about 250 bytes): its graph, outline
     /// and JSON are made from a shared subtree, not a million copies (254–264 MB before).
     @Test func aPlainBombInOneEntryIsSharedInTheGraph() throws {
-        let data = Self.plainBombEntryArchive(levels: 20)
+        let data = BPlist.plainBombEntryArchive(levels: 20)
         #expect(data.count < 300)
         let graph = try KeyedUnarchiver.objectGraph(from: data)
         // The reader builds an object referenced again twice at most (the second time to
@@ -428,7 +386,7 @@ struct BombTests {
         #expect(graph.outline(summarizingKnownClasses: false, linePrefix: "", maximumBytes: 1 << 20) == nil)
         // The graph of the value (rewritten as binary by the unarchiver, sharing kept), and
         // the graph of the same archive without any sharing (as XML), are the same graph.
-        let small = Self.plainBombEntryArchive(levels: 12)
+        let small = BPlist.plainBombEntryArchive(levels: 12)
         let shared = try KeyedUnarchiver.objectGraph(from: small)
         let fromValue = try KeyedUnarchiver.objectGraph(from: try PropertyList(from: small))
         let unshared = try KeyedUnarchiver.objectGraph(from: try PropertyList(from: small).data(format: .xml))

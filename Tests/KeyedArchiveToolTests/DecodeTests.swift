@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 @testable import KeyedArchiveTool
@@ -235,10 +236,10 @@ final class DecodeTag: KeyedCoding {
     }
 
     @Test(
-        .enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote),
+        .enabled(if: Fixtures.isAvailable, Fixtures.skipComment),
         arguments: Self.appleArchives())
     func everyAppleArchiveDecodes(file: String) throws {
-        let path = ToolFixtures.root.appendingPathComponent(file).path
+        let path = Fixtures.root.appendingPathComponent(file).path
         let text = ToolRun(["decode", path])
         #expect(text.status == 0, "\(file): \(text.error)")
         #expect(text.outputText.hasPrefix("root: ") || text.outputText.contains("\n"), "\(file)")
@@ -249,15 +250,15 @@ final class DecodeTag: KeyedCoding {
     }
 
     static func appleArchives() -> [String] {
-        let folder = ToolFixtures.root.appendingPathComponent("apple-keyed-archives")
+        let folder = Fixtures.root.appendingPathComponent("apple-keyed-archives")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         return names.filter { !$0.hasSuffix(".json") }.sorted().map { "apple-keyed-archives/\($0)" }
     }
 
-    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    @Test(.enabled(if: Fixtures.isAvailable, Fixtures.skipComment))
     func circularFixtureIsMarked() throws {
         let file = "malformed/bpylist2_circular_archive.plist"
-        let run = ToolRun(["decode", ToolFixtures.root.appendingPathComponent(file).path])
+        let run = ToolRun(["decode", Fixtures.root.appendingPathComponent(file).path])
         #expect(run.status == 0, "\(file): \(run.error)")
         #expect(
             run.outputText == """
@@ -268,10 +269,10 @@ final class DecodeTag: KeyedCoding {
                 """, "\(file)")
     }
 
-    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    @Test(.enabled(if: Fixtures.isAvailable, Fixtures.skipComment))
     func complexFixtureShowsClassesAndEntries() throws {
         let file = "apple-keyed-archives/corelibs_NSKeyedUnarchiver-ComplexTest.plist"
-        let run = ToolRun(["decode", ToolFixtures.root.appendingPathComponent(file).path])
+        let run = ToolRun(["decode", Fixtures.root.appendingPathComponent(file).path])
         #expect(run.status == 0, "\(file): \(run.error)")
         for line in [
             "root: NSDictionary #1", "  \"array\": NSArray #6", "      [0]: NSNull #7",
@@ -281,7 +282,7 @@ final class DecodeTag: KeyedCoding {
             #expect(run.outputLines.contains(line), "\(file): no line \(line)")
         }
         // --raw shows them field by field, as the archive stores them.
-        let raw = ToolRun(["decode", "--raw", ToolFixtures.root.appendingPathComponent(file).path])
+        let raw = ToolRun(["decode", "--raw", Fixtures.root.appendingPathComponent(file).path])
         for line in [
             "      NS.relative: \"https://www.swift.org\"",
             "    NS.uuidbytes: <16 bytes: 71 dc 06 8e 34 20 45 ff 91 9e 3a 26 7d 55 ec 22>",
@@ -290,10 +291,10 @@ final class DecodeTag: KeyedCoding {
         }
     }
 
-    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    @Test(.enabled(if: Fixtures.isAvailable, Fixtures.skipComment))
     func urlsUUIDsAndDatesAreShownAsTheirValues() throws {
         let file = "apple-keyed-archives/corelibs_NSKeyedUnarchiver-URLTest.plist"
-        let path = ToolFixtures.root.appendingPathComponent(file).path
+        let path = Fixtures.root.appendingPathComponent(file).path
         let run = ToolRun(["decode", path])
         #expect(run.status == 0, "\(file): \(run.error)")
         #expect(run.outputText == "root: NSURL #1 https://www.example.com/foo.xml\n")

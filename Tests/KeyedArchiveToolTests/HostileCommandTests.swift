@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 @testable import KeyedArchiveTool
@@ -57,7 +58,7 @@ import Darwin
 
     /// Named hostile inputs built here.
     static let inputs: [(name: String, data: Data)] = [
-        ("bomb.bplist", OutputBoundsTests.nestedBomb(depth: 100, levels: 22)),
+        ("bomb.bplist", BPlist.nestedBomb(depth: 100, levels: 22)),
         (
             "deep.plist",
             Data((String(repeating: "<array>", count: 600) + String(repeating: "</array>", count: 600)).utf8)
@@ -96,11 +97,11 @@ import Darwin
 
     @Test(arguments: commands)
     func malformedFixtures(command: [String]) throws {
-        guard ToolFixtures.isAvailable else {
-            withKnownIssue(ToolFixtures.skipNote) { throw CancellationError() }
+        guard Fixtures.isAvailable else {
+            withKnownIssue(Fixtures.skipComment) { throw CancellationError() }
             return
         }
-        for entry in ToolFixtures.malformed {
+        for entry in Fixtures.malformed {
             let data = try Data(contentsOf: URL(fileURLWithPath: entry.path))
             try Self.check(URL(fileURLWithPath: entry.file).lastPathComponent, data, command)
         }
@@ -123,7 +124,7 @@ import Darwin
 
     @Test func aBombIsRefusedByEveryWriter() throws {
         // 2^21 leaves from about 400 bytes: every writer stops at the limit.
-        let data = OutputBoundsTests.nestedBomb(depth: 0, levels: 22)
+        let data = BPlist.nestedBomb(depth: 0, levels: 22)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = try directory.write(data, to: "bomb.bplist")

@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 @testable import KeyedArchiveTool
@@ -87,13 +88,13 @@ import Testing
     /// Every malformed fixture gives exactly one line; those that must be rejected fail,
     /// and those that are valid property lists (but broken archives) pass.
     @Test(
-        .enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote),
-        arguments: ToolFixtures.malformed)
-    func malformedFixture(entry: ToolFixtures.Entry) {
+        .enabled(if: Fixtures.isAvailable, Fixtures.skipComment),
+        arguments: Fixtures.malformed)
+    func malformedFixture(entry: Fixtures.Entry) {
         let run = ToolRun(["-lint", entry.path])
         let lines = run.outputLines + run.errorLines
         #expect(lines.count == 1, "\(entry.file): \(lines)")
-        switch entry.expect {
+        switch entry.expect ?? "" {
         case "reject":
             #expect(run.status == 1, "\(entry.file) was accepted")
             #expect(run.error.hasPrefix("\(entry.path): "), "\(entry.file): \(run.error)")
@@ -108,13 +109,13 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    @Test(.enabled(if: Fixtures.isAvailable, Fixtures.skipComment))
     func allMalformedFixturesAtOnce() {
-        let paths = ToolFixtures.malformed.map(\.path)
+        let paths = Fixtures.malformed.map(\.path)
         let run = ToolRun(["-lint"] + paths)
         #expect(run.status == 1)
         #expect(run.outputLines.count + run.errorLines.count == paths.count)
-        let rejected = ToolFixtures.malformed.filter { $0.expect == "reject" }
+        let rejected = Fixtures.malformed.filter { $0.expect == "reject" }
         for entry in rejected {
             #expect(run.errorLines.contains { $0.hasPrefix("\(entry.path): ") }, "\(entry.file)")
         }

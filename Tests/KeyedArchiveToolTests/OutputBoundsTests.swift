@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 @testable import KeyedArchiveTool
@@ -8,31 +9,6 @@ import Testing
 /// indentation stops growing, and output past 64 bytes per input byte (at least 64 MB) is
 /// refused.
 @Suite struct OutputBoundsTests {
-    /// A binary property list: `depth` nested one-element arrays around a `levels`-deep
-    /// bomb (object i holds object i+1 twice; 2^(levels-1) leaves from a few bytes each).
-    static func nestedBomb(depth: Int, levels: Int) -> Data {
-        var objects: [[UInt8]] = []
-        func ref(_ index: Int) -> [UInt8] { [UInt8(index >> 8), UInt8(index & 0xFF)] }
-        for level in 0..<depth { objects.append([0xA1] + ref(level + 1)) }
-        for level in 0..<levels {
-            let index = depth + level
-            objects.append(level == levels - 1 ? [0x10, 7] : [0xA2] + ref(index + 1) + ref(index + 1))
-        }
-        var bytes = Array("bplist00".utf8)
-        var offsets: [Int] = []
-        for object in objects {
-            offsets.append(bytes.count)
-            bytes += object
-        }
-        let table = bytes.count
-        for offset in offsets { bytes += ref(offset) }
-        func word(_ value: Int) -> [UInt8] {
-            (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
-        }
-        bytes += [0, 0, 0, 0, 0, 0, 2, 2] + word(objects.count) + word(0) + word(table)
-        return Data(bytes)
-    }
-
     @Test func printingStopsIndentingAt32Levels() throws {
         var value: PropertyList = "deep"
         for _ in 0..<40 { value = [value] }
@@ -57,7 +33,7 @@ import Testing
     }
 
     @Test func writersStopAtTheirLimit() throws {
-        let value = try PropertyList(from: Self.nestedBomb(depth: 100, levels: 12))
+        let value = try PropertyList(from: BPlist.nestedBomb(depth: 100, levels: 12))
         let xml = #expect(throws: KeyedArchiveError.self) {
             try value.data(format: .xml, options: PropertyListWritingOptions(maximumOutputBytes: 50_000))
         }
@@ -76,7 +52,7 @@ import Testing
     @Test func theToolRefusesOutputFarBeyondItsInput() throws {
         // 490 nested arrays then a 2^19-leaf bomb: about 2.6 KB. As XML every leaf sits
         // under ~500 tabs: 270 MB before, refused at 64 MB now.
-        let data = Self.nestedBomb(depth: 490, levels: 20)
+        let data = BPlist.nestedBomb(depth: 490, levels: 20)
         #expect(data.count < 3000)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 @testable import KeyedArchiveTool
@@ -43,7 +44,7 @@ import Testing
     }
 
     /// Every fixture as XML (XML ones as they are, the others as the tree writes them).
-    static let xmlFixtures = ToolFixtures.propertyLists(as: .xml, label: "XML") {
+    static let xmlFixtures = Fixtures.propertyLists(as: .xml, label: "XML") {
         PropertyListFormat.detect($0) == .xml
     }
 
@@ -100,7 +101,7 @@ import Testing
 
     // MARK: - Fixtures
 
-    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    @Test(.enabled(if: Fixtures.isAvailable, Fixtures.skipComment))
     func everyXMLFixtureStreamsTheTreesBinary() throws {
         #expect(Self.xmlFixtures.count > 150, "fixtures found: \(Self.xmlFixtures.count)")
         var compared = 0
@@ -120,7 +121,7 @@ import Testing
         #expect(compared > 150, "fixtures streamed: \(compared)")
     }
 
-    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    @Test(.enabled(if: Fixtures.isAvailable, Fixtures.skipComment))
     func everyBinaryFixtureStreamsTheTreesJSON() throws {
         var compared = 0
         for (name, data) in StreamedConversionTests.binaryFixtures {
@@ -141,7 +142,7 @@ import Testing
         #expect(compared > 300, "fixtures streamed: \(compared)")
     }
 
-    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    @Test(.enabled(if: Fixtures.isAvailable, Fixtures.skipComment))
     func toFileIsTheTreesBytes() throws {
         guard let (name, xml) = Self.xmlFixtures.max(by: { $0.data.count < $1.data.count }) else { return }
         let directory = try TemporaryDirectory()
@@ -169,13 +170,8 @@ import Testing
     /// their widths, reals that are not finite, dates with fractions, data of every small
     /// length), unicode and escapes, empty and nested containers, keys out of order, UIDs.
     static func generated(seed: UInt64, depth: Int = 0) -> PropertyList {
-        var state = seed &* 0x9E37_79B9_7F4A_7C15 &+ 0x2545_F491_4F6C_DD1D
-        func next() -> UInt64 {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return state
-        }
+        var random = SeededGenerator(seed: seed)
+        func next() -> UInt64 { random.next() }
         let strings = [
             "", "a", "Potato Bug", "caf\u{E9}", "\u{1F954} emoji", "\u{65E5}\u{672C}\u{8A9E}", "tab\there",
             "quote\" back\\slash", "new\nline", "\u{1}\u{1F}", "<&>", "CF$UID", "$class", "NS.objects",
@@ -284,21 +280,6 @@ import Testing
         Self.expectTreesBinary(utf16, "UTF-16 XML")
     }
 
-    @Test func deepNesting() throws {
-        for depth in [100, 511, 512, 513, 600] {
-            let xml = Data(
-                ("<plist><array>" + String(repeating: "<array>", count: depth - 1)
-                    + String(repeating: "</array>", count: depth - 1) + "</array></plist>").utf8)
-            Self.expectTreesBinary(xml, "XML depth \(depth)")
-            let binary = StreamedConversionTests.bplist(
-                (0..<depth).map {
-                    $0 == depth - 1 ? [0xA0] : [0xA1] + StreamedConversionTests.reference($0 + 1)
-                })
-            Self.expectTreesJSON(binary, "binary depth \(depth)")
-            Self.expectTreesJSON(binary, prettyPrinted: true, "binary depth \(depth), pretty")
-        }
-    }
-
     // MARK: - Limits and hostile input
 
     /// Where the JSON writer's output bound falls, the stream falls too.
@@ -323,8 +304,8 @@ import Testing
     }
 
     @Test func jsonHostileShapes() throws {
-        let reference = StreamedConversionTests.reference
-        let bplist = { (objects: [[UInt8]]) in StreamedConversionTests.bplist(objects, 0) }
+        let reference = { (index: Int) -> [UInt8] in BPlist.reference(index) }
+        let bplist = { (objects: [[UInt8]]) -> Data in BPlist.data(objects, refSize: 2, offsetSize: 2) }
         // A dictionary key that is a number, not a string: reading refuses it.
         let numberKey = bplist([[0xD1] + reference(1) + reference(2), [0x10, 1], [0x10, 2]])
         #expect(throws: KeyedArchiveError.self) { try Self.streamedJSON(numberKey) }
@@ -373,10 +354,10 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    @Test(.enabled(if: Fixtures.isAvailable, Fixtures.skipComment))
     func malformedFixturesAnswerAsTheTreesWay() throws {
         var counts = (xml: 0, binary: 0)
-        for entry in ToolFixtures.malformed {
+        for entry in Fixtures.malformed {
             guard let data = try? Data(contentsOf: URL(fileURLWithPath: entry.path)) else { continue }
             if data.starts(with: Data("bplist00".utf8)) {
                 counts.binary += 1

@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 @testable import KeyedArchiveTool
@@ -28,11 +29,11 @@ import Testing
 
     /// Every binary fixture, and every XML or OpenStep one written as binary: the binary
     /// property lists the streamed conversion reads.
-    static let binaryFixtures = ToolFixtures.propertyLists(as: .binary, label: "binary") {
+    static let binaryFixtures = Fixtures.propertyLists(as: .binary, label: "binary") {
         $0.starts(with: Data("bplist00".utf8))
     }
 
-    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    @Test(.enabled(if: Fixtures.isAvailable, Fixtures.skipComment))
     func everyFixtureStreamsTheTreesBytes() throws {
         #expect(Self.binaryFixtures.count > 150, "fixtures found: \(Self.binaryFixtures.count)")
         var compared = 0
@@ -55,7 +56,7 @@ import Testing
         #expect(compared > 150, "fixtures streamed: \(compared)")
     }
 
-    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    @Test(.enabled(if: Fixtures.isAvailable, Fixtures.skipComment))
     func toFileIsTheTreesBytes() throws {
         guard let (name, data) = Self.binaryFixtures.max(by: { $0.data.count < $1.data.count }) else {
             return
@@ -97,12 +98,14 @@ import Testing
     /// number of values (shared objects counted each time), both read or both refuse.
     @Test func valueBudgetFallsWhereTheReadersFalls() throws {
         // 0: [1, 1, 2], 1: {a: 3, b: 3}, 2: "s", 3: [2, 2]
-        let data = Self.bplist([
-            [0xA3] + Self.reference(1) + Self.reference(1) + Self.reference(2),
-            [0xD2] + Self.reference(4) + Self.reference(5) + Self.reference(3) + Self.reference(3),
-            [0x51, UInt8(ascii: "s")], [0xA2] + Self.reference(2) + Self.reference(2),
-            [0x51, UInt8(ascii: "a")], [0x51, UInt8(ascii: "b")],
-        ])
+        let data = BPlist.data(
+            [
+                [0xA3] + BPlist.reference(1) + BPlist.reference(1) + BPlist.reference(2),
+                [0xD2] + BPlist.reference(4) + BPlist.reference(5) + BPlist.reference(3)
+                    + BPlist.reference(3),
+                [0x51, UInt8(ascii: "s")], [0xA2] + BPlist.reference(2) + BPlist.reference(2),
+                [0x51, UInt8(ascii: "a")], [0x51, UInt8(ascii: "b")],
+            ], refSize: 2, offsetSize: 2)
         var outcomes: Set<Bool> = []
         for allowance in 0...40 {
             let options = PropertyListReadingOptions(maximumExpansionFactor: 0, baseValueAllowance: allowance)
@@ -121,26 +124,6 @@ import Testing
     }
 
     // MARK: - Hostile input: the stream refuses, the tool answers as the tree's way does
-
-    /// A binary property list from its objects (references 2 bytes, offsets 2 bytes).
-    static func bplist(_ objects: [[UInt8]], _ top: Int = 0) -> Data {
-        func bigEndian(_ value: Int, _ width: Int) -> [UInt8] {
-            (0..<width).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
-        }
-        var bytes = Array("bplist00".utf8)
-        var offsets: [Int] = []
-        for object in objects {
-            offsets.append(bytes.count)
-            bytes += object
-        }
-        let table = bytes.count
-        for offset in offsets { bytes += bigEndian(offset, 2) }
-        bytes +=
-            [0, 0, 0, 0, 0, 0, 2, 2] + bigEndian(objects.count, 8) + bigEndian(top, 8) + bigEndian(table, 8)
-        return Data(bytes)
-    }
-
-    static func reference(_ index: Int) -> [UInt8] { [UInt8(index >> 8), UInt8(index & 0xFF)] }
 
     /// Runs `-convert xml1` on `data` and checks the result is the tree's: its XML, or its
     /// failure message and status.
@@ -171,8 +154,9 @@ import Testing
 
     @Test func nestingPastTheReadersLimit() throws {
         for depth in [511, 512, 513, 600] {
-            let data = Self.bplist(
-                (0..<depth).map { $0 == depth - 1 ? [0xA0] : [0xA1] + Self.reference($0 + 1) })
+            let data = BPlist.data(
+                (0..<depth).map { $0 == depth - 1 ? [0xA0] : [0xA1] + BPlist.reference($0 + 1) }, refSize: 2,
+                offsetSize: 2)
             let readable = (try? PropertyList(from: data)) != nil
             #expect(readable == (depth <= 512), "depth \(depth)")
             if !readable {
@@ -183,7 +167,8 @@ import Testing
     }
 
     @Test func arrayContainingItself() throws {
-        let data = Self.bplist([[0xA2] + Self.reference(1) + Self.reference(0), [0x10, 1]])
+        let data = BPlist.data(
+            [[0xA2] + BPlist.reference(1) + BPlist.reference(0), [0x10, 1]], refSize: 2, offsetSize: 2)
         #expect(throws: KeyedArchiveError.self) { try Self.streamedXML(data) }
         Self.expectTreesResult(data, "cycle")
     }
@@ -191,11 +176,11 @@ import Testing
     /// Object i is an array holding object i+1 twice: 2^40 values from 80 bytes.
     @Test func sharedObjectBomb() throws {
         let levels = 40
-        let data = Self.bplist(
+        let data = BPlist.data(
             (0..<levels).map { level in
                 level == levels - 1
-                    ? [0x10, 1] : [0xA2] + Self.reference(level + 1) + Self.reference(level + 1)
-            })
+                    ? [0x10, 1] : [0xA2] + BPlist.reference(level + 1) + BPlist.reference(level + 1)
+            }, refSize: 2, offsetSize: 2)
         #expect(throws: KeyedArchiveError.self) { try Self.streamedXML(data) }
         Self.expectTreesResult(data, "bomb")
     }
@@ -204,25 +189,29 @@ import Testing
     /// dictionary to the tree, even when the overwritten value is malformed.
     @Test func keyGivenTwice() throws {
         // 0: {k: 2, k: 3}, 1: "k", 2: 1, 3: 2
-        let duplicate = Self.bplist([
-            [0xD2] + Self.reference(1) + Self.reference(1) + Self.reference(2) + Self.reference(3),
-            [0x51, UInt8(ascii: "k")], [0x10, 1], [0x10, 2],
-        ])
+        let duplicate = BPlist.data(
+            [
+                [0xD2] + BPlist.reference(1) + BPlist.reference(1) + BPlist.reference(2)
+                    + BPlist.reference(3),
+                [0x51, UInt8(ascii: "k")], [0x10, 1], [0x10, 2],
+            ], refSize: 2, offsetSize: 2)
         #expect(throws: KeyedArchiveError.self) { try Self.streamedXML(duplicate) }
         #expect(try PropertyList(from: duplicate) == ["k": 2])
         Self.expectTreesResult(duplicate, "key given twice")
         // The overwritten value is a date that is not a number: reading refuses the file.
-        let badOverwritten = Self.bplist([
-            [0xD2] + Self.reference(1) + Self.reference(1) + Self.reference(2) + Self.reference(3),
-            [0x51, UInt8(ascii: "k")], [0x33] + Array(repeating: 0xFF, count: 8), [0x10, 2],
-        ])
+        let badOverwritten = BPlist.data(
+            [
+                [0xD2] + BPlist.reference(1) + BPlist.reference(1) + BPlist.reference(2)
+                    + BPlist.reference(3),
+                [0x51, UInt8(ascii: "k")], [0x33] + Array(repeating: 0xFF, count: 8), [0x10, 2],
+            ], refSize: 2, offsetSize: 2)
         Self.expectTreesResult(badOverwritten, "malformed overwritten value")
     }
 
-    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    @Test(.enabled(if: Fixtures.isAvailable, Fixtures.skipComment))
     func malformedFixturesAnswerAsTheTreesWay() throws {
         var binary = 0
-        for entry in ToolFixtures.malformed {
+        for entry in Fixtures.malformed {
             guard let data = try? Data(contentsOf: URL(fileURLWithPath: entry.path)),
                 data.starts(with: Data("bplist00".utf8))
             else { continue }
@@ -265,7 +254,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    @Test(.enabled(if: Fixtures.isAvailable, Fixtures.skipComment))
     func everyFixtureWalksToTheTreesText() throws {
         var compared = 0
         for (name, data) in StreamedConversionTests.binaryFixtures {
@@ -282,9 +271,9 @@ import Testing
         #expect(compared > 150, "fixtures walked: \(compared)")
     }
 
-    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    @Test(.enabled(if: Fixtures.isAvailable, Fixtures.skipComment))
     func malformedFixtures() throws {
-        for entry in ToolFixtures.malformed {
+        for entry in Fixtures.malformed {
             guard let data = try? Data(contentsOf: URL(fileURLWithPath: entry.path)),
                 data.starts(with: Data("bplist00".utf8))
             else { continue }
@@ -296,8 +285,9 @@ import Testing
     }
 
     @Test func hostileShapes() throws {
-        let reference = StreamedConversionTests.reference
-        let bplist = StreamedConversionTests.bplist
+        let reference = { (index: Int) -> [UInt8] in BPlist.reference(index) }
+        let bplist = { (objects: [[UInt8]], _: Int) -> Data in BPlist.data(objects, refSize: 2, offsetSize: 2)
+        }
         for depth in [512, 513] {
             let data = bplist((0..<depth).map { $0 == depth - 1 ? [0xA0] : [0xA1] + reference($0 + 1) }, 0)
             if depth > 512 {
@@ -322,14 +312,14 @@ import Testing
     }
 
     @Test func valueBudgetFallsWhereTheReadersFalls() throws {
-        let reference = StreamedConversionTests.reference
-        let data = StreamedConversionTests.bplist(
+        let reference = { (index: Int) -> [UInt8] in BPlist.reference(index) }
+        let data = BPlist.data(
             [
                 [0xA3] + reference(1) + reference(1) + reference(2),
                 [0xD2] + reference(4) + reference(5) + reference(3) + reference(3),
                 [0x51, UInt8(ascii: "s")], [0xA2] + reference(2) + reference(2),
                 [0x51, UInt8(ascii: "a")], [0x51, UInt8(ascii: "b")],
-            ], 0)
+            ], refSize: 2, offsetSize: 2)
         var outcomes: Set<Bool> = []
         for allowance in 0...40 {
             let options = PropertyListReadingOptions(maximumExpansionFactor: 0, baseValueAllowance: allowance)

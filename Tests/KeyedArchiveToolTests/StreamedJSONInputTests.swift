@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 @testable import KeyedArchiveTool
@@ -122,7 +123,7 @@ import Testing
         return found
     }()
 
-    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    @Test(.enabled(if: Fixtures.isAvailable, Fixtures.skipComment))
     func everyFixtureAsJSONStreamsTheTreesBytes() throws {
         #expect(Self.jsonFixtures.count > 250, "fixtures found: \(Self.jsonFixtures.count)")
         var streamed = 0
@@ -201,15 +202,6 @@ import Testing
         invalid += Data([0xC3, 0x28]) + Data(#""}"#.utf8)
         #expect(throws: KeyedArchiveError.self) { try Self.streamed(invalid, .json) }
         Self.expectTreesResults(invalid, "invalid UTF-8")
-    }
-
-    @Test func deepNesting() throws {
-        for depth in [100, 511, 512, 513, 600] {
-            for inner in ["", "1", "{}", #"{"k":[]}"#] {
-                let text = String(repeating: "[", count: depth) + inner + String(repeating: "]", count: depth)
-                Self.expectTreesResults(Data(text.utf8), "depth \(depth) holding \(inner)")
-            }
-        }
     }
 
     @Test func jsonOutputBoundFallsWhereTheTreesFalls() throws {

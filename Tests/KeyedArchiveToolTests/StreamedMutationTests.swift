@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 @testable import KeyedArchiveTool
@@ -11,13 +12,8 @@ import Testing
     typealias Target = StreamedJSONInputTests.Target
 
     /// `data` with one damage that `random` picks.
-    static func mutated(_ data: Data, _ random: inout UInt64) -> Data {
-        func next() -> Int {
-            random ^= random << 13
-            random ^= random >> 7
-            random ^= random << 17
-            return Int(truncatingIfNeeded: random >> 1)
-        }
+    static func mutated(_ data: Data, _ random: inout SeededGenerator) -> Data {
+        func next() -> Int { Int(truncatingIfNeeded: random.next() >> 1) }
         var bytes = [UInt8](data)
         guard !bytes.isEmpty else { return data }
         let markup =
@@ -61,7 +57,7 @@ import Testing
     }
 
     @Test func damagedXML() throws {
-        var random: UInt64 = 0x5EED_0001
+        var random = SeededGenerator(seed: 0x5EED_0001)
         var converted = 0
         for base in Self.bases(seed: 3) {
             let xml = try base.data(format: .xml)
@@ -89,7 +85,7 @@ import Testing
     }
 
     @Test func damagedJSON() throws {
-        var random: UInt64 = 0x5EED_0002
+        var random = SeededGenerator(seed: 0x5EED_0002)
         var converted = 0
         for base in Self.bases(seed: 5) {
             var json = Data()
@@ -120,7 +116,7 @@ import Testing
     }
 
     @Test func damagedOpenStep() throws {
-        var random: UInt64 = 0x5EED_0003
+        var random = SeededGenerator(seed: 0x5EED_0003)
         var converted = 0
         for (index, base) in Self.bases(seed: 7).enumerated() {
             let text = Data(StreamedOpenStepInputTests.openStep(base, seed: UInt64(index + 1)).utf8)

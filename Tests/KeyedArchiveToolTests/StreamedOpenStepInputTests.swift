@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 @testable import KeyedArchiveTool
@@ -68,13 +69,8 @@ import Testing
     /// they may be, `'` quotes, escapes, comments, spaced data, trailing commas. Everything
     /// but data, arrays and dictionaries is written as a string.
     static func openStep(_ value: PropertyList, seed: UInt64) -> String {
-        var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1
-        func next() -> UInt64 {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return state
-        }
+        var random = SeededGenerator(seed: seed)
+        func next() -> UInt64 { random.next() }
         func string(_ text: String) -> String {
             let unquoted = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$/:.-".utf8)
             if !text.isEmpty, text.utf8.allSatisfy({ unquoted.contains($0) }), !text.contains("//"),
@@ -212,14 +208,5 @@ import Testing
         // UTF-16 with a byte-order mark is read as the tree reads it.
         let utf16 = Data([0xFF, 0xFE]) + "{ caf\u{E9} = \"\u{1F954}\"; }".data(using: .utf16LittleEndian)!
         Self.expectTreesResults(utf16, "UTF-16")
-    }
-
-    @Test func deepNesting() throws {
-        for depth in [100, 511, 512, 513, 600] {
-            for inner in ["", "a", "{}", "{ k = (); }"] {
-                let text = String(repeating: "(", count: depth) + inner + String(repeating: ")", count: depth)
-                Self.expectTreesResults(Data(text.utf8), "depth \(depth) holding \(inner)")
-            }
-        }
     }
 }

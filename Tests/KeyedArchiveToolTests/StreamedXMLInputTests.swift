@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 @testable import KeyedArchiveTool
@@ -88,7 +89,7 @@ import Testing
 
     // MARK: - Fixtures
 
-    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    @Test(.enabled(if: Fixtures.isAvailable, Fixtures.skipComment))
     func everyXMLFixtureStreamsTheTreesJSONAndXML() throws {
         let fixtures = StreamedBinaryAndJSONTests.xmlFixtures
         #expect(fixtures.count > 150, "fixtures found: \(fixtures.count)")
@@ -132,7 +133,7 @@ import Testing
         return text
     }
 
-    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    @Test(.enabled(if: Fixtures.isAvailable, Fixtures.skipComment))
     func everyXMLFixturePrintsTheTreesText() throws {
         var walked = 0
         for (name, data) in StreamedBinaryAndJSONTests.xmlFixtures {
@@ -150,7 +151,7 @@ import Testing
         #expect(walked > 150, "fixtures walked: \(walked)")
     }
 
-    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    @Test(.enabled(if: Fixtures.isAvailable, Fixtures.skipComment))
     func everyBinaryFixtureCopiesToTheTreesBinary() throws {
         var copied = 0
         for (name, data) in StreamedConversionTests.binaryFixtures {
@@ -168,10 +169,10 @@ import Testing
         #expect(copied > 150, "fixtures copied: \(copied)")
     }
 
-    @Test(.enabled(if: ToolFixtures.isAvailable, ToolFixtures.skipNote))
+    @Test(.enabled(if: Fixtures.isAvailable, Fixtures.skipComment))
     func malformedFixturesAnswerAsTheTreesWay() throws {
         var counts = (xml: 0, binary: 0)
-        for entry in ToolFixtures.malformed {
+        for entry in Fixtures.malformed {
             guard let data = try? Data(contentsOf: URL(fileURLWithPath: entry.path)) else { continue }
             if data.starts(with: Data("bplist00".utf8)) {
                 counts.binary += 1
@@ -278,14 +279,15 @@ import Testing
     /// A binary property list whose objects are shared: the copy counts every value and
     /// key each time it is reached, as the reader does.
     @Test func sharedObjectsCountAsTheReaderCounts() throws {
-        let reference = StreamedConversionTests.reference
+        let reference = { (index: Int) -> [UInt8] in BPlist.reference(index) }
         // 0: [1, 1, 2], 1: {a: 3, b: 3}, 2: "s", 3: [2, 2]
-        let data = StreamedConversionTests.bplist([
-            [0xA3] + reference(1) + reference(1) + reference(2),
-            [0xD2] + reference(4) + reference(5) + reference(3) + reference(3),
-            [0x51, UInt8(ascii: "s")], [0xA2] + reference(2) + reference(2),
-            [0x51, UInt8(ascii: "a")], [0x51, UInt8(ascii: "b")],
-        ])
+        let data = BPlist.data(
+            [
+                [0xA3] + reference(1) + reference(1) + reference(2),
+                [0xD2] + reference(4) + reference(5) + reference(3) + reference(3),
+                [0x51, UInt8(ascii: "s")], [0xA2] + reference(2) + reference(2),
+                [0x51, UInt8(ascii: "a")], [0x51, UInt8(ascii: "b")],
+            ], refSize: 2, offsetSize: 2)
         var outcomes: Set<Bool> = []
         for allowance in 0...40 {
             let options = PropertyListReadingOptions(maximumExpansionFactor: 0, baseValueAllowance: allowance)
@@ -406,23 +408,6 @@ import Testing
         Self.expectTreesResults(xml: early, "early comment")
     }
 
-    @Test func deepNesting() throws {
-        for depth in [100, 511, 512, 513, 600] {
-            for inner in ["", "<array></array>", "<dict/>", "<string>x</string>"] {
-                let xml = Data(
-                    ("<plist><array>" + String(repeating: "<array>", count: depth - 1) + inner
-                        + String(repeating: "</array>", count: depth - 1) + "</array></plist>").utf8)
-                Self.expectTreesResults(xml: xml, "XML depth \(depth) holding \(inner)")
-                StreamedPrintTests.expectTreesResult(xml, "XML depth \(depth) holding \(inner)")
-            }
-            let binary = StreamedConversionTests.bplist(
-                (0..<depth).map {
-                    $0 == depth - 1 ? [0xA0] : [0xA1] + StreamedConversionTests.reference($0 + 1)
-                })
-            StreamedBinaryAndJSONTests.expectTreesBinary(binary, "binary depth \(depth)")
-        }
-    }
-
     /// Where the JSON and XML writers' output bounds fall, the streams fall too.
     @Test func outputBoundsFallWhereTheTreesFall() throws {
         let value: PropertyList = [
@@ -472,8 +457,8 @@ import Testing
         #expect(throws: KeyedArchiveError.self) { try Self.streamedJSON(invalid) }
         Self.expectTreesResults(xml: invalid, "invalid UTF-8")
 
-        let reference = StreamedConversionTests.reference
-        let bplist = { (objects: [[UInt8]]) in StreamedConversionTests.bplist(objects, 0) }
+        let reference = { (index: Int) -> [UInt8] in BPlist.reference(index) }
+        let bplist = { (objects: [[UInt8]]) -> Data in BPlist.data(objects, refSize: 2, offsetSize: 2) }
         let binaries: [(String, Data)] = [
             ("number key", bplist([[0xD1] + reference(1) + reference(2), [0x10, 1], [0x10, 2]])),
             ("cycle", bplist([[0xA2] + reference(1) + reference(0), [0x10, 1]])),

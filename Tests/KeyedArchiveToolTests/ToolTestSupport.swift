@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 @testable import KeyedArchiveTool
@@ -125,28 +126,10 @@ enum Samples {
         "bplist00".utf8 + [0xFF, 0x00, 0x13, 0x37] + [UInt8](repeating: 0, count: 8))
 }
 
-/// The shared fixtures (`../shared/fixtures` beside the package root), located without
-/// the other test target's helpers.
-enum ToolFixtures {
-    static let root: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        // Tests/KeyedArchiveToolTests/ToolTestSupport.swift -> package root
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.deletingLastPathComponent().appendingPathComponent("shared/fixtures")
-    }()
-
-    static var isAvailable: Bool {
-        FileManager.default.fileExists(atPath: root.appendingPathComponent("manifest.json").path)
-    }
-
-    static let skipNote: Comment = "../shared/fixtures is absent: fixture tests skipped"
-
-    struct Entry: Sendable, CustomStringConvertible {
-        let file: String
-        let expect: String
-        var description: String { file }
-        var path: String { ToolFixtures.root.appendingPathComponent(file).path }
-    }
+/// The shared fixtures (TestSupport's ``Fixtures``) as the tool's tests use them.
+extension Fixtures {
+    /// What a test skipped for want of the fixtures says.
+    static let skipComment = Comment(rawValue: skipNote)
 
     /// Every property-list fixture (of `plists/` and `apple-keyed-archives/`) as `format`:
     /// the ones already in it (`isInFormat`) as they are, the others that read as the tree
@@ -174,16 +157,5 @@ enum ToolFixtures {
     }
 
     /// The `malformed/` entries of the manifest with what each must do.
-    static let malformed: [Entry] = {
-        guard isAvailable,
-            let data = try? Data(contentsOf: root.appendingPathComponent("manifest.json")),
-            let array = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]]
-        else { return [] }
-        return array.compactMap { item in
-            guard item["category"] as? String == "malformed", let file = item["file"] as? String,
-                let expect = item["expect"] as? String
-            else { return nil }
-            return Entry(file: file, expect: expect)
-        }
-    }()
+    static let malformed = entries("malformed").filter { $0.expect != nil }
 }

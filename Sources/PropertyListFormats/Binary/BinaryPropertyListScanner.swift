@@ -772,7 +772,7 @@ extension BinaryPropertyListScanner {
     ) throws -> PropertyList {
         let start = remaining
         let rootObject = try object(root)
-        try spend(&remaining, budget: budget, at: rootObject)
+        try Self.spend(&remaining, budget: budget, at: rootObject)
         if !rootObject.kind.isContainer { return try scalar(rootObject) }
 
         try enter(rootObject, depth: 1, path: &path, maximumDepth: maximumDepth)
@@ -828,7 +828,7 @@ extension BinaryPropertyListScanner {
                                 keys.push(try key(keyIndex, position: next, of: container))
                             }
                         }
-                        try spend(&remaining, budget: budget, at: container)
+                        try Self.spend(&remaining, budget: budget, at: container)
                         childIndex = try reference(container, at: container.count + next)
                     } else {
                         childIndex = try reference(container, at: next)
@@ -838,7 +838,7 @@ extension BinaryPropertyListScanner {
                         // Counted in full, and checked against the depth limit where it lands.
                         let child = try object(childIndex)
                         remaining -= reused.size
-                        guard remaining >= 0 else { throw budgetExceeded(budget, at: child) }
+                        guard remaining >= 0 else { throw Self.budgetExceeded(budget, at: child) }
                         if reused.height > 0 {
                             try checkDepth(
                                 child, depth: parents.count + 1 + reused.height, maximumDepth: maximumDepth)
@@ -849,7 +849,7 @@ extension BinaryPropertyListScanner {
                     }
                     let child = try object(childIndex)
                     let remainingBefore = remaining
-                    try spend(&remaining, budget: budget, at: child)
+                    try Self.spend(&remaining, budget: budget, at: child)
                     if child.kind.isContainer {
                         try enter(child, depth: parents.count + 2, path: &path, maximumDepth: maximumDepth)
                         parents.push(current)
@@ -980,13 +980,17 @@ extension BinaryPropertyListScanner {
         path.insert(container.index)
     }
 
+    /// Spends one value of `budget` from `remaining` on `object`; the error past the budget.
+    /// The rule of every reading of a binary property list that counts values (the tree,
+    /// the walk of the streamed conversions, the XML transcoder): shared objects count each
+    /// time they are referenced.
     @inline(__always)
-    private func spend(_ remaining: inout Int, budget: Int, at object: BinaryPropertyListObject) throws {
+    static func spend(_ remaining: inout Int, budget: Int, at object: BinaryPropertyListObject) throws {
         remaining -= 1
         guard remaining >= 0 else { throw budgetExceeded(budget, at: object) }
     }
 
-    private func budgetExceeded(_ budget: Int, at object: BinaryPropertyListObject) -> KeyedArchiveError {
+    static func budgetExceeded(_ budget: Int, at object: BinaryPropertyListObject) -> KeyedArchiveError {
         KeyedArchiveError(
             .limitExceeded,
             "object \(object.index): the property list expands to more than \(budget) values "

@@ -196,14 +196,7 @@ package enum BinaryPropertyListWalk {
         }
 
         private mutating func spend(at object: BinaryPropertyListObject) throws {
-            remaining -= 1
-            guard remaining >= 0 else {
-                throw KeyedArchiveError(
-                    .limitExceeded,
-                    "object \(object.index): the property list expands to more than \(maximumValues) values "
-                        + "(shared objects count each time they are referenced)",
-                    at: .byteOffset(object.offset))
-            }
+            try BinaryPropertyListScanner.spend(&remaining, budget: maximumValues, at: object)
         }
     }
 }

@@ -247,40 +247,18 @@ struct OpenStepEventReader {
         if byte == UInt8(ascii: "/") || byte == 0xE2 { try skipComments() }
     }
 
-    /// The rest of ``skipWhitespace()`` from a `/` or a 0xE2 byte on.
+    /// The rest of ``skipWhitespace()`` from a `/` or a 0xE2 byte on, by the reader's rule.
     @inline(never)
     private mutating func skipComments() throws {
-        while position < bytes.count {
-            switch bytes[position] {
-            case 0x09...0x0D, 0x20:
-                position += 1
-            case 0xE2:
-                throw unread("a Unicode separator")
-            case UInt8(ascii: "/"):
-                guard position + 1 < bytes.count else { return }
-                let next = bytes[position + 1]
-                if next == UInt8(ascii: "/") {
-                    position += 2
-                    while position < bytes.count, bytes[position] != 0x0A, bytes[position] != 0x0D {
-                        if bytes[position] == 0xE2 { throw unread("a Unicode separator") }
-                        position += 1
-                    }
-                } else if next == UInt8(ascii: "*") {
-                    position += 2
-                    while true {
-                        guard position + 1 < bytes.count else { throw unread("an unterminated comment") }
-                        if bytes[position] == UInt8(ascii: "*"), bytes[position + 1] == UInt8(ascii: "/") {
-                            position += 2
-                            break
-                        }
-                        position += 1
-                    }
-                } else {
-                    return
-                }
-            default:
-                return
-            }
+        switch OpenStepParser.skipComments(in: bytes, from: position, skippingSeparators: false) {
+        case .stopped(let end):
+            position = end
+        case .unterminatedComment(_, let end):
+            position = end
+            throw unread("an unterminated comment")
+        case .separator(let offset):
+            position = offset
+            throw unread("a Unicode separator")
         }
     }
 }

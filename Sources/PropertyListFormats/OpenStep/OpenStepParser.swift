@@ -391,31 +391,65 @@ struct OpenStepParser {
     /// The rest of ``skipWhitespace()`` from a `/` or a 0xE2 byte on.
     @inline(never)
     private mutating func skipCommentsAndSeparators() throws {
+        switch Self.skipComments(in: bytes, from: position, skippingSeparators: true) {
+        case .stopped(let end):
+            position = end
+        case .unterminatedComment(let start, _):
+            position = start
+            throw error("unterminated comment: no closing '*/' before end of input")
+        case .separator(let offset):
+            // Not given when separators are skipped.
+            position = offset
+        }
+    }
+
+    /// Where ``skipComments(in:from:skippingSeparators:)`` stopped.
+    enum CommentSkip {
+        /// At the first byte that is neither whitespace nor in a comment (or the end).
+        case stopped(Int)
+        /// A `/*` at `start` has no `*/`; `end` is where the search gave up.
+        case unterminatedComment(start: Int, end: Int)
+        /// At a 0xE2 byte, when separators are not skipped.
+        case separator(Int)
+    }
+
+    /// Skips whitespace and `//` and `/* */` comments from `start`: the rule of both OpenStep
+    /// readers. With `skippingSeparators`, U+2028 and U+2029 are whitespace too (and end a
+    /// `//` comment), as the reader takes them; without, any 0xE2 byte outside a `/* */`
+    /// comment stops the skipping (``OpenStepEventReader`` leaves them to the reader).
+    @inline(__always)
+    static func skipComments(
+        in bytes: UnsafeBufferPointer<UInt8>, from start: Int, skippingSeparators: Bool
+    ) -> CommentSkip {
+        var position = start
         while position < bytes.count {
-            let byte = bytes[position]
-            switch byte {
+            switch bytes[position] {
             case 0x09...0x0D, 0x20:
                 position += 1
             case 0xE2:
-                guard isLineOrParagraphSeparator(at: position) else { return }
+                guard skippingSeparators else { return .separator(position) }
+                guard isLineOrParagraphSeparator(in: bytes, at: position) else { return .stopped(position) }
                 position += 3
             case UInt8(ascii: "/"):
-                guard position + 1 < bytes.count else { return }
+                guard position + 1 < bytes.count else { return .stopped(position) }
                 let next = bytes[position + 1]
                 if next == UInt8(ascii: "/") {
                     position += 2
                     while position < bytes.count {
                         let byte = bytes[position]
-                        if byte == 0x0A || byte == 0x0D || isLineOrParagraphSeparator(at: position) { break }
+                        if byte == 0x0A || byte == 0x0D { break }
+                        if byte == 0xE2 {
+                            guard skippingSeparators else { return .separator(position) }
+                            if isLineOrParagraphSeparator(in: bytes, at: position) { break }
+                        }
                         position += 1
                     }
                 } else if next == UInt8(ascii: "*") {
-                    let start = position
+                    let commentStart = position
                     position += 2
                     while true {
                         guard position + 1 < bytes.count else {
-                            position = start
-                            throw error("unterminated comment: no closing '*/' before end of input")
+                            return .unterminatedComment(start: commentStart, end: position)
                         }
                         if bytes[position] == UInt8(ascii: "*") && bytes[position + 1] == UInt8(ascii: "/") {
                             position += 2
@@ -425,16 +459,18 @@ struct OpenStepParser {
                     }
                 } else {
                     // A '/' that starts no comment begins an unquoted string.
-                    return
+                    return .stopped(position)
                 }
             default:
-                return
+                return .stopped(position)
             }
         }
+        return .stopped(position)
     }
 
     /// Whether U+2028 or U+2029 (E2 80 A8 / E2 80 A9) starts at `offset`.
-    private func isLineOrParagraphSeparator(at offset: Int) -> Bool {
+    @inline(__always)
+    static func isLineOrParagraphSeparator(in bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> Bool {
         offset + 2 < bytes.count && bytes[offset] == 0xE2 && bytes[offset + 1] == 0x80
             && (bytes[offset + 2] == 0xA8 || bytes[offset + 2] == 0xA9)
     }
@@ -772,7 +808,7 @@ struct OpenStepParser {
                 position += 2
             } else if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
                 position += 1
-            } else if isLineOrParagraphSeparator(at: position) {
+            } else if Self.isLineOrParagraphSeparator(in: bytes, at: position) {
                 position += 3
             } else {
                 throw error("expected hexadecimal digits or '>' in data, found \(found)")

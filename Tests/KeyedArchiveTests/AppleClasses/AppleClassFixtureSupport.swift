@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 /// Helpers for reading one object of an Apple-made fixture as a typed value and comparing

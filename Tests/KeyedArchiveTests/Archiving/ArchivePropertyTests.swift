@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 /// A node of a generated object graph: a DAG of shared children, plus back-references to
@@ -94,7 +95,7 @@ struct BombRight: SecureKeyedCoding {
 @Suite("Archive properties", .serialized)
 struct ArchivePropertyTests {
     static func generateGraph(seed: UInt64) -> [GraphNode] {
-        var random = ArchiveRandom(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let count = Int.random(in: 1...60, using: &random)
         let labels = ["a", "b", "c", "ünï", "$x", ""]
         let nodes = (0..<count).map { id in

@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 /// Keys are found in a binary archive's objects through a cache of key-string objects and
@@ -44,7 +45,7 @@ struct BinaryKeyLookupTests {
 
     /// `$top` holds `a`, `b` and `c`: objects whose keys `k` and `v` are laid out as
     /// described in each test's expectations.
-    static let archive: Data = Hardening.bplist(
+    static let archive: Data = BPlist.data(
         [
             dictionary([1, 2, 3, 4], [5, 6, 7, 8]),  // 0: the archive
             ascii("$archiver"), ascii("$version"), ascii("$top"), ascii("$objects"),  // 1–4
@@ -63,7 +64,7 @@ struct BinaryKeyLookupTests {
             ascii("$class"), ascii("k"), ascii("k"), ascii("v"), [0x80, 4],  // 20–24
             [0x10, 1], [0x10, 2], [0x10, 7], [0x10, 5], [0x10, 8], [0x10, 6],  // 25–30
             utf16("k"), ascii("$classname"), ascii("$classes"), ascii("Probe"), [0xA1, 34],  // 31–35
-        ], refSize: 1)
+        ], minimumOffsetSize: 2)
 
     static let expected = [
         "a": KeyProbe(k: 2, v: 7), "b": KeyProbe(k: 6, v: 8), "c": KeyProbe(k: 2, v: 0),
@@ -194,7 +195,7 @@ struct BinaryKeyLookupTests {
         objects[4] = ascii("$objects")
         objects[5] = ascii("NSKeyedArchiver")
         objects[6] = [0x12, 0x00, 0x01, 0x86, 0xA0]
-        return Hardening.bplist(objects, refSize: 1)
+        return BPlist.data(objects, minimumOffsetSize: 2)
     }()
 
     static let ownKeyStringsExpected = [

@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 /// What the Codable bridge does with containers used after `init(from:)` returns, and with
@@ -105,7 +106,7 @@ struct CodableReaderLifetimeTests {
                 ascii("NS.objects"), [0x80, 4], [0xA2, 31, 32], [0x80, 2], [0x80, 3],  // 28–32
                 ascii("a"),  // 33
             ] + Array(repeating: ascii("unused"), count: 15) + [ascii("b")]  // 34–48, 49
-        let data = Hardening.bplist(objects, refSize: 1)
+        let data = BPlist.data(objects, minimumOffsetSize: 2)
         let pairs = try KeyedArchiveDecoder().decode([Pair].self, from: data)
         #expect(pairs == [Pair(a: 1, b: nil), Pair(a: nil, b: 2)])
     }

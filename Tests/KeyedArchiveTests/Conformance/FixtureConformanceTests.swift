@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 /// Every shared fixture, replayed through the property-list layer: valid files must read

@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 /// Generated property lists exchanged with CPython's `plistlib`, in both directions and

@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 
 /// Helpers shared by the hardening suites.
 enum Hardening {
@@ -34,44 +35,18 @@ enum Hardening {
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 
-    /// A binary property list: `bplist00`, the objects, a 2-byte offset table and a trailer.
-    static func bplist(_ objects: [[UInt8]], refSize: Int = 2, top: Int = 0) -> Data {
-        var bytes = Array("bplist00".utf8)
-        var offsets: [Int] = []
-        for object in objects {
-            offsets.append(bytes.count)
-            bytes += object
-        }
-        let table = bytes.count
-        let offsetSize = table < 1 << 16 ? 2 : 4
-        for offset in offsets { bytes += bigEndian(UInt64(offset), width: offsetSize) }
-        bytes += [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)]
-        bytes += bigEndian(UInt64(objects.count), width: 8)
-        bytes += bigEndian(UInt64(top), width: 8)
-        bytes += bigEndian(UInt64(table), width: 8)
-        return Data(bytes)
-    }
-
-    static func bigEndian(_ value: UInt64, width: Int) -> [UInt8] {
-        (0..<width).reversed().map { UInt8(truncatingIfNeeded: value >> UInt64($0 * 8)) }
-    }
-
     /// A binary "bomb": object i is an array holding object i+1 twice; the last is an integer.
     static func binaryBomb(levels: Int) -> Data {
-        bplist(
-            (0..<levels).map { level in
-                if level == levels - 1 { return [0x10, 1] }
-                let next = bigEndian(UInt64(level + 1), width: 2)
-                return [0xA2] + next + next
-            })
+        BPlist.data(
+            BPlist.bombObjects(levels: levels, width: 2, leaf: [0x10, 1]), refSize: 2, minimumOffsetSize: 2)
     }
 
     /// `depth` nested one-element arrays around an empty array, in binary.
     static func binaryNesting(depth: Int) -> Data {
-        bplist(
+        BPlist.data(
             (0..<depth).map { level in
-                level == depth - 1 ? [0xA0] : [0xA1] + bigEndian(UInt64(level + 1), width: 2)
-            })
+                level == depth - 1 ? [0xA0] : [0xA1] + BPlist.reference(level + 1)
+            }, refSize: 2, minimumOffsetSize: 2)
     }
 
     /// A keyed archive whose objects each reference the previous one twice, as
@@ -91,32 +66,6 @@ enum Hardening {
             "$archiver": "NSKeyedArchiver", "$version": 100_000,
             "$top": ["root": .uid(UInt64(objects.count - 1))], "$objects": .array(objects),
         ]
-    }
-
-    /// A binary keyed archive whose `$objects` holds `entries` distinct plain arrays, each
-    /// holding the top of one shared `levels`-deep binary bomb (2^(levels-1) leaves): small,
-    /// but each entry alone expands to hundreds of thousands of values. `$top.root` is
-    /// `$objects[1]`.
-    static func archiveOfPlainBombs(entries: Int, levels: Int) -> Data {
-        func ascii(_ text: String) -> [UInt8] { [0x50 | UInt8(text.utf8.count)] + Array(text.utf8) }
-        func ref(_ index: Int) -> [UInt8] { bigEndian(UInt64(index), width: 2) }
-        let firstEntry = 12
-        let bombTop = firstEntry + entries
-        var objects: [[UInt8]] = [
-            [0xD4] + [1, 2, 3, 4, 5, 6, 7, 8].flatMap(ref),  // 0: the archive dictionary
-            ascii("$archiver"), ascii("$version"), ascii("$top"), ascii("$objects"),
-            [0x5F, 0x10, 0x0F] + Array("NSKeyedArchiver".utf8), [0x12, 0x00, 0x01, 0x86, 0xA0],
-            [0xD1] + ref(9) + ref(10),  // 7: $top = {root: UID 1}
-            [0xAF, 0x10, UInt8(entries + 1)] + ref(11) + (0..<entries).flatMap { ref(firstEntry + $0) },
-            ascii("root"), [0x80, 0x01], ascii("$null"),
-        ]
-        objects += Array(repeating: [0xA1] + ref(bombTop), count: entries)
-        for level in 0..<levels {
-            objects.append(
-                level == levels - 1
-                    ? [0x10, 7] : [0xA2] + ref(bombTop + level + 1) + ref(bombTop + level + 1))
-        }
-        return bplist(objects)
     }
 
     /// Seconds taken by `body`.

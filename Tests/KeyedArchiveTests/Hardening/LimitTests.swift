@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import KeyedArchive
@@ -155,7 +156,8 @@ struct LimitTests {
         // Object 0 holds a 3-level chain twice (so its value is kept), then object 1, which
         // holds the chain again: reused one level deeper than it was built, 1 + 1 + 3 = 5.
         let chain: [[UInt8]] = [[0xA1, 0, 3], [0xA1, 0, 4], [0xA0]]
-        let data = Hardening.bplist([[0xA3, 0, 2, 0, 2, 0, 1], [0xA1, 0, 2]] + chain)
+        let data = BPlist.data(
+            [[0xA3, 0, 2, 0, 2, 0, 1], [0xA1, 0, 2]] + chain, refSize: 2, minimumOffsetSize: 2)
         _ = try PropertyList(from: data, options: PropertyListReadingOptions(maximumDepth: 5))
         let error = #expect(throws: KeyedArchiveError.self) {
             try PropertyList(from: data, options: PropertyListReadingOptions(maximumDepth: 4))
@@ -168,9 +170,9 @@ struct LimitTests {
         let text = [0x5F, 0x11, 0x04, 0x00] + [UInt8](repeating: 0x61, count: 1024)
         let count = 20_000
         let array =
-            [0xAF, 0x11] + Hardening.bigEndian(UInt64(count), width: 2)
-            + (0..<count).flatMap { _ in Hardening.bigEndian(1, width: 2) }
-        let value = try PropertyList(from: Hardening.bplist([array, text]))
+            [0xAF, 0x11] + BPlist.bigEndian(UInt64(count), width: 2)
+            + (0..<count).flatMap { _ in BPlist.bigEndian(1, width: 2) }
+        let value = try PropertyList(from: BPlist.data([array, text], refSize: 2, minimumOffsetSize: 2))
         guard case .array(let elements) = value else {
             Issue.record("expected an array")
             return
@@ -209,7 +211,7 @@ struct LimitTests {
         // all). Each entry alone is within the budget (1,048,576 + 64 per byte); a budget
         // per entry let the graph build 33 million values (4.5 GB). One budget for the
         // whole graph, and for a whole untyped decode, stops it.
-        let data = Hardening.archiveOfPlainBombs(entries: 64, levels: 20)
+        let data = BPlist.archiveOfPlainBombs(entries: 64, levels: 20)
         #expect(data.count < 1000)
         let error = #expect(throws: KeyedArchiveError.self) { try KeyedUnarchiver.objectGraph(from: data) }
         #expect(error?.code == .limitExceeded, "\(String(describing: error))")
@@ -219,7 +221,7 @@ struct LimitTests {
         let generic = try KeyedUnarchiver(forReadingFrom: data, options: options)
         #expect(throws: KeyedArchiveError.self) { try generic.objectGraph() }
         // Two entries fit in one budget.
-        let small = Hardening.archiveOfPlainBombs(entries: 2, levels: 19)
+        let small = BPlist.archiveOfPlainBombs(entries: 2, levels: 19)
         #expect(throws: Never.self) { try KeyedUnarchiver.objectGraph(from: small) }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @_spi(Fuzzing) @testable import KeyedArchive
@@ -258,7 +259,7 @@ struct UIDKeyTextTests {
     /// and other values: the readings agree whatever the table of recent keys forgot.
     @Test(arguments: 0..<12)
     func randomDictionariesWithManyKeysReadAlike(_ seed: Int) {
-        var random = SplitMix(seed: UInt64(seed))
+        var random = SeededGenerator(seed: UInt64(seed))
         var entries: [String] = []
         let count = 60 + Int(random.next() % 540)
         for index in 0..<count {
@@ -280,17 +281,5 @@ struct UIDKeyTextTests {
             document = "<dict>\(entries.joined())</dict>"
         }
         XMLReadingPathsTests.expectAgreement(Data(document.utf8), "seed \(seed)")
-    }
-
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

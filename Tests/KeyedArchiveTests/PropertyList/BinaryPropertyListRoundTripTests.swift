@@ -1,20 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import KeyedArchive
 @testable import PropertyListFormats
-
-/// A deterministic generator (SplitMix64) so that failures reproduce.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 enum GeneratedPlist {
     static let strings = [
@@ -124,7 +113,7 @@ struct BinaryPropertyListRoundTripTests {
 
     @Test(arguments: 0..<40)
     func generatedValues(seed: Int) throws {
-        var random = SeededGenerator(state: UInt64(seed))
+        var random = SeededGenerator(seed: UInt64(seed))
         let value = GeneratedPlist.value(&random, depth: 5)
         #expect(try Self.roundTrip(value) == value, "seed \(seed)")
         #expect(try Self.roundTrip(value, sortsKeys: false) == value, "seed \(seed)")

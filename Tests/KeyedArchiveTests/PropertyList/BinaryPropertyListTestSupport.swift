@@ -1,52 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import KeyedArchive
 @testable import PropertyListFormats
 
-/// Hand-assembled binary property lists for tests.
-enum BPlist {
-    /// Header `bplist00`, then `objects` back to back, an offset table, and a trailer.
-    /// Every trailer field can be overridden to build corrupt files.
-    static func assemble(
-        _ objects: [[UInt8]], top: UInt64 = 0, refSize: UInt8 = 1, offsetSize: UInt8? = nil,
-        offsets: [UInt64]? = nil, objectCount: UInt64? = nil, tableOffset: UInt64? = nil,
-        header: [UInt8] = Array("bplist00".utf8), betweenTableAndTrailer: [UInt8] = [],
-        unusedTrailerBytes: [UInt8] = [0, 0, 0, 0, 0, 0]
-    ) -> [UInt8] {
-        var bytes = header
-        var computedOffsets: [UInt64] = []
-        for object in objects {
-            computedOffsets.append(UInt64(bytes.count))
-            bytes += object
-        }
-        let table = UInt64(bytes.count)
-        let width = offsetSize ?? UInt8(BinaryPropertyListWidth.bytes(forCount: Int(table)))
-        for offset in offsets ?? computedOffsets { bytes += bigEndian(offset, width: Int(width)) }
-        bytes += betweenTableAndTrailer
-        bytes += unusedTrailerBytes
-        bytes += [width, refSize]
-        bytes += bigEndian(objectCount ?? UInt64(objects.count), width: 8)
-        bytes += bigEndian(top, width: 8)
-        bytes += bigEndian(tableOffset ?? table, width: 8)
-        return bytes
-    }
-
-    static func bigEndian(_ value: UInt64, width: Int) -> [UInt8] {
-        (0..<width).reversed().map { UInt8(truncatingIfNeeded: value >> UInt64($0 * 8)) }
-    }
-
-    /// An ASCII string object.
-    static func ascii(_ text: String) -> [UInt8] {
-        let bytes = Array(text.utf8)
-        return header(0x50, count: bytes.count) + bytes
-    }
-
-    /// A marker with an inline count, or `0xF` and a 1-byte count integer.
-    static func header(_ marker: UInt8, count: Int) -> [UInt8] {
-        count < 15 ? [marker | UInt8(count)] : [marker | 0x0F, 0x10, UInt8(count)]
-    }
-
+/// Reading what ``BPlist`` (TestSupport) assembles.
+extension BPlist {
     /// Reads with the public entry point.
     static func read(
         _ bytes: [UInt8], options: PropertyListReadingOptions = PropertyListReadingOptions()

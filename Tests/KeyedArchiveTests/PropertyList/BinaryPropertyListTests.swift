@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import KeyedArchive
@@ -530,7 +531,7 @@ struct BinaryPropertyListMutationTests {
     static func seeds() throws -> [[UInt8]] {
         var seeds: [[UInt8]] = []
         for seed in 0..<6 {
-            var random = SeededGenerator(state: UInt64(seed) &+ 1000)
+            var random = SeededGenerator(seed: UInt64(seed) &+ 1000)
             seeds.append([UInt8](try GeneratedPlist.value(&random, depth: 4).data(format: .binary)))
         }
         seeds.append(sharedReferenceBomb(count: 12))
@@ -543,7 +544,7 @@ struct BinaryPropertyListMutationTests {
     @Test(arguments: 0..<8)
     func damagedInputNeverTraps(seedIndex: Int) throws {
         let original = try Self.seeds()[seedIndex]
-        var random = SeededGenerator(state: UInt64(seedIndex) &* 7919)
+        var random = SeededGenerator(seed: UInt64(seedIndex) &* 7919)
         for _ in 0..<300 {
             var bytes = original
             switch random.next() % 4 {

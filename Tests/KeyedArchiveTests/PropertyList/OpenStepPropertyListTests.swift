@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 /// One OpenStep input and the value it must read as.
@@ -582,23 +583,11 @@ struct OpenStepErrorCase: Sendable, CustomTestStringConvertible {
 
     // MARK: - Mutations
 
-    /// A small deterministic generator, so that a failure replays.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Damaged inputs give a value or a `KeyedArchiveError`, never a trap or another error,
     /// and whatever is read renders as JSON.
     @Test(arguments: [xcodeProject, stringsFile])
     func mutatedInputNeverTraps(_ text: String) throws {
-        var generator = SplitMix64(state: UInt64(text.utf8.count))
+        var generator = SeededGenerator(seed: UInt64(text.utf8.count))
         let original = Array(text.utf8)
         let interesting = Array("{}();=,<>\"'\\/*U0123456789abcdef \n".utf8) + [0x00, 0xC3, 0xE2, 0xFF]
         for round in 0..<1500 {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import KeyedArchive
@@ -173,9 +174,9 @@ struct ISO8601DateTextTests {
 
     @Test func agreesWithFoundationsFormatter() {
         let formatter = ISO8601DateFormatter()
-        var state: UInt64 = 18
+        var random = SeededGenerator(seed: 18)
         for _ in 0..<2000 {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let state = random.next()
             // Years 1620 to 9986: the formatter's calendar is Julian before 1582.
             let seconds = Double(state % 4_224_000_000_000) / 16 - 12_000_000_000
             let expected = formatter.string(

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import KeyedArchive
@@ -7,11 +8,8 @@ import Testing
 @Suite("UTF-8 text rules shared by the XML and OpenStep readers")
 struct UTF8TextTests {
     @Test func validationAgreesWithTheStandardLibrary() {
-        var state: UInt64 = 0xC0FFEE
-        func next() -> UInt64 {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return state >> 33
-        }
+        var random = SeededGenerator(seed: 0xC0FFEE)
+        func next() -> UInt64 { random.next() >> 33 }
         let interesting: [UInt8] = [
             0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xA0, 0xED, 0x9F, 0xEF, 0xF0, 0x90, 0xF4, 0x8F,
             0xF5, 0xFF,

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import KeyedArchive
@@ -121,14 +122,8 @@ private func xmlThroughValue(_ binary: Data) throws -> Data {
     }
 
     @Test func shortFractionsMatchDescription() {
-        var state: UInt64 = 12_345
-        func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var mixed = state
-            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-            return mixed ^ (mixed >> 31)
-        }
+        var random = SeededGenerator(seed: 12_345)
+        func next() -> UInt64 { random.next() }
         var mismatches: [String] = []
         for _ in 0..<5_000 {
             // m / 2^k for every size of m and k, both signs.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import KeyedArchive
@@ -93,7 +94,7 @@ import Testing
     /// with its), some not: other indentation, other spacing, more digits, no digits, a sign.
     @Test(arguments: 0..<8)
     func uidsInARowReadAsTheirOwnBytesSay(_ seed: Int) throws {
-        var random = SeededGenerator(state: UInt64(seed))
+        var random = SeededGenerator(seed: UInt64(seed))
         func next(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &random) }
         let indentations = ["\n\t\t", "\n\t\t\t", "\n\t", " ", "\n\t\t\t\t\t\t\t\t\t\t", ""]
         var document = "<plist version=\"1.0\">\n<array>"
@@ -135,7 +136,7 @@ import Testing
     /// of recent keys holds.
     @Test(arguments: 0..<4)
     func keysInRepeatedOrdersReadAlike(_ seed: Int) throws {
-        var random = SeededGenerator(state: UInt64(seed) &+ 77)
+        var random = SeededGenerator(seed: UInt64(seed) &+ 77)
         func next(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &random) }
         let common = ["$class", "name", "seen", "tags", "weight", "", "NS.objects", "a key of twenty bytes"]
         var expected: [PropertyList] = []

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import KeyedArchive
@@ -64,7 +65,7 @@ struct ContainerTests {
     func indexBitsAgreeWithASet(bound: Int) {
         var bits = IndexBits(bound: bound)
         var model = Set<Int>()
-        var random = ArchiveRandom(seed: UInt64(bound) + 7)
+        var random = SeededGenerator(seed: UInt64(bound) + 7)
         for _ in 0..<2000 {
             let index = Int(random.next() % UInt64(bound + 20)) - 10
             if random.next() % 3 == 0 {
@@ -139,7 +140,7 @@ struct ContainerTests {
     func indexTableAgreesWithADictionary(keysBelow limit: Int) {
         var table = IndexTable<String>(keysBelow: limit)
         var model: [Int: String] = [:]
-        var random = ArchiveRandom(seed: UInt64(limit) + 3)
+        var random = SeededGenerator(seed: UInt64(limit) + 3)
         // Keys are object indices, below the limit when there is one.
         let range = UInt64(limit > 0 ? limit : 5000)
         for step in 0..<20_000 {

@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 /// The attributed-string fixtures (iMessage bodies) give the text and runs that

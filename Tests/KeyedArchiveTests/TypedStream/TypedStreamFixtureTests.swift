@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 /// The typedstream fixtures (`../shared/fixtures/typedstream`): each decodes, and what it

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @_spi(Fuzzing) @testable import KeyedArchive
@@ -9,7 +10,7 @@ import Testing
 /// linear in the stream on every entry point.
 @Suite("Typedstream hardening III")
 struct TypedStreamHardeningTests {
-    static let header = TypedStreamHostileTests.header
+    static let header = TypedStreamBytes.header
 
     /// Head bytes followed by extreme values: each one a number no table can hold, and
     /// some that overflowed `raw - firstReference` before it was checked.
@@ -127,20 +128,9 @@ struct TypedStreamHardeningTests {
         #expect(TypedStreamBodyReader.attributedString(loop, maximumObjectCount: 1 << 24) == nil)
     }
 
-    /// A root object whose class chain is `length` new classes `C0 < C1 < …`, then nil.
-    static func chain(length: Int) -> Data {
-        var bytes = header + [0x84, 0x01, UInt8(ascii: "@"), 0x84]
-        for index in 0..<length {
-            let name = Array("C\(index)".utf8)
-            bytes += [0x84, 0x84, UInt8(name.count)] + name + [0x00]
-        }
-        bytes += [0x85, 0x86]
-        return Data(bytes)
-    }
-
     @Test("class chains: 64 classes read, 65 refused")
     func chainLength() throws {
-        let graph = try TypedStreamUnarchiver.objectGraph(from: Self.chain(length: 64))
+        let graph = try TypedStreamUnarchiver.objectGraph(from: Data(TypedStreamBytes.chain(length: 64)))
         guard case .object(let index)? = graph.root, let object = graph.object(at: index) else {
             Issue.record("no root object")
             return
@@ -148,45 +138,17 @@ struct TypedStreamHardeningTests {
         #expect(graph.classChain(of: object).count == 64)
         #expect(graph.archivedObjectGraph().object(at: 1)?.classChain.count == 64)
         TypedStreamHostileTests.expectError(
-            Self.chain(length: 65), .corruptData, containing: "longer than 64")
+            Data(TypedStreamBytes.chain(length: 65)), .corruptData, containing: "longer than 64")
         // An object of 60 classes holding an object of a new class whose superclass is the
         // first of them (60 long): 61, read; one of 5 new classes on top: 65, refused.
-        var bytes = Array(Self.chain(length: 60).dropLast(1))
+        var bytes = Array(TypedStreamBytes.chain(length: 60).dropLast(1))
         bytes += [0x92, 0x84, 0x84, 0x84, 0x01, 0x58, 0x00, 0x93, 0x86, 0x86]
         let sixtyOne = try TypedStreamUnarchiver.objectGraph(from: Data(bytes))
         #expect(sixtyOne.classChain(ofClassAt: 62).count == 61)
-        var five = Array(Self.chain(length: 60).dropLast(1)) + [0x92, 0x84]
+        var five = Array(TypedStreamBytes.chain(length: 60).dropLast(1)) + [0x92, 0x84]
         for name in "VWXYZ".utf8 { five += [0x84, 0x84, 0x01, name, 0x00] }
         five += [0x93, 0x86, 0x86]
         TypedStreamHostileTests.expectError(Data(five), .corruptData, containing: "longer than 64")
-    }
-
-    /// The shape that cost O(K·(K+N)): a chain of `depth` classes, then `objects` objects,
-    /// each of a new class whose superclass is the deepest of the chain.
-    static func manyClasses(objects: Int, depth: Int = 63) -> Data {
-        var bytes = Array(chain(length: depth))
-        // Shared strings: 0 "@", 1... the chain's names; one more name "N", referenced.
-        var nameReference: [UInt8]? = nil
-        for _ in 0..<objects {
-            bytes += [0x92, 0x84, 0x84]
-            if let nameReference {
-                bytes += nameReference
-            } else {
-                bytes += [0x84, 0x01, UInt8(ascii: "N")]
-                // Strings 0 "@", 1 ... depth the chain, depth + 1 "N".
-                nameReference = TypedStreamHardeningTests.reference(depth + 1)
-            }
-            bytes += [0x00] + reference(1) + [0x86]
-        }
-        return Data(bytes)
-    }
-
-    /// The bytes of reference number `index` (any table).
-    static func reference(_ index: Int) -> [UInt8] {
-        let raw = index - 110
-        if raw <= 127 { return [UInt8(bitPattern: Int8(raw))] }
-        let value = UInt16(raw)
-        return [0x81, UInt8(value & 0xff), UInt8(value >> 8)]
     }
 
     /// The work an input costs on every typedstream entry point that walks objects and
@@ -209,13 +171,13 @@ struct TypedStreamHardeningTests {
 
     @Test("work grows linearly with the input on the many-classes shape")
     func linearWork() throws {
-        let small = Self.manyClasses(objects: 2_000)
-        let large = Self.manyClasses(objects: 4_000)
+        let small = TypedStreamBytes.manyClasses(objects: 2_000)
+        let large = TypedStreamBytes.manyClasses(objects: 4_000)
         #expect(large.count < small.count * 2 + 1_000)
         let ratio = Double(try Self.work(large)) / Double(try Self.work(small))
         #expect(ratio <= 2.2, "work grew \(ratio)× for twice the input")
         // A 60 KB stream of this shape, every entry point within its bounds.
-        let big = Self.manyClasses(objects: 9_000)
+        let big = TypedStreamBytes.manyClasses(objects: 9_000)
         #expect(big.count < 64 * 1024)
         let clock = ContinuousClock()
         let elapsed = try clock.measure { _ = try Self.work(big) }
@@ -226,63 +188,10 @@ struct TypedStreamHardeningTests {
         }
     }
 
-    /// An iMessage body "ab" with one run whose attribute dictionary holds `count` entries:
-    /// a string key each and an object of a class the catalogue does not know, 63 classes
-    /// deep, so that the one-pass reader hands it to the general one.
-    static func bodyWithUnknownClasses(count: Int) throws -> Data {
-        typealias Graph = TypedStreamGraph
-        var nodes: [Graph.Node] = [
-            .object(Graph.Object(classIndex: 1, className: "NSAttributedString", groups: [])),
-            .class(Graph.Class(name: "NSAttributedString", version: 0, superclassIndex: 2)),
-            .class(Graph.Class(name: "NSObject", version: 0, superclassIndex: nil)),
-            .object(
-                Graph.Object(
-                    classIndex: 4, className: "NSString",
-                    groups: [Graph.Group(encoding: "+", values: [.bytes(Data("ab".utf8))])])),
-            .class(Graph.Class(name: "NSString", version: 1, superclassIndex: 2)),
-            .object(Graph.Object(classIndex: 6, className: "NSDictionary", groups: [])),
-            .class(Graph.Class(name: "NSDictionary", version: 0, superclassIndex: 2)),
-        ]
-        // Classes U1 < U2 < … < U62 < NSObject, then per value a class V<i> < U1.
-        let deepest = nodes.count
-        for level in 1...62 {
-            nodes.append(
-                .class(
-                    Graph.Class(
-                        name: "U\(level)", version: 0, superclassIndex: level == 62 ? 2 : nodes.count + 1)))
-        }
-        var entries: [Graph.Group] = [Graph.Group(encoding: "i", values: [.integer(Int64(count))])]
-        for index in 0..<count {
-            let key = nodes.count
-            nodes.append(
-                .object(
-                    Graph.Object(
-                        classIndex: 4, className: "NSString",
-                        groups: [Graph.Group(encoding: "+", values: [.bytes(Data("k\(index)".utf8))])])))
-            nodes.append(.class(Graph.Class(name: "V\(index)", version: 0, superclassIndex: deepest)))
-            nodes.append(
-                .object(Graph.Object(classIndex: nodes.count - 1, className: "V\(index)", groups: [])))
-            entries.append(Graph.Group(encoding: "@", values: [.object(key)]))
-            entries.append(Graph.Group(encoding: "@", values: [.object(nodes.count - 1)]))
-        }
-        nodes[5] = .object(Graph.Object(classIndex: 6, className: "NSDictionary", groups: entries))
-        nodes[0] = .object(
-            Graph.Object(
-                classIndex: 1, className: "NSAttributedString",
-                groups: [
-                    Graph.Group(encoding: "@", values: [.object(3)]),
-                    Graph.Group(encoding: "iI", values: [.integer(1), .unsignedInteger(2)]),
-                    Graph.Group(encoding: "@", values: [.object(5)]),
-                ]))
-        let graph = TypedStreamGraph(
-            nodes: nodes, contents: [Graph.Group(encoding: "@", values: [.object(0)])])
-        return try TypedStreamArchiver.archivedData(of: graph)
-    }
-
     @Test("an iMessage body whose attribute values are objects of many unknown classes")
     func bodyWithUnknownClasses() throws {
-        let small = try Self.bodyWithUnknownClasses(count: 1_000)
-        let large = try Self.bodyWithUnknownClasses(count: 2_000)
+        let small = try TypedStreamBytes.bodyWithUnknownClasses(count: 1_000)
+        let large = try TypedStreamBytes.bodyWithUnknownClasses(count: 2_000)
         #expect(large.count < 64 * 1024, "\(large.count) bytes")
         let body = try IMessageBody(attributedBody: large)
         #expect(body.text == "ab")
@@ -301,17 +210,6 @@ struct TypedStreamHardeningTests {
         // Work: names in every object's chain across the bridged graph, twice the input.
         let ratio = Double(try Self.work(large)) / Double(try Self.work(small))
         #expect(ratio <= 2.2, "work grew \(ratio)× for twice the input")
-    }
-
-    /// One top-level group `[N<type>]`: a new `length`-byte string (a C string for `*`, a
-    /// shared string for `%` and `:`), then `count - 1` references to it.
-    static func sharedStringReferences(type: Character, count: Int, length: Int = 30_000) -> Data {
-        let encoding = Array("[\(count)\(type)]".utf8)
-        var bytes = header + [0x84, UInt8(encoding.count)] + encoding
-        bytes += (type == "*" ? [0x84] : []) + [0x84, 0x81, UInt8(length & 0xff), UInt8(length >> 8)]
-        bytes += [UInt8](repeating: UInt8(ascii: "x"), count: length)
-        bytes += [UInt8](repeating: type == "*" ? 0x92 : 0x93, count: count - 1)
-        return Data(bytes)
     }
 
     /// Work on every entry point that renders what a stream holds: the description, the
@@ -333,14 +231,14 @@ struct TypedStreamHardeningTests {
         arguments: ["*", "%", ":"])
     func sharedStringReferences(type: String) throws {
         let kind = Character(type)
-        let small = try Self.renderingWork(Self.sharedStringReferences(type: kind, count: 10_000))
-        let large = try Self.renderingWork(Self.sharedStringReferences(type: kind, count: 20_000))
+        let small = try Self.renderingWork(TypedStreamBytes.sharedStringReferences(type: kind, count: 10_000))
+        let large = try Self.renderingWork(TypedStreamBytes.sharedStringReferences(type: kind, count: 20_000))
         let ratio = Double(large) / Double(small)
         #expect(ratio <= 2.2, "work grew \(ratio)× for twice the references")
         // 20,000 references to 30 KB would be 600 MB if each were a copy.
         #expect(large < 20 << 20, "\(large) bytes rendered")
         let graph = try TypedStreamUnarchiver.objectGraph(
-            from: Self.sharedStringReferences(type: kind, count: 100))
+            from: TypedStreamBytes.sharedStringReferences(type: kind, count: 100))
         let keyed = graph.archivedObjectGraph()
         // Every element refers to the one node holding the text.
         guard case .array(let elements)? = keyed.root else {
@@ -360,7 +258,7 @@ struct TypedStreamHardeningTests {
 
     @Test("the one-pass and general body readers agree on mutated bodies")
     func bodyReadersAgree() throws {
-        var generator = SeededGenerator(state: 27)
+        var generator = SeededGenerator(seed: 27)
         var bases: [Data] = []
         let url = try #require(URL(string: "https://swift.org/a"))
         for string in [

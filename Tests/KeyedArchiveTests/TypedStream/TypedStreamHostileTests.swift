@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 /// Hostile typedstreams, built byte by byte: each gives a ``KeyedArchiveError`` saying
@@ -7,7 +8,7 @@ import Testing
 @Suite("Typedstream hostile input")
 struct TypedStreamHostileTests {
     /// `streamtyped`, streamer version 4, system version 1000.
-    static let header: [UInt8] = [0x04, 0x0b] + Array("streamtyped".utf8) + [0x81, 0xe8, 0x03]
+    static let header = TypedStreamBytes.header
 
     /// A group `@` holding a new NSArray (class NSArray v0 < NSObject v0) with count
     /// `count` (group `i`), then `body`. Shared strings: 0 "@", 1 "NSArray", 2 "NSObject",

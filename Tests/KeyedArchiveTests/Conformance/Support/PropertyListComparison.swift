@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 
 /// Strict comparison of property lists for conformance tests, reporting the first
 /// difference with its path so that a failure says exactly what differs.
@@ -177,42 +178,5 @@ extension PropertyList {
         default:
             return transform(self)
         }
-    }
-}
-
-/// `YYYY-MM-DDTHH:MM:SS[.ffffff]Z` with up to microsecond fractions, as Python's
-/// `datetime.isoformat()` writes it; Foundation's formatter only keeps milliseconds.
-enum ISO8601Text {
-    static func secondsSince2001(_ text: String) -> Double? {
-        var body = Substring(text)
-        guard body.hasSuffix("Z") else { return nil }
-        body = body.dropLast()
-        var fraction: Substring = ""
-        if let dot = body.firstIndex(of: ".") {
-            fraction = body[body.index(after: dot)...]
-            body = body[..<dot]
-        }
-        let parts = body.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" })
-        guard parts.count == 6, fraction.count <= 6, fraction.allSatisfy(\.isASCII),
-            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-            let hour = Int(parts[3]), let minute = Int(parts[4]), let second = Int(parts[5])
-        else { return nil }
-        let microseconds =
-            fraction.isEmpty ? 0 : Int(fraction.padding(toLength: 6, withPad: "0", startingAt: 0))
-        guard let microseconds else { return nil }
-        let days =
-            daysFromCivil(year: year, month: month, day: day) - daysFromCivil(year: 2001, month: 1, day: 1)
-        let whole = Double(((days * 24 + hour) * 60 + minute) * 60 + second)
-        return whole + Double(microseconds) / 1_000_000
-    }
-
-    /// Days since 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's algorithm).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }

@@ -1,21 +1,6 @@
 import Foundation
 import KeyedArchive
-
-/// A small deterministic random number generator (SplitMix64), so that every run of the
-/// differential tests sees the same values and a failure can be replayed.
-struct SeededRandomNumberGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import TestSupport
 
 /// What a peer and a format can carry, so that each differential direction generates
 /// only values that can survive it unchanged (what they cannot carry is documented on
@@ -85,7 +70,7 @@ struct GeneratorProfile: Sendable, CustomStringConvertible {
 /// fixture suite.
 struct PropertyListGenerator {
     let profile: GeneratorProfile
-    private var random: SeededRandomNumberGenerator
+    private var random: SeededGenerator
 
     /// Keys that the JSON convention of the plistlib bridge would read as something else
     /// in a one-entry dictionary (`{"data": …}`), or that XML readers turn into a UID.
@@ -93,7 +78,7 @@ struct PropertyListGenerator {
 
     init(profile: GeneratorProfile, seed: UInt64 = 0x5EED_0F_C0FF_EE) {
         self.profile = profile
-        random = SeededRandomNumberGenerator(seed: seed)
+        random = SeededGenerator(seed: seed)
     }
 
     /// The edge cases followed by `randomCount` random values.

@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 
 /// Runs CPython's `plistlib` as a peer. Values cross the process boundary as JSON in the
 /// convention of the fixtures' `*.expected.json` (UID → `{"CF$UID": n}`, data →

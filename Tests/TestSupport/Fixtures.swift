@@ -1,39 +1,54 @@
 import Foundation
 import KeyedArchive
-import Testing
 
-/// Access to the shared fixtures in `../shared/fixtures` (beside the package root).
-/// Tests that need them are skipped, saying so, when the folder is absent.
-enum Fixtures {
-    static let packageRoot: URL = {
+/// Access to the shared fixtures in `../shared/fixtures` (beside the package root), for
+/// every test target. Tests that need them are skipped, saying so (``skipNote``), when the
+/// folder is absent.
+public enum Fixtures {
+    /// The package's root folder.
+    public static let packageRoot: URL = {
         var url = URL(fileURLWithPath: #filePath)
-        // Tests/KeyedArchiveTests/Support/Fixtures.swift -> package root
-        for _ in 0..<4 { url.deleteLastPathComponent() }
+        // Tests/TestSupport/Fixtures.swift -> package root
+        for _ in 0..<3 { url.deleteLastPathComponent() }
         return url
     }()
 
-    static let root: URL = packageRoot.deletingLastPathComponent()
+    /// `../shared/fixtures`.
+    public static let root: URL = packageRoot.deletingLastPathComponent()
         .appendingPathComponent("shared/fixtures")
 
-    static var isAvailable: Bool {
+    /// Whether the fixtures are there (their manifest is).
+    public static var isAvailable: Bool {
         FileManager.default.fileExists(atPath: root.appendingPathComponent("manifest.json").path)
     }
 
-    static let skipNote = "../shared/fixtures is absent: fixture tests skipped"
+    /// What a test skipped for want of the fixtures says.
+    public static let skipNote = "../shared/fixtures is absent: fixture tests skipped"
 
-    struct Entry: Sendable, CustomStringConvertible {
-        let file: String
-        let category: String
-        let expect: String?
-        let format: String
-        let expected: String?
-        var description: String { file }
-        var url: URL { Fixtures.root.appendingPathComponent(file) }
-        var name: String { (file as NSString).lastPathComponent }
+    /// One entry of the manifest: a fixture file, what it is and what reading it gives.
+    public struct Entry: Sendable, CustomStringConvertible {
+        /// The file's path below ``Fixtures/root``.
+        public let file: String
+        /// The manifest's category (`plists`, `malformed`, `typedstream`, …).
+        public let category: String
+        /// What reading it must do (`reject`, …), where the manifest says.
+        public let expect: String?
+        /// The format the manifest names, or empty.
+        public let format: String
+        /// The path of its `*.expected.json`, if any.
+        public let expected: String?
+        /// The file's path, as tests name their cases.
+        public var description: String { file }
+        /// Where the file is.
+        public var url: URL { Fixtures.root.appendingPathComponent(file) }
+        /// Where the file is, as a path.
+        public var path: String { url.path }
+        /// The file's name.
+        public var name: String { (file as NSString).lastPathComponent }
     }
 
     /// Every manifest entry, or none when the fixtures are absent.
-    static let manifest: [Entry] = {
+    public static let manifest: [Entry] = {
         guard isAvailable,
             let data = try? Data(contentsOf: root.appendingPathComponent("manifest.json")),
             let array = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]]
@@ -48,17 +63,19 @@ enum Fixtures {
         }
     }()
 
-    static func entries(_ category: String) -> [Entry] {
+    /// The entries of `category`.
+    public static func entries(_ category: String) -> [Entry] {
         manifest.filter { $0.category == category }
     }
 
-    static func data(_ entry: Entry) throws -> Data {
+    /// The bytes of `entry`'s file.
+    public static func data(_ entry: Entry) throws -> Data {
         try Data(contentsOf: entry.url)
     }
 
     /// The `*.expected.json` of an entry, converted back to a property list using the
     /// convention in SOURCES.md.
-    static func expectedValue(_ entry: Entry) throws -> PropertyList? {
+    public static func expectedValue(_ entry: Entry) throws -> PropertyList? {
         guard let expected = entry.expected else { return nil }
         let text = try String(contentsOf: root.appendingPathComponent(expected), encoding: .utf8)
         var parser = ExpectedJSONParser(text: Array(text.utf8))
@@ -69,15 +86,21 @@ enum Fixtures {
 /// A JSON reader that keeps integers exact (any size) and maps the fixture conventions
 /// (`{"CF$UID": n}`, `{"data": b64}`, `{"date": iso}`, `{"real": "nan"}`) back to
 /// property-list values.
-struct ExpectedJSONParser {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+public struct ExpectedJSONParser {
+    /// Why a document could not be read.
+    public struct Failure: Error, CustomStringConvertible {
+        /// What went wrong, and where.
+        public let description: String
     }
 
     let text: [UInt8]
     var index = 0
 
-    mutating func parseDocument() throws -> PropertyList {
+    /// A reader of `text`, a whole JSON document.
+    public init(text: [UInt8]) { self.text = text }
+
+    /// The whole document's value.
+    public mutating func parseDocument() throws -> PropertyList {
         let value = try parseValue()
         skipSpace()
         guard index == text.count else { throw Failure(description: "trailing JSON at \(index)") }
@@ -239,5 +262,43 @@ struct ExpectedJSONParser {
             throw Failure(description: "bad integer \(token)")
         }
         return .integer(integer)
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SS[.ffffff]Z` with up to microsecond fractions, as Python's
+/// `datetime.isoformat()` writes it; Foundation's formatter only keeps milliseconds.
+public enum ISO8601Text {
+    /// The seconds from 2001-01-01 of `text`, or `nil` when it is not of that form.
+    public static func secondsSince2001(_ text: String) -> Double? {
+        var body = Substring(text)
+        guard body.hasSuffix("Z") else { return nil }
+        body = body.dropLast()
+        var fraction: Substring = ""
+        if let dot = body.firstIndex(of: ".") {
+            fraction = body[body.index(after: dot)...]
+            body = body[..<dot]
+        }
+        let parts = body.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" })
+        guard parts.count == 6, fraction.count <= 6, fraction.allSatisfy(\.isASCII),
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+            let hour = Int(parts[3]), let minute = Int(parts[4]), let second = Int(parts[5])
+        else { return nil }
+        let microseconds =
+            fraction.isEmpty ? 0 : Int(fraction.padding(toLength: 6, withPad: "0", startingAt: 0))
+        guard let microseconds else { return nil }
+        let days =
+            daysFromCivil(year: year, month: month, day: day) - daysFromCivil(year: 2001, month: 1, day: 1)
+        let whole = Double(((days * 24 + hour) * 60 + minute) * 60 + second)
+        return whole + Double(microseconds) / 1_000_000
+    }
+
+    /// Days since 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's algorithm).
+    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
     }
 }
