@@ -112,6 +112,9 @@ struct Invocation: Equatable {
     /// `-header`: with `-convert objc`, also write a header declaring the constant beside
     /// the source (`.h` for `.m`), as `plutil` does; not for standard output.
     var writesHeader = false
+    /// With `-help`: the verb whose help is asked for (`decode --help`), or `nil` for the
+    /// whole usage.
+    var helpTopic: String?
 }
 
 /// The type names of `-type` and `-expect`, as `plutil` spells them.
@@ -186,6 +189,7 @@ extension Invocation {
     static func wordCommand(_ word: String) -> Command? {
         switch word {
         case "decode": return .decode
+        case "help": return .help
         default: return nil
         }
     }
@@ -233,7 +237,13 @@ extension Invocation {
             case "-p":
                 try setCommand(.print)
             case "-help", "-h", "--help":
-                try setCommand(.help)
+                // `decode --help`: the help of the verb given first.
+                if let given = command, given != .help, given.spelling == arguments.first {
+                    invocation.helpTopic = given.spelling
+                    command = .help
+                } else {
+                    try setCommand(.help)
+                }
             case "-convert":
                 let known = ConversionFormat.allCases.map(\.rawValue).joined(separator: ", ")
                 guard let name = remaining.popFirst() else {
