@@ -22,6 +22,10 @@ struct Invocation: Equatable {
         case decode
         /// Show the usage text.
         case help
+        /// `textconv FILE…`: text made for line diffs (a git `textconv` driver).
+        case textconv
+        /// `diff A B`: the differences between two files by key path.
+        case diff
         /// `-extract KEYPATH FORMAT`: write the value at the key path as a property list of
         /// its own, or print it (`raw`).
         case extract(PropertyListKeyPath, ExtractFormat)
@@ -44,6 +48,8 @@ struct Invocation: Equatable {
             case .convert: return "-convert"
             case .decode: return "decode"
             case .help: return "-help"
+            case .textconv: return "textconv"
+            case .diff: return "diff"
             case .extract: return "-extract"
             case .type: return "-type"
             case .insert: return "-insert"
@@ -66,7 +72,7 @@ struct Invocation: Equatable {
         var writesFiles: Bool {
             switch self {
             case .insert, .replace, .remove, .convert, .extract, .create: return true
-            case .lint, .print, .decode, .help, .type: return false
+            case .lint, .print, .decode, .help, .type, .textconv, .diff: return false
             }
         }
     }
@@ -190,6 +196,8 @@ extension Invocation {
         switch word {
         case "decode": return .decode
         case "help": return .help
+        case "textconv": return .textconv
+        case "diff": return .diff
         default: return nil
         }
     }
@@ -378,7 +386,9 @@ extension Invocation {
         if resolvesArchive && !(isExtract || isType) {
             throw UsageError("--resolve is only valid with -extract and -type")
         }
-        if json && command != .decode { throw UsageError("--json is only valid with decode") }
+        if json && command != .decode && command != .diff {
+            throw UsageError("--json is only valid with decode and diff")
+        }
         for (option, given) in [("--recover", recovers), ("--expand", expands), ("--jsonl", jsonLines)]
         where given && command != .decode {
             throw UsageError("\(option) is only valid with decode")

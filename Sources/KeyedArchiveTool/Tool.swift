@@ -121,6 +121,10 @@ package struct Tool {
             }
         case .create(let format):
             return create(format, invocation)
+        case .textconv:
+            return textconv(invocation)
+        case .diff:
+            return diff(invocation)
         }
     }
 
