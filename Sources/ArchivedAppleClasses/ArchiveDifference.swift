@@ -117,7 +117,8 @@ public struct ArchiveComparisonOptions: Hashable, Sendable {
     ///   - maximumValues: The most values looked at (default 4,000,000).
     ///   - maximumDepth: The deepest nesting followed (default 512).
     ///   - maximumSummaryCharacters: The most characters of a string shown (default 200).
-    public init(maximumValues: Int = 4_000_000, maximumDepth: Int = 512, maximumSummaryCharacters: Int = 200) {
+    public init(maximumValues: Int = 4_000_000, maximumDepth: Int = 512, maximumSummaryCharacters: Int = 200)
+    {
         self.maximumValues = maximumValues
         self.maximumDepth = maximumDepth
         self.maximumSummaryCharacters = maximumSummaryCharacters
@@ -187,7 +188,8 @@ extension ArchivedObjectGraph.Value {
         case .uid(let uid): self = .reference(Int(clamping: uid))
         case .array(let elements): self = .array(elements.map { .init($0) })
         case .dictionary(let dictionary):
-            self = .dictionary(dictionary.map { ArchivedObjectGraph.Field(key: $0.key, value: .init($0.value)) })
+            self = .dictionary(
+                dictionary.map { ArchivedObjectGraph.Field(key: $0.key, value: .init($0.value)) })
         }
     }
 }
@@ -359,7 +361,9 @@ package struct ResolvedArchiveView {
             return String(text.prefix(maximumCharacters)) + "…\""
         case .data(let data): return Self.dataText(data)
         case .keyed(let className, let entries):
-            let count = entries.count == 1 ? "1 \(className == nil ? "key" : "field")"
+            let count =
+                entries.count == 1
+                ? "1 \(className == nil ? "key" : "field")"
                 : "\(entries.count) \(className == nil ? "keys" : "fields")"
             return (className.map { DisplayText.quotedIfNeeded($0) + " " } ?? "") + "{\(count)}"
         case .list(let className, let elements):
@@ -498,7 +502,8 @@ package struct ArchiveDiffer {
         _ path: [String], _ older: ArchivedObjectGraph.Value, _ newer: ArchivedObjectGraph.Value
     ) {
         differences.append(
-            ArchiveDifference(kind: .changed, keyPath: path, oldValue: oldSummary(older), newValue: newSummary(newer)))
+            ArchiveDifference(
+                kind: .changed, keyPath: path, oldValue: oldSummary(older), newValue: newSummary(newer)))
     }
 
     /// Both sorted by ``ResolvedArchiveView/keyPrecedes(_:_:)``: merged.
@@ -541,7 +546,8 @@ package struct ArchiveDiffer {
     /// element fingerprints), then compares matched elements, pairs up the unmatched ones
     /// in each gap as changes, and reports the rest as added or removed.
     private mutating func compareElements(
-        _ oldElements: [ArchivedObjectGraph.Value], _ newElements: [ArchivedObjectGraph.Value], path: [String],
+        _ oldElements: [ArchivedObjectGraph.Value], _ newElements: [ArchivedObjectGraph.Value],
+        path: [String],
         depth: Int
     ) {
         let oldPrints = oldElements.map { old.fingerprint($0) }
@@ -618,11 +624,14 @@ package struct ArchiveDiffer {
             guard !incomplete else { return }
             switch pair {
             case (let oldIndex?, let newIndex?):
-                compare(oldElements[oldIndex], newElements[newIndex], path: path + ["\(newIndex)"], depth: depth + 1)
+                compare(
+                    oldElements[oldIndex], newElements[newIndex], path: path + ["\(newIndex)"],
+                    depth: depth + 1)
             case (let oldIndex?, nil):
                 differences.append(
                     ArchiveDifference(
-                        kind: .removed, keyPath: path + ["\(oldIndex)"], oldValue: oldSummary(oldElements[oldIndex]),
+                        kind: .removed, keyPath: path + ["\(oldIndex)"],
+                        oldValue: oldSummary(oldElements[oldIndex]),
                         newValue: nil))
             case (nil, let newIndex?):
                 differences.append(

@@ -93,7 +93,8 @@ extension Tool {
         text += "  \"old\": \(string(oldKind)),\n  \"new\": \(string(newKind)),\n  \"differences\": ["
         for (index, difference) in comparison.differences.enumerated() {
             text += index == 0 ? "\n" : ",\n"
-            text += "    {\"change\": \(string(difference.kind.rawValue)), \"path\": \(string(difference.keyPathText)), "
+            text +=
+                "    {\"change\": \(string(difference.kind.rawValue)), \"path\": \(string(difference.keyPathText)), "
             text += "\"keyPath\": [\(difference.keyPath.map(string).joined(separator: ", "))]"
             if let old = difference.oldValue { text += ", \"old\": \(string(old))" }
             if let new = difference.newValue { text += ", \"new\": \(string(new))" }

@@ -55,10 +55,12 @@ extension Tool {
         {
             return ResolvedInput(
                 kind: "keyed archive (\(format))",
-                view: ResolvedArchiveView(graph: graph), root: .dictionary(graph.topLevel), byteCount: data.count)
+                view: ResolvedArchiveView(graph: graph), root: .dictionary(graph.topLevel),
+                byteCount: data.count)
         }
         return ResolvedInput(
-            kind: "property list (\(format))", view: ResolvedArchiveView(graph: nil), root: ArchivedObjectGraph.Value(value),
+            kind: "property list (\(format))", view: ResolvedArchiveView(graph: nil),
+            root: ArchivedObjectGraph.Value(value),
             byteCount: data.count)
     }
 
@@ -159,7 +161,8 @@ struct TextconvWriter {
     /// A key as it is when plain, quoted otherwise (empty, spaces, `:`, quotes, controls).
     static func key(_ key: String) -> String {
         let plain =
-            !key.isEmpty && !key.hasPrefix("-") && !key.hasPrefix("#") && !key.hasPrefix("&") && !key.hasPrefix("*")
+            !key.isEmpty && !key.hasPrefix("-") && !key.hasPrefix("#") && !key.hasPrefix("&")
+            && !key.hasPrefix("*")
             && key.unicodeScalars.allSatisfy {
                 $0.value > 0x20 && $0 != ":" && $0 != "\"" && !DisplayText.isEscaped($0)
             }
@@ -197,9 +200,11 @@ struct TextconvWriter {
             defer { names.removeLast() }
             switch content {
             case .keyedArchive(let graph), .typedstream(let graph):
-                try writeTop(.dictionary(graph.topLevel), view: ResolvedArchiveView(graph: graph), level: level + 1)
+                try writeTop(
+                    .dictionary(graph.topLevel), view: ResolvedArchiveView(graph: graph), level: level + 1)
             case .propertyList(let plist):
-                try writeTop(ArchivedObjectGraph.Value(plist), view: ResolvedArchiveView(graph: nil), level: level + 1)
+                try writeTop(
+                    ArchivedObjectGraph.Value(plist), view: ResolvedArchiveView(graph: nil), level: level + 1)
             }
         case .keyed(let className, let entries):
             let head = className.map { DisplayText.quotedIfNeeded($0) } ?? ""
@@ -223,16 +228,21 @@ struct TextconvWriter {
     }
 
     /// `Class-1a2b3c4d` from the value's class and fingerprint; `-2`, `-3`, … when taken.
-    private mutating func uniqueName(_ view: ResolvedArchiveView, _ value: ArchivedObjectGraph.Value) -> String {
+    private mutating func uniqueName(_ view: ResolvedArchiveView, _ value: ArchivedObjectGraph.Value)
+        -> String
+    {
         let base: String
         switch view.shape(of: value) {
         case .keyed(let className, _): base = className ?? "dict"
         case .list(let className, _): base = className ?? "array"
         default: base = "value"
         }
-        let plainBase = String(base.unicodeScalars.filter { $0.value > 0x20 && !DisplayText.isEscaped($0) }.prefix(40).map(Character.init))
+        let plainBase = String(
+            base.unicodeScalars.filter { $0.value > 0x20 && !DisplayText.isEscaped($0) }.prefix(40).map(
+                Character.init))
         let hash = String(view.fingerprint(value) >> 32, radix: 16)
-        let stem = "\(plainBase.isEmpty ? "object" : plainBase)-\(String(repeating: "0", count: 8 - hash.count))\(hash)"
+        let stem =
+            "\(plainBase.isEmpty ? "object" : plainBase)-\(String(repeating: "0", count: 8 - hash.count))\(hash)"
         var name = stem
         var number = 1
         while !usedNames.insert(name).inserted {

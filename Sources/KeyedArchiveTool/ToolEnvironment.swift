@@ -242,7 +242,9 @@ struct LocalFileSystem: ToolFileSystem {
         /// What `produce` threw, carried through ``DurableFileWriter`` unchanged.
         struct ProducerError: Error { var error: any Error }
         // `/dev/null`, a FIFO, a terminal: written in place (no temporary file, no rename).
-        if InPlaceDestination.isSpecialFile(path) { return try InPlaceDestination.write(toPath: path, produce) }
+        if InPlaceDestination.isSpecialFile(path) {
+            return try InPlaceDestination.write(toPath: path, produce)
+        }
         do {
             try withoutActuallyEscaping(produce) { produce in
                 try DurableFileWriter.write(to: URL(fileURLWithPath: path)) { write in

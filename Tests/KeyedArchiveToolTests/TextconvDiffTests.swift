@@ -25,11 +25,16 @@ import Testing
         for item in items {
             let name = strings[item.name] ?? add(.string(item.name))
             strings[item.name] = name
-            references.append(add(["$class": itemClass, "name": name, "legs": .integer(PropertyListInteger(item.legs)), "tag": tag]))
+            references.append(
+                add([
+                    "$class": itemClass, "name": name, "legs": .integer(PropertyListInteger(item.legs)),
+                    "tag": tag,
+                ]))
         }
         objects[1] = ["$class": arrayClass, "NS.objects": .array(references)]
         let archive: PropertyList = [
-            "$archiver": "NSKeyedArchiver", "$version": 100000, "$top": ["root": root], "$objects": .array(objects),
+            "$archiver": "NSKeyedArchiver", "$version": 100000, "$top": ["root": root],
+            "$objects": .array(objects),
         ]
         return try archive.data(format: .binary)
     }
@@ -70,10 +75,16 @@ import Testing
     @Test func textconvOfTheThousandItemsChangesFewLines() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let before = ToolRun(["textconv", try directory.write(try Self.itemsArchive(Self.thousand), to: "a.archive")])
-        let after = ToolRun(["textconv", try directory.write(try Self.itemsArchive(Self.thousandChanged), to: "b.archive")])
+        let before = ToolRun([
+            "textconv", try directory.write(try Self.itemsArchive(Self.thousand), to: "a.archive"),
+        ])
+        let after = ToolRun([
+            "textconv", try directory.write(try Self.itemsArchive(Self.thousandChanged), to: "b.archive"),
+        ])
         #expect(before.status == 0 && after.status == 0, "\(before.error) \(after.error)")
-        #expect(before.outputText.hasPrefix("# keyed archive (binary)\nroot: NSArray\n  - Item\n"), "\(before.outputText.prefix(300))")
+        #expect(
+            before.outputText.hasPrefix("# keyed archive (binary)\nroot: NSArray\n  - Item\n"),
+            "\(before.outputText.prefix(300))")
         // The shared tag is printed once, named from its content, then referred to.
         let tagLines = before.outputLines.filter { $0.contains("tag: ") }
         #expect(tagLines.count == 1000)
@@ -148,7 +159,9 @@ import Testing
                 ["$classname": "Loop", "$classes": ["Loop", "NSObject"]],
             ],
         ]
-        let loop = ToolRun(["textconv", try directory.write(try cyclic.data(format: .binary), to: "c.archive")])
+        let loop = ToolRun([
+            "textconv", try directory.write(try cyclic.data(format: .binary), to: "c.archive"),
+        ])
         #expect(loop.status == 0, "\(loop.error)")
         let lines = loop.outputLines
         #expect(lines.count == 4, "\(lines)")
@@ -172,10 +185,16 @@ import Testing
         var objects: [PropertyList] = ["$null", ["$class": .uid(2), "NS.objects": []]]
         objects.append(["$classname": "NSArray", "$classes": ["NSArray", "NSObject"]])
         for index in 3..<43 {
-            objects.append(["$class": .uid(2), "NS.objects": [.uid(UInt64(index == 3 ? 1 : index - 1)), .uid(UInt64(index == 3 ? 1 : index - 1))]])
+            objects.append([
+                "$class": .uid(2),
+                "NS.objects": [
+                    .uid(UInt64(index == 3 ? 1 : index - 1)), .uid(UInt64(index == 3 ? 1 : index - 1)),
+                ],
+            ])
         }
         let bomb: PropertyList = [
-            "$archiver": "NSKeyedArchiver", "$version": 100000, "$top": ["root": .uid(42)], "$objects": .array(objects),
+            "$archiver": "NSKeyedArchiver", "$version": 100000, "$top": ["root": .uid(42)],
+            "$objects": .array(objects),
         ]
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -218,7 +237,9 @@ import Testing
         defer { directory.remove() }
         let value: PropertyList = ["Title": "Potato Bug", "Tags": ["small", "grey"], "Legs": 14]
         let xml = try directory.write(try value.data(format: .xml), to: "a.plist")
-        let json = try directory.write(#"{"Title": "Pill Bug", "Tags": ["small", "brown", "grey"], "Legs": 14, "New": true}"#, to: "b.json")
+        let json = try directory.write(
+            #"{"Title": "Pill Bug", "Tags": ["small", "brown", "grey"], "Legs": 14, "New": true}"#,
+            to: "b.json")
         let binary = try directory.write(try value.data(format: .binary), to: "c.plist")
         #expect(ToolRun(["diff", xml, binary]).status == 0)
         let run = ToolRun(["diff", xml, json])
@@ -236,7 +257,8 @@ import Testing
         #expect(ToolRun(["diff", xml]).status == 64)
         #expect(ToolRun(["diff", xml, xml, xml]).status == 64)
         // A removed key, an element removed from the middle, a type change.
-        let other = try directory.write(try (["Tags": ["grey"], "Legs": "14"] as PropertyList).data(format: .xml), to: "d.plist")
+        let other = try directory.write(
+            try (["Tags": ["grey"], "Legs": "14"] as PropertyList).data(format: .xml), to: "d.plist")
         #expect(
             ToolRun(["diff", xml, other]).outputLines == [
                 "~ Legs: 14 → \"14\"", "- Tags.0: \"small\"", "- Title: \"Potato Bug\"",
@@ -244,13 +266,16 @@ import Testing
     }
 
     @Test func libraryDifferencesOfGraphs() throws {
-        let old = try KeyedUnarchiver.objectGraph(from: try Self.itemsArchive([(name: "a", legs: 1), (name: "b", legs: 2)]))
+        let old = try KeyedUnarchiver.objectGraph(
+            from: try Self.itemsArchive([(name: "a", legs: 1), (name: "b", legs: 2)]))
         let new = try KeyedUnarchiver.objectGraph(from: try Self.itemsArchive([(name: "b", legs: 2)]))
         let comparison = new.differences(from: old)
         #expect(!comparison.isEqual && !comparison.isIncomplete)
-        #expect(comparison.differences == [
-            ArchiveDifference(kind: .removed, keyPath: ["root", "0"], oldValue: "Item {3 fields}", newValue: nil)
-        ])
+        #expect(
+            comparison.differences == [
+                ArchiveDifference(
+                    kind: .removed, keyPath: ["root", "0"], oldValue: "Item {3 fields}", newValue: nil)
+            ])
         #expect(old.differences(from: old).isEqual)
         // A budget too small to finish says so.
         let small = new.differences(from: old, options: ArchiveComparisonOptions(maximumValues: 3))

@@ -50,10 +50,14 @@ import Glibc
         let input = try directory.write(#"{"Title": "Potato Bug", "Legs": 14}"#, to: "in.json")
         let fifo = directory.path("out.fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
-        let (extract, extracted) = readFIFO(fifo) { ToolRun(["-extract", "Legs", "json", "-o", fifo, input]) }
+        let (extract, extracted) = readFIFO(fifo) {
+            ToolRun(["-extract", "Legs", "json", "-o", fifo, input])
+        }
         #expect(extract.status == 0, "\(extract.error)")
         #expect(String(decoding: extracted, as: UTF8.self) == "14")
-        let (edit, edited) = readFIFO(fifo) { ToolRun(["-replace", "Legs", "-integer", "8", "-o", fifo, input]) }
+        let (edit, edited) = readFIFO(fifo) {
+            ToolRun(["-replace", "Legs", "-integer", "8", "-o", fifo, input])
+        }
         #expect(edit.status == 0, "\(edit.error)")
         #expect(String(decoding: edited, as: UTF8.self).contains("8"))
         #expect(try directory.contents() == ["in.json", "out.fifo"])
@@ -80,7 +84,8 @@ import Glibc
     @Test func jsonOnStandardOutputEndsWithANewline() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = try directory.write(#"<plist><dict><key>a</key><array><integer>1</integer></array></dict></plist>"#, to: "a.plist")
+        let path = try directory.write(
+            #"<plist><dict><key>a</key><array><integer>1</integer></array></dict></plist>"#, to: "a.plist")
         for arguments in [
             ["-convert", "json", "-o", "-", path], ["-convert", "json", "-r", "-o", "-", path],
             ["-extract", "a", "json", "-o", "-", path], ["-create", "json", "-"],
@@ -97,7 +102,8 @@ import Glibc
     }
 
     @Test func readersNameTypedstreamsEmptyInputAndJSON() throws {
-        let typedstream = Data([4, 11] + Array("streamtyped".utf8) + [0x81, 0xe8, 0x03, 0x84, 0x01, 0x40, 0x84])
+        let typedstream = Data(
+            [4, 11] + Array("streamtyped".utf8) + [0x81, 0xe8, 0x03, 0x84, 0x01, 0x40, 0x84])
         for read in [
             { (data: Data) throws -> Void in _ = try PropertyList(from: data) },
             { (data: Data) throws -> Void in _ = try KeyedUnarchiver(forReadingFrom: data) },
@@ -106,7 +112,8 @@ import Glibc
             #expect {
                 try read(typedstream)
             } throws: { error in
-                "\(error)".contains("typedstream (NSArchiver)") && "\(error)".contains("TypedStreamUnarchiver")
+                "\(error)".contains("typedstream (NSArchiver)")
+                    && "\(error)".contains("TypedStreamUnarchiver")
             }
             #expect {
                 try read(Data())
