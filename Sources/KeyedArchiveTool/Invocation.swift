@@ -22,6 +22,10 @@ struct Invocation: Equatable {
         case decode
         /// Show the usage text.
         case help
+        /// `textconv FILE…`: text made for line diffs (a git `textconv` driver).
+        case textconv
+        /// `diff A B`: the differences between two files by key path.
+        case diff
         /// `-extract KEYPATH FORMAT`: write the value at the key path as a property list of
         /// its own, or print it (`raw`).
         case extract(PropertyListKeyPath, ExtractFormat)
@@ -44,6 +48,8 @@ struct Invocation: Equatable {
             case .convert: return "-convert"
             case .decode: return "decode"
             case .help: return "-help"
+            case .textconv: return "textconv"
+            case .diff: return "diff"
             case .extract: return "-extract"
             case .type: return "-type"
             case .insert: return "-insert"
@@ -66,7 +72,7 @@ struct Invocation: Equatable {
         var writesFiles: Bool {
             switch self {
             case .insert, .replace, .remove, .convert, .extract, .create: return true
-            case .lint, .print, .decode, .help, .type: return false
+            case .lint, .print, .decode, .help, .type, .textconv, .diff: return false
             }
         }
     }
@@ -112,6 +118,9 @@ struct Invocation: Equatable {
     /// `-header`: with `-convert objc`, also write a header declaring the constant beside
     /// the source (`.h` for `.m`), as `plutil` does; not for standard output.
     var writesHeader = false
+    /// With `-help`: the verb whose help is asked for (`decode --help`), or `nil` for the
+    /// whole usage.
+    var helpTopic: String?
 }
 
 /// The type names of `-type` and `-expect`, as `plutil` spells them.
@@ -186,6 +195,9 @@ extension Invocation {
     static func wordCommand(_ word: String) -> Command? {
         switch word {
         case "decode": return .decode
+        case "help": return .help
+        case "textconv": return .textconv
+        case "diff": return .diff
         default: return nil
         }
     }
@@ -233,7 +245,13 @@ extension Invocation {
             case "-p":
                 try setCommand(.print)
             case "-help", "-h", "--help":
-                try setCommand(.help)
+                // `decode --help`: the help of the verb given first.
+                if let given = command, given != .help, given.spelling == arguments.first {
+                    invocation.helpTopic = given.spelling
+                    command = .help
+                } else {
+                    try setCommand(.help)
+                }
             case "-convert":
                 let known = ConversionFormat.allCases.map(\.rawValue).joined(separator: ", ")
                 guard let name = remaining.popFirst() else {
@@ -368,7 +386,9 @@ extension Invocation {
         if resolvesArchive && !(isExtract || isType) {
             throw UsageError("--resolve is only valid with -extract and -type")
         }
-        if json && command != .decode { throw UsageError("--json is only valid with decode") }
+        if json && command != .decode && command != .diff {
+            throw UsageError("--json is only valid with decode and diff")
+        }
         for (option, given) in [("--recover", recovers), ("--expand", expands), ("--jsonl", jsonLines)]
         where given && command != .decode {
             throw UsageError("\(option) is only valid with decode")

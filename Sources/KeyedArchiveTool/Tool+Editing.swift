@@ -66,6 +66,9 @@ extension Tool {
             encoded = try Self.encode(value, as: .binary1, readable: false, limit: limit)
         case .json:
             encoded = try Self.encode(value, as: .json, readable: invocation.readableJSON, limit: limit)
+            if (invocation.outputPath ?? file.name) == "-" {
+                try deliver(encoded + Self.newline, to: "-", for: file.name); return
+            }
         }
         try deliver(encoded, to: invocation.outputPath ?? file.name, for: file.name)
     }
@@ -262,7 +265,8 @@ extension Tool {
                 defer { lock.release() }
                 let encoded = try Self.encode(
                     .dictionary(PropertyListDictionary()), as: format, readable: false, limit: 1 << 20)
-                try deliver(encoded, to: name, for: name)
+                try deliver(
+                    format == .json && name == "-" ? encoded + Self.newline : encoded, to: name, for: name)
             } catch {
                 environment.writeError("\(name): \(error.message)\n")
                 status = ExitStatus.failure

@@ -51,7 +51,7 @@ package struct Tool {
     func perform(_ invocation: Invocation) -> Int32 {
         switch invocation.command {
         case .help:
-            environment.writeOutput(Data(Usage.text.utf8))
+            environment.writeOutput(Data(Usage.help(for: invocation.helpTopic).utf8))
             return ExitStatus.success
         case .lint:
             return forEachFile(invocation) { file in
@@ -121,6 +121,10 @@ package struct Tool {
             }
         case .create(let format):
             return create(format, invocation)
+        case .textconv:
+            return textconv(invocation)
+        case .diff:
+            return diff(invocation)
         }
     }
 
@@ -482,6 +486,8 @@ package struct Tool {
         do {
             if destination == "-" {
                 try produce { environment.writeOutput(Data($0)) }
+                // JSON on standard output ends its line, as every filter's text does.
+                if format == .json { environment.writeOutput(Self.newline) }
             } else {
                 let otherLinks = environment.fileSystem.otherHardLinks(ofFile: destination)
                 try environment.fileSystem.writeAtomically(toPath: destination, produce)
@@ -561,6 +567,7 @@ package struct Tool {
             if destination == "-" {
                 var text = Data()
                 try produce { text.append(contentsOf: $0) }
+                if format == .json { text.append(Self.newline) }
                 environment.writeOutput(text)
             } else {
                 let otherLinks = environment.fileSystem.otherHardLinks(ofFile: destination)

@@ -216,6 +216,15 @@ struct LocalFileSystem: ToolFileSystem {
     /// kept; a new file gets `0666` less the umask, a replaced one its permission bits,
     /// owner and group (where the process may set them) and extended attributes.
     func writeAtomically(_ data: Data, toPath path: String) throws(FileSystemError) {
+        if InPlaceDestination.isSpecialFile(path) {
+            do {
+                return try InPlaceDestination.write(toPath: path) { write in try data.withUnsafeBytes(write) }
+            } catch let error as FileSystemError {
+                throw error
+            } catch {
+                throw FileSystemError(message: "cannot write \(path): \(error)")
+            }
+        }
         do {
             try DurableFileWriter.write(data, to: URL(fileURLWithPath: path))
         } catch let error as KeyedArchiveError {
@@ -232,6 +241,10 @@ struct LocalFileSystem: ToolFileSystem {
     ) throws {
         /// What `produce` threw, carried through ``DurableFileWriter`` unchanged.
         struct ProducerError: Error { var error: any Error }
+        // `/dev/null`, a FIFO, a terminal: written in place (no temporary file, no rename).
+        if InPlaceDestination.isSpecialFile(path) {
+            return try InPlaceDestination.write(toPath: path, produce)
+        }
         do {
             try withoutActuallyEscaping(produce) { produce in
                 try DurableFileWriter.write(to: URL(fileURLWithPath: path)) { write in

@@ -8,6 +8,8 @@ enum Usage {
                keyed-archive -create FORMAT FILE...
                keyed-archive decode [--json] [--raw] [--path KEYPATH] [--recover] [--expand] FILE...
                keyed-archive decode --jsonl [--recover] [--expand] [--columns A,B] FILE|FOLDER...
+               keyed-archive textconv FILE...
+               keyed-archive diff [--json] A B
         Run 'keyed-archive -help' for details.
 
         """
@@ -21,6 +23,8 @@ enum Usage {
                keyed-archive -create FORMAT FILE...
                keyed-archive decode [--json] [--raw] [--path KEYPATH] [--recover] [--expand] FILE...
                keyed-archive decode --jsonl [--recover] [--expand] [--columns A,B] FILE|FOLDER...
+               keyed-archive textconv FILE...
+               keyed-archive diff [--json] A B
 
         Checks, prints and converts property lists (binary, XML, OpenStep), including
         keyed archives (NSKeyedArchiver files with CF$UID references); JSON files are
@@ -50,7 +54,12 @@ enum Usage {
                              as '→ #N (shared, see above)', cycles marked (first word only);
                              a typedstream (NSArchiver) prints the same way, each object's
                              values as $0, $1, ... in order
-          -help, -h          show this help
+          textconv           print each FILE as text made for line diffs (a git textconv
+                             driver): keys sorted, one value per line, archives resolved,
+                             shared objects named from their content, data as a digest
+          diff               compare two files (any formats) by key path, through archive
+                             references; exit status 0 equal, 1 different, 2 trouble
+          -help, -h          show this help ('VERB --help' or 'help': a verb's, the whole)
 
         KEYPATH is keys separated by '.' ('\\.' is a dot inside a key); a number picks an
         array element (with -insert, the place to insert at). Edits keep each FILE's
@@ -65,7 +74,8 @@ enum Usage {
           -expect TYPE       with -extract and -type, fail unless the value is a TYPE
           -n                 with -extract KEYPATH raw, print no newline after the value
           -append            with -insert, add to the end of the array at KEYPATH
-          --json             with decode, print the graph as JSON ({"$ref": N} for repeats)
+          --json             with decode, print the graph as JSON ({"$ref": N} for repeats);
+                             with diff, the differences as JSON
           --path KEYPATH     with decode, show only the value at KEYPATH of the graph
                              (root.items.3.title: references, NS.objects, NS.keys followed)
           --resolve          with -extract and -type, follow KEYPATH through a keyed

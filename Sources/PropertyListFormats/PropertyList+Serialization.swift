@@ -65,7 +65,14 @@ extension PropertyList {
         switch format {
         case .binary: self = try BinaryPropertyListReader.read(data, options: options)
         case .xml: self = try XMLPropertyListReader.read(data, options: options)
-        case .openStep: self = try OpenStepPropertyListReader.read(data, options: options)
+        case .openStep:
+            // Empty input, a typedstream or JSON is named as such, not read as OpenStep text.
+            if let refusal = ForeignInput.refusal(data) { throw refusal }
+            do {
+                self = try OpenStepPropertyListReader.read(data, options: options)
+            } catch let error as KeyedArchiveError {
+                throw ForeignInput.jsonRefusal(data, openStepError: error) ?? error
+            }
         }
     }
 

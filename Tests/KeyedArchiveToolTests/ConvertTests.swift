@@ -117,7 +117,7 @@ import Testing
         #expect(run.status == 0)
         // Keys keep the file's order, which the binary writer sorted.
         let inFileOrder = try PropertyList(from: archive)
-        #expect(run.output == (try inFileOrder.jsonData(options: .init(prettyPrinted: false))))
+        #expect(run.output == (try inFileOrder.jsonData(options: .init(prettyPrinted: false))) + [0x0A])
         #expect(run.outputText.hasPrefix(#"{"$archiver":"NSKeyedArchiver","$objects":["$null",{"#))
         let json = try #require(try JSONSerialization.jsonObject(with: run.output) as? [String: Any])
         let top = try #require(json["$top"] as? [String: Any])
@@ -145,8 +145,10 @@ import Testing
         let compact = ToolRun(["-convert", "json", "-o", "-", "-"], standardInput: input)
         let readable = ToolRun(["-convert", "json", "-r", "-o", "-", "-"], standardInput: input)
         #expect(compact.status == 0 && readable.status == 0)
-        #expect(compact.output == (try Samples.xmlValue.jsonData(options: .init(prettyPrinted: false))))
-        #expect(readable.output == (try Samples.xmlValue.jsonData(options: .init(prettyPrinted: true))))
+        #expect(
+            compact.output == (try Samples.xmlValue.jsonData(options: .init(prettyPrinted: false))) + [0x0A])
+        #expect(
+            readable.output == (try Samples.xmlValue.jsonData(options: .init(prettyPrinted: true))) + [0x0A])
         #expect(!compact.outputText.trimmingCharacters(in: .newlines).contains("\n"))
         #expect(readable.outputText.contains("\n  "))
     }

@@ -317,7 +317,7 @@ import Darwin
         let cyclePath = try directory.write(try Self.numberSample().data(format: .binary), to: "cycle.bplist")
         let cycle = ToolRun(["-extract", "root", "json", "-o", "-", "--resolve", cyclePath])
         #expect(cycle.status == 0, "\(cycle.error)")
-        #expect(cycle.outputText == #"{"$class":"Thing","me":{"CF$UID":1}}"#, "\(cycle.outputText)")
+        #expect(cycle.outputText == #"{"$class":"Thing","me":{"CF$UID":1}}"# + "\n", "\(cycle.outputText)")
     }
 
     /// Values with a sign too many, or a sign inside a `\\u` escape, are refused, not read

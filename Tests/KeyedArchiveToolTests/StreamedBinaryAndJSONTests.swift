@@ -83,7 +83,8 @@ import Testing
             do {
                 let tree = try treeJSON(binary, prettyPrinted: prettyPrinted)
                 #expect(run.status == 0, "\(label): \(run.error)")
-                #expect(run.output == tree, "\(label): the tool's JSON differs from the tree's")
+                // JSON on standard output ends with a newline.
+                #expect(run.output == tree + [0x0A], "\(label): the tool's JSON differs from the tree's")
                 return
             } catch let error as KeyedArchiveError {
                 message = "cannot write as json: \(error.description)"

@@ -96,8 +96,11 @@ import Testing
             }
             if let expected {
                 #expect(run.status == 0, "\(label) \(target): \(run.error)")
+                // JSON on standard output ends with a newline.
+                let newline: [UInt8] = target == .json || target == .prettyJSON ? [0x0A] : []
                 #expect(
-                    run.output == expected, "\(label) \(target): the tool's output differs from the tree's")
+                    run.output == expected + newline,
+                    "\(label) \(target): the tool's output differs from the tree's")
             } else {
                 #expect(run.status == 1, "\(label) \(target)")
                 #expect(run.output.isEmpty && !run.error.isEmpty, "\(label) \(target)")
