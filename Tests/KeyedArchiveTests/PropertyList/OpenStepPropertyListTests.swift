@@ -202,8 +202,6 @@ struct OpenStepErrorCase: Sendable, CustomTestStringConvertible {
             "'+' is not an unquoted-string character, as in CF", "c++", 1, 2,
             #"expected '=' or ';' after key "c", found '+'"#),
         OpenStepErrorCase(
-            "empty input", "", 1, 1, "empty input: an OpenStep property list needs at least one character"),
-        OpenStepErrorCase(
             "missing ';' before '}'", "{\n  a = b;\n  c = d }", 3, 9,
             "expected ';' after dictionary value, found '}'"),
         OpenStepErrorCase(
@@ -312,6 +310,20 @@ struct OpenStepErrorCase: Sendable, CustomTestStringConvertible {
         OpenStepErrorCase(
             "truncated UTF-8", bytes: [0x22, 0x61, 0xE2, 0x82], 1, 3, "invalid UTF-8 (byte 0xe2)"),
     ]
+
+    /// Empty input is named before the OpenStep reader runs (it has no line to point at),
+    /// asked for as OpenStep or with the format detected.
+    @Test func emptyInputIsNamed() {
+        for read in [
+            { try PropertyList(from: Data(), format: .openStep) }, { try PropertyList(from: Data()) },
+        ] {
+            #expect {
+                try read()
+            } throws: { error in
+                (error as? KeyedArchiveError)?.message == "empty input: no property list (0 bytes)"
+            }
+        }
+    }
 
     @Test(arguments: errorCases)
     func rejectsMalformedInput(_ testCase: OpenStepErrorCase) {
