@@ -35,6 +35,9 @@ struct Invocation: Equatable {
         case remove(PropertyListKeyPath)
         /// `-create FORMAT`: write an empty dictionary to each file.
         case create(ConversionFormat)
+        /// Summarize each SQLite database: its tables, the columns holding archives, counts
+        /// by format and top-level class (`sqlite DB`).
+        case sqlite
 
         /// The spelling used on the command line, for messages.
         var spelling: String {
@@ -50,6 +53,7 @@ struct Invocation: Equatable {
             case .replace: return "-replace"
             case .remove: return "-remove"
             case .create: return "-create"
+            case .sqlite: return "sqlite"
             }
         }
 
@@ -66,7 +70,7 @@ struct Invocation: Equatable {
         var writesFiles: Bool {
             switch self {
             case .insert, .replace, .remove, .convert, .extract, .create: return true
-            case .lint, .print, .decode, .help, .type: return false
+            case .lint, .print, .decode, .help, .type, .sqlite: return false
             }
         }
     }
@@ -82,7 +86,7 @@ struct Invocation: Equatable {
     var readableJSON = false
     /// `-s`: print nothing for files that are fine.
     var silent = false
-    /// `--json`: `decode` prints JSON instead of indented text.
+    /// `--json`: `decode` and `sqlite` print JSON instead of indented text.
     var json = false
     /// `-expect TYPE`: with `-extract` and `-type`, fail unless the value has this type.
     var expectedType: PropertyListTypeName?
@@ -186,6 +190,7 @@ extension Invocation {
     static func wordCommand(_ word: String) -> Command? {
         switch word {
         case "decode": return .decode
+        case "sqlite": return .sqlite
         default: return nil
         }
     }
@@ -368,7 +373,9 @@ extension Invocation {
         if resolvesArchive && !(isExtract || isType) {
             throw UsageError("--resolve is only valid with -extract and -type")
         }
-        if json && command != .decode { throw UsageError("--json is only valid with decode") }
+        if json && command != .decode && command != .sqlite {
+            throw UsageError("--json is only valid with decode and sqlite")
+        }
         for (option, given) in [("--recover", recovers), ("--expand", expands), ("--jsonl", jsonLines)]
         where given && command != .decode {
             throw UsageError("\(option) is only valid with decode")

@@ -151,16 +151,24 @@ extension Tool {
             invocation.expands
             ? ArchiveGraphJSON.Expansion(
                 recovering: invocation.recovers, level: 0,
-                budget: NestedArchive.Budget(forInputLength: data.count))
+                budget: NestedArchive.Budget(forInputLength: data.count), summarizing: !invocation.raw)
             : nil
         /// A graph as `decode --json` prints it, on one line.
         func graphLine(_ graph: ArchivedObjectGraph) throws -> String {
-            try ArchiveGraphJSON.render(graph, expansion: expansion, compact: true, limit: limit)
+            try ArchiveGraphJSON.render(
+                graph, expansion: expansion, summarizing: !invocation.raw, compact: true, limit: limit)
         }
         if TypedStreamUnarchiver.isTypedStream(data) {
-            // NSArchiver's format: its object graph, as for a keyed archive.
+            // NSArchiver's format: its object graph, as for a keyed archive; an attributed
+            // string (an iMessage body) as its text and runs, unless --raw.
             fields.append(("format", Self.jsonString("typedstream")))
             do {
+                if !invocation.raw, let body = Self.attributedBody(data) {
+                    fields.append(("kind", Self.jsonString("typedstream")))
+                    fields.append(
+                        ("result", try Self.attributedBodyJSON(body, label: nil, compact: true, limit: limit)))
+                    return fields.reduce(0, { $0 + $1.1.utf8.count }) > limit ? fail(Self.outputTooLarge(limit)) : nil
+                }
                 let graph = try TypedStreamUnarchiver.objectGraph(from: data).archivedObjectGraph()
                 fields.append(("kind", Self.jsonString("typedstream")))
                 fields.append(("result", try graphLine(graph)))

@@ -42,14 +42,14 @@ extension Tool {
     }
 
     /// How a BLOB is shown: decoded, or only named when compressed.
-    private enum BlobContent {
+    enum BlobContent {
         case archive
         case compressed(String)
     }
 
     /// Whether `data` is worth a line: a binary or XML property list, a typedstream, or
     /// gzip/zlib data (which may hold one).
-    private static func content(of data: Data) -> BlobContent? {
+    static func content(of data: Data) -> BlobContent? {
         guard data.count >= 8 else { return nil }
         let first = data[data.startIndex]
         let second = data[data.startIndex + 1]

@@ -121,6 +121,8 @@ package struct Tool {
             }
         case .create(let format):
             return create(format, invocation)
+        case .sqlite:
+            return summarizeDatabases(invocation)
         }
     }
 
@@ -146,6 +148,9 @@ package struct Tool {
         /// The file read as a typedstream (`NSArchiver`), when it has that header; `value`
         /// is then an empty string.
         var typedStream: TypedStreamGraph? = nil
+        /// The bytes of a typedstream file (`nil` for any other file), which `decode` reads
+        /// again as an attributed string when its root is one.
+        var typedStreamData: Data? = nil
         /// Whether the file is JSON (read as `plutil` reads it), which edits keep.
         var isJSON = false
     }
@@ -215,7 +220,8 @@ package struct Tool {
                 try action(
                     InputFile(
                         name: name, value: value, report: report, byteCount: byteCount, format: format,
-                        typedStream: typedStream, isJSON: isJSON))
+                        typedStream: typedStream, typedStreamData: typedStream == nil ? nil : data,
+                        isJSON: isJSON))
             } catch {
                 environment.writeError("\(name): \(error.message)\n")
                 status = ExitStatus.failure
@@ -366,6 +372,16 @@ package struct Tool {
     private func decodeGraph(
         _ file: InputFile, _ invocation: Invocation, expansion: ArchiveGraphJSON.Expansion?, limit: Int
     ) throws -> String {
+        // An attributed string (an iMessage body) as its text and runs, unless --raw.
+        if !invocation.raw, let data = file.typedStreamData,
+            invocation.graphPath == nil || invocation.graphPath?.text == "root",
+            let body = Self.attributedBody(data)
+        {
+            let label = invocation.graphPath?.text
+            return invocation.json
+                ? try Self.attributedBodyJSON(body, label: label, compact: false, limit: limit)
+                : Self.attributedBodyOutline(body, label: label)
+        }
         var graph =
             try file.typedStream?.archivedObjectGraph()
             ?? KeyedUnarchiver.objectGraph(
