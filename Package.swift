@@ -29,6 +29,7 @@ let package = Package(
         //                         graph, durable files
         //   ArchivedAppleClasses  Apple's classes as typed values (attributed strings, colours, …)
         //   TypedStreamFormat     typedstreams (NSArchiver): reader, unarchiver, archiver, iMessage
+        //   SQLiteFormat          a read-only SQLite file reader (depends on nothing)
         //   KeyedArchive          the umbrella: re-exports all of the above
         //
         // Documentation/Internals.md says what crosses a boundary and how.
@@ -60,7 +61,7 @@ let package = Package(
             name: "KeyedArchive",
             dependencies: [
                 "TypedStreamFormat", "ArchivedAppleClasses", "KeyedArchiving", "PropertyListFormats",
-                "KeyedArchiveSupport",
+                "KeyedArchiveSupport", "SQLiteFormat",
             ],
             path: "Sources/KeyedArchive"
         ),

@@ -7,7 +7,8 @@ enum Usage {
                keyed-archive -insert | -replace KEYPATH -TYPE VALUE | -remove KEYPATH [options] FILE...
                keyed-archive -create FORMAT FILE...
                keyed-archive decode [--json] [--raw] [--path KEYPATH] [--recover] [--expand] FILE...
-               keyed-archive decode --jsonl [--recover] [--expand] [--columns A,B] FILE|FOLDER...
+               keyed-archive decode --jsonl [--recover] [--expand] [--raw] [--columns A,B] FILE|FOLDER...
+               keyed-archive sqlite [--json] DATABASE|FOLDER...
         Run 'keyed-archive -help' for details.
 
         """
@@ -20,7 +21,8 @@ enum Usage {
                keyed-archive -insert | -replace KEYPATH -TYPE VALUE | -remove KEYPATH [options] FILE...
                keyed-archive -create FORMAT FILE...
                keyed-archive decode [--json] [--raw] [--path KEYPATH] [--recover] [--expand] FILE...
-               keyed-archive decode --jsonl [--recover] [--expand] [--columns A,B] FILE|FOLDER...
+               keyed-archive decode --jsonl [--recover] [--expand] [--raw] [--columns A,B] FILE|FOLDER...
+               keyed-archive sqlite [--json] DATABASE|FOLDER...
 
         Checks, prints and converts property lists (binary, XML, OpenStep), including
         keyed archives (NSKeyedArchiver files with CF$UID references); JSON files are
@@ -49,7 +51,10 @@ enum Usage {
                              references resolved, shared objects shown once and then
                              as '→ #N (shared, see above)', cycles marked (first word only);
                              a typedstream (NSArchiver) prints the same way, each object's
-                             values as $0, $1, ... in order
+                             values as $0, $1, ... in order; an attributed string (an
+                             iMessage body) as its text and runs (--raw: its values)
+          sqlite             summarize each SQLite database: its tables and row counts,
+                             the columns holding archives, counts by format and class
           -help, -h          show this help
 
         KEYPATH is keys separated by '.' ('\\.' is a dot inside a key); a number picks an
@@ -65,7 +70,8 @@ enum Usage {
           -expect TYPE       with -extract and -type, fail unless the value is a TYPE
           -n                 with -extract KEYPATH raw, print no newline after the value
           -append            with -insert, add to the end of the array at KEYPATH
-          --json             with decode, print the graph as JSON ({"$ref": N} for repeats)
+          --json             with decode, print the graph as JSON ({"$ref": N} for repeats);
+                             with sqlite, one JSON object per database
           --path KEYPATH     with decode, show only the value at KEYPATH of the graph
                              (root.items.3.title: references, NS.objects, NS.keys followed)
           --resolve          with -extract and -type, follow KEYPATH through a keyed
