@@ -105,8 +105,10 @@ let package = Package(
             path: "Benchmarks",
             // The peers benchmark's scripts and harnesses, the pytypedstream comparison, and
             // the client package (a package of its own).
-            // The SQLite benchmark's scripts (its runner, generator and Python reference).
-            exclude: ["peers", "typedstream-vs-pytypedstream.py", "ClientPackage", "count-instructions.sh", "sqlite"]
+            // The SQLite benchmark's scripts (its runner, generator and Python reference) too.
+            exclude: [
+                "peers", "typedstream-vs-pytypedstream.py", "ClientPackage", "count-instructions.sh", "sqlite",
+            ]
         ),
         .executableTarget(
             name: "scary-creatures",

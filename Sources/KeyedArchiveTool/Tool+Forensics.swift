@@ -166,8 +166,10 @@ extension Tool {
                 if !invocation.raw, let body = Self.attributedBody(data) {
                     fields.append(("kind", Self.jsonString("typedstream")))
                     fields.append(
-                        ("result", try Self.attributedBodyJSON(body, label: nil, compact: true, limit: limit)))
-                    return fields.reduce(0, { $0 + $1.1.utf8.count }) > limit ? fail(Self.outputTooLarge(limit)) : nil
+                        ("result", try Self.attributedBodyJSON(body, label: nil, compact: true, limit: limit))
+                    )
+                    return fields.reduce(0, { $0 + $1.1.utf8.count }) > limit
+                        ? fail(Self.outputTooLarge(limit)) : nil
                 }
                 let graph = try TypedStreamUnarchiver.objectGraph(from: data).archivedObjectGraph()
                 fields.append(("kind", Self.jsonString("typedstream")))

@@ -75,7 +75,8 @@ extension Tool {
                 try database.forEachRow(in: table) { row in
                     summary.rows += 1
                     for (index, value) in row.values.enumerated() where index < summary.columns.count {
-                        guard case .blob(let data) = value, let (format, topLevel) = Self.blobKind(data) else {
+                        guard case .blob(let data) = value, let (format, topLevel) = Self.blobKind(data)
+                        else {
                             continue
                         }
                         summary.columns[index].blobs += 1
@@ -87,9 +88,11 @@ extension Tool {
             }
             tables.append(summary)
         }
-        let problems = database.problems.map(\.description) + tables.compactMap { table in
-            table.problem.map { "table \(table.name): \($0)" }
-        }
+        let problems =
+            database.problems.map(\.description)
+            + tables.compactMap { table in
+                table.problem.map { "table \(table.name): \($0)" }
+            }
         writeText(
             json
                 ? Self.summaryJSON(path, database.header, tables, problems)
@@ -107,7 +110,8 @@ extension Tool {
         case .archive:
             if TypedStreamUnarchiver.isTypedStream(data) {
                 if let body = attributedBody(data) { return ("typedstream", className(of: body)) }
-                guard let graph = try? TypedStreamUnarchiver.objectGraph(from: data).archivedObjectGraph() else {
+                guard let graph = try? TypedStreamUnarchiver.objectGraph(from: data).archivedObjectGraph()
+                else {
                     return ("typedstream", "(unreadable)")
                 }
                 return ("typedstream", rootClass(of: graph))
@@ -152,7 +156,9 @@ extension Tool {
 
     /// Counts, largest first (then by name).
     private static func ordered(_ counts: [String: Int]) -> [(String, Int)] {
-        counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map { ($0.key, $0.value) }
+        counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map {
+            ($0.key, $0.value)
+        }
     }
 
     private static func ordered(_ formats: [String: [String: Int]]) -> [(String, Int, [(String, Int)])] {

@@ -30,7 +30,9 @@ struct SQLiteSummaryTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "SQLiteSummaryTests-\(ProcessInfo.processInfo.processIdentifier)"
         ).path
-        guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil,
+        guard
+            (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true))
+                != nil,
             let stream = try? TypedStreamArchiver.archivedData(withRootObject: body),
             (try? stream.write(to: URL(fileURLWithPath: folder + "/body.typedstream"))) != nil
         else { return nil }
@@ -85,7 +87,8 @@ struct SQLiteSummaryTests {
         #expect(root["string"]?.stringValue == "Hello Ada")
         #expect(root["runs"]?[1]?["text"]?.stringValue == "Ada")
         #expect(root["runs"]?[1]?["range"] == [6, 9])
-        #expect(root["runs"]?[1]?["attributes"]?["__kIMMentionConfirmedMention"]?.stringValue == "+15558675309")
+        #expect(
+            root["runs"]?[1]?["attributes"]?["__kIMMentionConfirmedMention"]?.stringValue == "+15558675309")
         #expect(root["runs"]?[0]?["attributes"]?["__kIMMessagePartAttributeName"] == 0)
         let dictionary = try #require(lines.first { $0["column"]?.stringValue == "payload_data" })
         #expect(dictionary["kind"]?.stringValue == "keyed archive")
