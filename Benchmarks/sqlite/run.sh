@@ -9,7 +9,7 @@
 #
 # Builds the tool in release (`swift build -c release --product keyed-archive`) unless
 # NO_BUILD=1. The databases go to ${BENCH_DIR:-/tmp/keyed-archive-sqlite-bench} (about
-# 1.4 MB per 1,000 rows). Each figure is the fastest of REPEATS runs (the machine is
+# 0.7 MB per 1,000 rows). Each figure is the fastest of REPEATS runs (the machine is
 # shared: the fastest run is the one least disturbed).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -24,28 +24,33 @@ if [[ -z "${NO_BUILD:-}" ]]; then
 fi
 tool="$(cd "$root" && swift build -c release --show-bin-path)/keyed-archive"
 
-# fastest COMMAND...: the fastest wall-clock time of $repeats runs, in seconds.
+# fastest COMMAND...: "WALL CPU", the fastest wall-clock time and the smallest CPU time
+# (user + system) of $repeats runs of the whole process, in seconds.
 fastest() {
-    local best="" start end elapsed
+    local wall="" cpu="" times
     for _ in $(seq "$repeats"); do
-        start=$(date +%s.%N)
-        "$@" >/dev/null 2>&1 || true
-        end=$(date +%s.%N)
-        elapsed=$(echo "$end - $start" | bc -l)
-        if [[ -z $best ]] || (( $(echo "$elapsed < $best" | bc -l) )); then best=$elapsed; fi
+        times=$( { /usr/bin/time -f "%e %U %S" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -n 1)
+        read -r e u s <<<"$times"
+        local c
+        c=$(echo "$u + $s" | bc -l)
+        if [[ -z $wall ]] || (( $(echo "$e < $wall" | bc -l) )); then wall=$e; fi
+        if [[ -z $cpu ]] || (( $(echo "$c < $cpu" | bc -l) )); then cpu=$c; fi
     done
-    printf '%.3f' "$best"
+    printf '%.2f %.2f' "$wall" "$cpu"
 }
 
-printf '%-10s %8s %8s %8s %10s %10s %8s %8s\n' \
-    "rows/db" "MB" "BLOBs" "python" "tool" "--recover" "ratio" "rec/live"
+ratio() { printf '%.1f×' "$(echo "$1 / $2" | bc -l)"; }
+
+echo "seconds, whole processes: wall clock (fastest of $repeats) and CPU time, user + system (smallest)"
+printf '%-8s %5s %7s | %13s | %13s | %13s | %11s | %11s\n' \
+    "rows/db" "MB" "BLOBs" "python w/cpu" "tool w/cpu" "--recover" "ratio w/cpu" "rec/live"
 for factor in 1 2 4; do
     folder="$work/x$factor"
     per=$((rows * factor))
-    if [[ ! -f "$folder/.made-$databases-$per" ]]; then
+    if [[ ! -f "$work/.made-x$factor-$databases-$per" ]]; then
         rm -rf "$folder"
         python3 "$here/make-databases.py" "$folder" "$databases" "$per"
-        touch "$folder/.made-$databases-$per"
+        touch "$work/.made-x$factor-$databases-$per"
     fi
     megabytes=$(du -sm "$folder" | cut -f1)
     blobs=$("$tool" decode --jsonl "$folder" | wc -l)
@@ -54,10 +59,11 @@ for factor in 1 2 4; do
         echo "run.sh: the tool wrote $blobs lines, the reference $reference_lines" >&2
         exit 1
     fi
-    python=$(fastest python3 "$here/reference.py" "$folder")
-    live=$(fastest "$tool" decode --jsonl "$folder")
-    recover=$(fastest "$tool" decode --jsonl --recover "$folder")
-    printf '%-10s %8s %8s %8s %10s %10s %8s %8s\n' "$per" "$megabytes" "$blobs" "$python" "$live" \
-        "$recover" "$(printf '%.1f×' "$(echo "$python / $live" | bc -l)")" \
-        "$(printf '%.2f×' "$(echo "$recover / $live" | bc -l)")"
+    read -r python_wall python_cpu <<<"$(fastest python3 "$here/reference.py" "$folder")"
+    read -r live_wall live_cpu <<<"$(fastest "$tool" decode --jsonl "$folder")"
+    read -r recover_wall recover_cpu <<<"$(fastest "$tool" decode --jsonl --recover "$folder")"
+    printf '%-8s %5s %7s | %6s %6s | %6s %6s | %6s %6s | %5s %5s | %5s %5s\n' "$per" "$megabytes" "$blobs" \
+        "$python_wall" "$python_cpu" "$live_wall" "$live_cpu" "$recover_wall" "$recover_cpu" \
+        "$(ratio "$python_wall" "$live_wall")" "$(ratio "$python_cpu" "$live_cpu")" \
+        "$(ratio "$recover_wall" "$live_wall")" "$(ratio "$recover_cpu" "$live_cpu")"
 done
