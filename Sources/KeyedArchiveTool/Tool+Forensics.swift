@@ -221,15 +221,30 @@ extension Tool {
         return nil
     }
 
-    /// Writes one line, `{"key":value,…}`; the values (a result may be tens of megabytes)
-    /// are handed out in pieces, not copied into the line.
+    /// Writes one line, `{"key":value,…}`, in one write when it is short (a sweep writes
+    /// tens of thousands of lines); a long value (a result may be tens of megabytes) is
+    /// handed out in pieces, not copied into the line.
     func writeFields(_ fields: [(String, String)]) {
+        var line = ""
         for (index, (key, value)) in fields.enumerated() {
-            writeText((index == 0 ? "{" : ",") + Self.jsonString(key) + ":")
-            writeText(value)
+            line += index == 0 ? "{\"" : ",\""
+            // Keys are the tool's own names: plain ASCII, nothing to escape.
+            line += key
+            line += "\":"
+            if value.utf8.count > Self.longestCopiedValue {
+                writeText(line)
+                writeText(value)
+                line = ""
+            } else {
+                line += value
+            }
         }
-        writeText("}\n")
+        line += "}\n"
+        writeText(line)
     }
+
+    /// The longest value ``writeFields(_:)`` copies into its line: 256 KB.
+    static let longestCopiedValue = 256 << 10
 
     /// A property list as `-convert json` writes it (on one line unless `readable`).
     ///
@@ -249,7 +264,13 @@ extension Tool {
         }
     }
 
+    /// `text` as a JSON string, as the library's JSON writer escapes it.
     static func jsonString(_ text: String) -> String {
-        (try? PropertyList.string(text).jsonData()).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+        // Printable ASCII without `"` or `\` (names, formats, most paths) needs no escaping:
+        // quoted as is, without setting up the writer (a sweep quotes several per line).
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
+            return "\"" + text + "\""
+        }
+        return (try? PropertyList.string(text).jsonData()).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
     }
 }
