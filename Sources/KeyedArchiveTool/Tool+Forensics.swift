@@ -271,6 +271,7 @@ extension Tool {
         if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
             return "\"" + text + "\""
         }
-        return (try? PropertyList.string(text).jsonData()).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+        guard let data = try? PropertyList.string(text).jsonData() else { return "\"\"" }
+        return String(decoding: data, as: UTF8.self)
     }
 }
