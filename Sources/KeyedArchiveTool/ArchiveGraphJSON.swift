@@ -257,6 +257,18 @@ enum ArchiveGraphJSON {
                     ("$class", .literal(try Self.scalar(.string(object.className)))),
                     ("$uid", .literal("\(uid)")),
                 ]
+                // An NSDate as its summary gives it, without decoding it through an archive
+                // of its own (a sweep meets one in most archives).
+                if summarizes, object.className == "NSDate", object.fields.count == 1,
+                    case .real(let seconds)? = object["NS.time"], seconds.isFinite
+                {
+                    let date = try Self.scalar(.string(ISO8601Date.format(seconds)))
+                    members.append(("$summary", .literal(date)))
+                    members.append(("date", .literal(date)))
+                    members.append(("seconds", .value(.real(seconds))))
+                    try writeObject(members, depth: depth)
+                    return
+                }
                 if summarizes, let summary = graph.summary(ofObjectAt: uid) {
                     members.append(("$summary", .literal(try Self.scalar(.string(summary.text)))))
                     if let parts = summary.value.dictionaryValue {
