@@ -223,7 +223,7 @@ enum ArchiveGraphJSON {
 
         private mutating func writeReference(_ uid: Int, depth: Int) throws {
             guard let node = graph[uid] else {
-                text += "{\"$ref\": \(uid)}"
+                text += "{\"$ref\": " + String(uid) + "}"
                 return
             }
             switch node {
@@ -235,27 +235,27 @@ enum ArchiveGraphJSON {
                     return
                 }
                 if shown[uid] {
-                    text += "{\"$ref\": \(uid)}"
+                    text += "{\"$ref\": " + String(uid) + "}"
                     return
                 }
                 shown[uid] = true
-                try writeObject([("$uid", .literal("\(uid)")), ("$value", .value(plain))], depth: depth)
+                try writeObject([("$uid", .literal(String(uid))), ("$value", .value(plain))], depth: depth)
             case .classDescription(let description):
                 try writeObject(
                     [
                         ("$classDescription", .literal(try Self.scalar(.string(description.className)))),
-                        ("$uid", .literal("\(uid)")),
+                        ("$uid", .literal(String(uid))),
                     ],
                     depth: depth)
             case .object(let object):
                 if shown[uid] {
-                    text += "{\"$ref\": \(uid)}"
+                    text += "{\"$ref\": " + String(uid) + "}"
                     return
                 }
                 shown[uid] = true
                 var members: [(String, Member)] = [
                     ("$class", .literal(try Self.scalar(.string(object.className)))),
-                    ("$uid", .literal("\(uid)")),
+                    ("$uid", .literal(String(uid))),
                 ]
                 // An NSDate as its summary gives it, without decoding it through an archive
                 // of its own (a sweep meets one in most archives).
@@ -366,7 +366,7 @@ enum ArchiveGraphJSON {
         static func scalar(_ value: ArchivedObjectGraph.Value) throws -> String {
             let plist: PropertyList
             switch value {
-            case .string(let string): plist = .string(string)
+            case .string(let string): return Tool.jsonString(string)
             // Integers and Booleans as the JSON writer spells them, without its setup.
             case .integer(let integer): return integer.description
             case .real(let real): plist = .real(real)

@@ -257,6 +257,8 @@ extension Tool {
     /// handed out in pieces, not copied into the line.
     func writeFields(_ fields: [(String, String)]) {
         var line = ""
+        line.reserveCapacity(
+            fields.reduce(4) { $0 + $1.0.utf8.count + 4 + min($1.1.utf8.count, Self.longestCopiedValue) })
         for (index, (key, value)) in fields.enumerated() {
             line += index == 0 ? "{\"" : ",\""
             // Keys are the tool's own names: plain ASCII, nothing to escape.
@@ -297,9 +299,9 @@ extension Tool {
 
     /// `text` as a JSON string, as the library's JSON writer escapes it.
     static func jsonString(_ text: String) -> String {
-        // Printable ASCII without `"` or `\` (names, formats, most paths) needs no escaping:
-        // quoted as is, without setting up the writer (a sweep quotes several per line).
-        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
+        // Text without a control character, `"` or `\` is written as it is (as the writer
+        // does): quoted here without setting up the writer (a sweep quotes many per line).
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
             return "\"" + text + "\""
         }
         guard let data = try? PropertyList.string(text).jsonData() else { return "\"\"" }
