@@ -301,9 +301,9 @@ extension Tool {
     static func jsonString(_ text: String) -> String {
         // Text without a control character, `"` or `\` is written as it is (as the writer
         // does): quoted here without setting up the writer (a sweep quotes many per line).
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
-            return "\"" + text + "\""
-        }
+        var text = text
+        let plain = text.withUTF8 { bytes in !bytes.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C } }
+        if plain { return "\"" + text + "\"" }
         guard let data = try? PropertyList.string(text).jsonData() else { return "\"\"" }
         return String(decoding: data, as: UTF8.self)
     }

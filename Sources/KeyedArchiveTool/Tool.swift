@@ -640,12 +640,15 @@ package struct Tool {
     /// Writes `text` to standard output in pieces of at most a megabyte, so that a large
     /// rendering is not copied whole once more on its way out.
     func writeText(_ text: String) {
-        let bytes = text.utf8
-        var start = bytes.startIndex
-        while start < bytes.endIndex {
-            let end = bytes.index(start, offsetBy: 1 << 20, limitedBy: bytes.endIndex) ?? bytes.endIndex
-            environment.writeOutput(Data(bytes[start..<end]))
-            start = end
+        var text = text
+        // The bytes copied from the string's own storage, not one by one.
+        text.withUTF8 { bytes in
+            var start = 0
+            while start < bytes.count {
+                let end = min(bytes.count, start + (1 << 20))
+                environment.writeOutput(Data(UnsafeRawBufferPointer(rebasing: bytes[start..<end])))
+                start = end
+            }
         }
     }
 
