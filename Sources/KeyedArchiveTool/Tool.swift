@@ -646,7 +646,7 @@ package struct Tool {
             var start = 0
             while start < bytes.count {
                 let end = min(bytes.count, start + (1 << 20))
-                environment.writeOutput(Data(UnsafeRawBufferPointer(rebasing: bytes[start..<end])))
+                environment.writeOutput(Data(buffer: UnsafeBufferPointer(rebasing: bytes[start..<end])))
                 start = end
             }
         }
