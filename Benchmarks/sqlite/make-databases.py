@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the benchmark's databases: COUNT chat.db-like SQLite files in OUTDIR, each with
 ROWS messages whose BLOBs are what iOS stores (keyed archives in `payload_data`, binary
-and XML property lists in `properties`), plain BLOBs that hold no archive, and text. A
+and XML property lists in `properties`), plain BLOBs that hold no archive (PNG-like
+thumbnails), and text. A
 quarter of the rows are then deleted (secure_delete off), so that --recover has deleted
 rows to find.
 
@@ -59,7 +60,7 @@ for n in range(count):
                   (i + 1, "guid-%d-%d" % (n, i), 700000000 + i, "hello %d" % i,
                    keyed_archive(i) if i % 2 == 0 else None,
                    plain(i, plistlib.FMT_BINARY if i % 3 else plistlib.FMT_XML),
-                   bytes(rng.getrandbits(8) for _ in range(64))))
+                   b"\x89PNG\r\n\x1a\n" + bytes(rng.getrandbits(8) for _ in range(56))))
     c.execute("COMMIT")
     c.execute("DELETE FROM message WHERE ROWID % 4 = 0")
     c.close()

@@ -27,15 +27,17 @@ tool="$(cd "$root" && swift build -c release --show-bin-path)/keyed-archive"
 # fastest COMMAND...: "WALL CPU", the fastest wall-clock time and the smallest CPU time
 # (user + system) of $repeats runs of the whole process, in seconds.
 fastest() {
-    local wall="" cpu="" times
+    local wall="" cpu="" timing
+    timing=$(mktemp)
     for _ in $(seq "$repeats"); do
-        times=$( { /usr/bin/time -f "%e %U %S" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -n 1)
-        read -r e u s <<<"$times"
+        /usr/bin/time -o "$timing" -f "%e %U %S" "$@" >/dev/null 2>&1 || true
+        read -r e u s <"$timing"
         local c
         c=$(echo "$u + $s" | bc -l)
         if [[ -z $wall ]] || (( $(echo "$e < $wall" | bc -l) )); then wall=$e; fi
         if [[ -z $cpu ]] || (( $(echo "$c < $cpu" | bc -l) )); then cpu=$c; fi
     done
+    rm -f "$timing"
     printf '%.2f %.2f' "$wall" "$cpu"
 }
 
