@@ -238,7 +238,9 @@ public struct ArchivedURLRequest: SecureKeyedCoding, Hashable, Sendable, CustomS
 
 extension ArchivedURLRequest: ArchiveStandardType, ArchiveDynamicClass {
     package static var acceptedClassNames: [String] { AppleClass.names(ofKind: .urlRequest) }
-    package var archivedClassChain: [String] { AppleClass(name: className)?.chain ?? [className, "NSObject"] }
+    package var archivedClassChain: [String] {
+        AppleClass(name: className)?.chain ?? [className, "NSObject"]
+    }
 }
 
 extension KeyedArchiver {

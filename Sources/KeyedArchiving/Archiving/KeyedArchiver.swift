@@ -464,7 +464,9 @@ extension KeyedArchiver {
     /// Generic so that an existential argument is opened once: the casts below are then
     /// from a known type, which the runtime answers quickly, where casts from
     /// `any KeyedCoding` go through its slow general path.
-    package func reference<Object: KeyedCoding>(for object: Object, at component: ArchiveKeyPathComponent) -> Int {
+    package func reference<Object: KeyedCoding>(for object: Object, at component: ArchiveKeyPathComponent)
+        -> Int
+    {
         // The dynamic type: an element of `[Shape]` may be a `Circle`.
         let type = type(of: object)
         let traits = self.traits(of: type)
@@ -594,7 +596,8 @@ extension KeyedArchiver {
 
     /// Encodes the elements of a collection as an inline array of references
     /// (`NS.objects`, `NS.keys`).
-    package func encodeReferences<S: Sequence>(_ elements: S, forKey key: String) where S.Element: KeyedCoding {
+    package func encodeReferences<S: Sequence>(_ elements: S, forKey key: String)
+    where S.Element: KeyedCoding {
         guard canEncode() else { return }
         // The UID objects go on a stack shared by nested collections: an element's own
         // collections push and pop theirs above these.

@@ -516,7 +516,9 @@ extension KeyedUnarchiver {
     /// The usual layout read straight from a binary archive: `NS.objects` (or `key`) as an
     /// array (or, when `acceptsSets`, a set) of in-range references. `nil` for anything else,
     /// which the general path reads (and reports errors for).
-    package func binaryElementIndices(forKey key: String = "NS.objects", acceptsSets: Bool = true) throws -> [Int]? {
+    package func binaryElementIndices(forKey key: String = "NS.objects", acceptsSets: Bool = true) throws
+        -> [Int]?
+    {
         guard case .binary(let fields) = containers[containers.count - 1].fields else { return nil }
         let binary = source
         let objectCount = binary.objectCount

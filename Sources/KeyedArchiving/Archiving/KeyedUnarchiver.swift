@@ -1144,7 +1144,9 @@ extension KeyedUnarchiver {
             // value is decoded at most twice, so decoding stays linear in the archive.
             // So are a few small types rarely shared (see UnsharedValueTypes).
             let small = MemoryLayout<U>.size <= MemoryLayout<(Int, Int, Int)>.size
-            if (small && !UnsharedValueTypes.contains(typeID, registered: rarelySharedTypes)) || valuesReadOnce.contains(uid) {
+            if (small && !UnsharedValueTypes.contains(typeID, registered: rarelySharedTypes))
+                || valuesReadOnce.contains(uid)
+            {
                 decoded.insert(DecodedObject(type: typeID, isInstance: false, value: value), forKey: uid)
             } else {
                 valuesReadOnce.insert(uid)

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-@testable import KeyedArchive
 @testable import ArchivedAppleClasses
+@testable import KeyedArchive
 
 /// Attributed strings, fonts, colours and paragraph styles, read from what Apple wrote and
 /// written back in Apple's layout.

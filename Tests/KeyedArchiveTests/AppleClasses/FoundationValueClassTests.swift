@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-@testable import KeyedArchive
 @testable import ArchivedAppleClasses
+@testable import KeyedArchive
 
 /// Index sets, index paths, ordered and counted sets, decimals, locales, time zones,
 /// measurements and errors: Apple's fixtures, and Foundation on this machine both ways.

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-@testable import KeyedArchive
 @testable import ArchivedAppleClasses
+@testable import KeyedArchive
 
 /// Affine transforms, date and name components, text-checking results and formatters:
 /// Apple's fixtures, and Foundation on this machine both ways where it has the class.

@@ -49,7 +49,9 @@ extension ArchivePrimitive where Self: FixedWidthInteger {
 
     package var archivePlainRecord: ArchivedObjectRecord? { .integer(archiveInteger) }
 
-    package init(archiveValue value: PropertyList) throws { self = try ArchiveScalar.integer(value, as: Self.self) }
+    package init(archiveValue value: PropertyList) throws {
+        self = try ArchiveScalar.integer(value, as: Self.self)
+    }
 }
 
 extension ArchiveStandardType {
