@@ -29,6 +29,7 @@ let package = Package(
         //                         graph, durable files
         //   ArchivedAppleClasses  Apple's classes as typed values (attributed strings, colours, …)
         //   TypedStreamFormat     typedstreams (NSArchiver): reader, unarchiver, archiver, iMessage
+        //   SQLiteFormat          a read-only SQLite file reader (depends on nothing)
         //   KeyedArchive          the umbrella: re-exports all of the above
         //
         // Documentation/Internals.md says what crosses a boundary and how.
@@ -60,7 +61,7 @@ let package = Package(
             name: "KeyedArchive",
             dependencies: [
                 "TypedStreamFormat", "ArchivedAppleClasses", "KeyedArchiving", "PropertyListFormats",
-                "KeyedArchiveSupport",
+                "KeyedArchiveSupport", "SQLiteFormat",
             ],
             path: "Sources/KeyedArchive"
         ),
@@ -104,7 +105,10 @@ let package = Package(
             path: "Benchmarks",
             // The peers benchmark's scripts and harnesses, the pytypedstream comparison, and
             // the client package (a package of its own).
-            exclude: ["peers", "typedstream-vs-pytypedstream.py", "ClientPackage", "count-instructions.sh"]
+            // The SQLite benchmark's scripts (its runner, generator and Python reference) too.
+            exclude: [
+                "peers", "typedstream-vs-pytypedstream.py", "ClientPackage", "count-instructions.sh", "sqlite",
+            ]
         ),
         .executableTarget(
             name: "scary-creatures",

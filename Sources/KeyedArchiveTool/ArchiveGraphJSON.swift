@@ -24,6 +24,9 @@ import Foundation
 /// - Data, dates and non-finite reals are one-key objects, as in `-convert json`:
 ///   `{"data": "<base64>"}`, `{"date": "2024-05-01T09:30:00Z"}`, `{"real": "nan"}`.
 /// - The top-level object holds `root` and the archive's other `$top` keys.
+/// - With `summarizing` (not `--raw`), a dictionary object (`NS.keys`/`NS.objects`) whose
+///   keys are all distinct strings is `{"$class": name, "$uid": n, key: value, …}`, its
+///   entries in the archive's order (keys escaped as fields are).
 enum ArchiveGraphJSON {
     /// The deepest nesting of JSON containers written; deeper graphs fail with a message.
     static let maximumDepth = 512
@@ -220,7 +223,7 @@ enum ArchiveGraphJSON {
 
         private mutating func writeReference(_ uid: Int, depth: Int) throws {
             guard let node = graph[uid] else {
-                text += "{\"$ref\": \(uid)}"
+                text += "{\"$ref\": " + String(uid) + "}"
                 return
             }
             switch node {
@@ -232,28 +235,40 @@ enum ArchiveGraphJSON {
                     return
                 }
                 if shown[uid] {
-                    text += "{\"$ref\": \(uid)}"
+                    text += "{\"$ref\": " + String(uid) + "}"
                     return
                 }
                 shown[uid] = true
-                try writeObject([("$uid", .literal("\(uid)")), ("$value", .value(plain))], depth: depth)
+                try writeObject([("$uid", .literal(String(uid))), ("$value", .value(plain))], depth: depth)
             case .classDescription(let description):
                 try writeObject(
                     [
                         ("$classDescription", .literal(try Self.scalar(.string(description.className)))),
-                        ("$uid", .literal("\(uid)")),
+                        ("$uid", .literal(String(uid))),
                     ],
                     depth: depth)
             case .object(let object):
                 if shown[uid] {
-                    text += "{\"$ref\": \(uid)}"
+                    text += "{\"$ref\": " + String(uid) + "}"
                     return
                 }
                 shown[uid] = true
                 var members: [(String, Member)] = [
                     ("$class", .literal(try Self.scalar(.string(object.className)))),
-                    ("$uid", .literal("\(uid)")),
+                    ("$uid", .literal(String(uid))),
                 ]
+                // An NSDate as its summary gives it, without decoding it through an archive
+                // of its own (a sweep meets one in most archives).
+                if summarizes, object.className == "NSDate", object.fields.count == 1,
+                    case .real(let seconds)? = object["NS.time"], seconds.isFinite
+                {
+                    let date = try Self.scalar(.string(ISO8601Date.format(seconds)))
+                    members.append(("$summary", .literal(date)))
+                    members.append(("date", .literal(date)))
+                    members.append(("seconds", .value(.real(seconds))))
+                    try writeObject(members, depth: depth)
+                    return
+                }
                 if summarizes, let summary = graph.summary(ofObjectAt: uid) {
                     members.append(("$summary", .literal(try Self.scalar(.string(summary.text)))))
                     if let parts = summary.value.dictionaryValue {
@@ -264,8 +279,52 @@ enum ArchiveGraphJSON {
                     try writeObject(members, depth: depth)
                     return
                 }
+                // A dictionary whose keys are all strings: its entries as the object's members.
+                if summarizes, let entries = stringKeyedEntries(object) {
+                    for (key, value) in entries { members.append((escaped(key), .value(value))) }
+                    try writeObject(members, depth: depth)
+                    return
+                }
                 for field in object.fields { members.append((escaped(field.key), .value(field.value))) }
                 try writeObject(members, depth: depth)
+            }
+        }
+
+        /// The entries of a dictionary object (only `NS.keys` and `NS.objects`, of equal
+        /// length) whose keys are all distinct strings — plain strings, or `NSString`
+        /// objects holding only `NS.string` — in the archive's order; `nil` for any other
+        /// object, which keeps its fields.
+        private func stringKeyedEntries(_ object: ArchivedObjectGraph.Object) -> [(
+            String, ArchivedObjectGraph.Value
+        )]? {
+            guard object.fields.count == 2, case .array(let keys)? = object["NS.keys"],
+                case .array(let values)? = object["NS.objects"], keys.count == values.count
+            else { return nil }
+            var entries: [(String, ArchivedObjectGraph.Value)] = []
+            entries.reserveCapacity(keys.count)
+            var seen = Set<String>(minimumCapacity: keys.count)
+            for (key, value) in zip(keys, values) {
+                guard let text = stringKey(key), seen.insert(text).inserted else { return nil }
+                entries.append((text, value))
+            }
+            return entries
+        }
+
+        /// A dictionary key as a string, when it is one.
+        private func stringKey(_ key: ArchivedObjectGraph.Value) -> String? {
+            switch key {
+            case .string(let text): return text
+            case .reference(let uid):
+                switch graph[uid] {
+                case .value(.string(let text))?: return text
+                case .object(let object)?:
+                    guard object.fields.count == 1, case .string(let text)? = object["NS.string"] else {
+                        return nil
+                    }
+                    return text
+                default: return nil
+                }
+            default: return nil
             }
         }
 
@@ -307,7 +366,7 @@ enum ArchiveGraphJSON {
         static func scalar(_ value: ArchivedObjectGraph.Value) throws -> String {
             let plist: PropertyList
             switch value {
-            case .string(let string): plist = .string(string)
+            case .string(let string): return Tool.jsonString(string)
             // Integers and Booleans as the JSON writer spells them, without its setup.
             case .integer(let integer): return integer.description
             case .real(let real): plist = .real(real)

@@ -39,6 +39,9 @@ struct Invocation: Equatable {
         case remove(PropertyListKeyPath)
         /// `-create FORMAT`: write an empty dictionary to each file.
         case create(ConversionFormat)
+        /// Summarize each SQLite database: its tables, the columns holding archives, counts
+        /// by format and top-level class (`sqlite DB`).
+        case sqlite
 
         /// The spelling used on the command line, for messages.
         var spelling: String {
@@ -56,6 +59,7 @@ struct Invocation: Equatable {
             case .replace: return "-replace"
             case .remove: return "-remove"
             case .create: return "-create"
+            case .sqlite: return "sqlite"
             }
         }
 
@@ -72,7 +76,7 @@ struct Invocation: Equatable {
         var writesFiles: Bool {
             switch self {
             case .insert, .replace, .remove, .convert, .extract, .create: return true
-            case .lint, .print, .decode, .help, .type, .textconv, .diff: return false
+            case .lint, .print, .decode, .help, .type, .textconv, .diff, .sqlite: return false
             }
         }
     }
@@ -88,7 +92,7 @@ struct Invocation: Equatable {
     var readableJSON = false
     /// `-s`: print nothing for files that are fine.
     var silent = false
-    /// `--json`: `decode` prints JSON instead of indented text.
+    /// `--json`: `decode` and `sqlite` print JSON instead of indented text.
     var json = false
     /// `-expect TYPE`: with `-extract` and `-type`, fail unless the value has this type.
     var expectedType: PropertyListTypeName?
@@ -198,6 +202,7 @@ extension Invocation {
         case "help": return .help
         case "textconv": return .textconv
         case "diff": return .diff
+        case "sqlite": return .sqlite
         default: return nil
         }
     }
@@ -386,8 +391,8 @@ extension Invocation {
         if resolvesArchive && !(isExtract || isType) {
             throw UsageError("--resolve is only valid with -extract and -type")
         }
-        if json && command != .decode && command != .diff {
-            throw UsageError("--json is only valid with decode and diff")
+        if json && command != .decode && command != .diff && command != .sqlite {
+            throw UsageError("--json is only valid with decode, diff and sqlite")
         }
         for (option, given) in [("--recover", recovers), ("--expand", expands), ("--jsonl", jsonLines)]
         where given && command != .decode {

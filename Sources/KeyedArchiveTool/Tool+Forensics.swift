@@ -151,16 +151,26 @@ extension Tool {
             invocation.expands
             ? ArchiveGraphJSON.Expansion(
                 recovering: invocation.recovers, level: 0,
-                budget: NestedArchive.Budget(forInputLength: data.count))
+                budget: NestedArchive.Budget(forInputLength: data.count), summarizing: !invocation.raw)
             : nil
         /// A graph as `decode --json` prints it, on one line.
         func graphLine(_ graph: ArchivedObjectGraph) throws -> String {
-            try ArchiveGraphJSON.render(graph, expansion: expansion, compact: true, limit: limit)
+            try ArchiveGraphJSON.render(
+                graph, expansion: expansion, summarizing: !invocation.raw, compact: true, limit: limit)
         }
         if TypedStreamUnarchiver.isTypedStream(data) {
-            // NSArchiver's format: its object graph, as for a keyed archive.
+            // NSArchiver's format: its object graph, as for a keyed archive; an attributed
+            // string (an iMessage body) as its text and runs, unless --raw.
             fields.append(("format", Self.jsonString("typedstream")))
             do {
+                if !invocation.raw, let body = Self.attributedBody(data) {
+                    fields.append(("kind", Self.jsonString("typedstream")))
+                    fields.append(
+                        ("result", try Self.attributedBodyJSON(body, label: nil, compact: true, limit: limit))
+                    )
+                    return fields.reduce(0, { $0 + $1.1.utf8.count }) > limit
+                        ? fail(Self.outputTooLarge(limit)) : nil
+                }
                 let graph = try TypedStreamUnarchiver.objectGraph(from: data).archivedObjectGraph()
                 fields.append(("kind", Self.jsonString("typedstream")))
                 fields.append(("result", try graphLine(graph)))
@@ -172,20 +182,31 @@ extension Tool {
                 return fail("not a readable typedstream: \(error)")
             }
         } else {
-            let value: PropertyList
-            do {
-                value = try PropertyList(from: data)
-            } catch let error as KeyedArchiveError {
-                return fail(error.description)
-            } catch {
-                return fail("\(error)")
+            let options = KeyedUnarchivingOptions(recoversFromDamage: invocation.recovers)
+            // A keyed archive is read from its bytes (a binary one in place), not through a
+            // tree that the unarchiver would write back as binary: several times faster. One
+            // that does not read so takes the general way below, which says what is wrong.
+            var archive: ArchivedObjectGraph?
+            if Self.mentionsObjects(data) {
+                archive = try? KeyedUnarchiver.objectGraph(from: data, options: options)
+            }
+            var value = PropertyList.string("")
+            if archive == nil {
+                do {
+                    value = try PropertyList(from: data)
+                } catch let error as KeyedArchiveError {
+                    return fail(error.description)
+                } catch {
+                    return fail("\(error)")
+                }
             }
             fields.append(("format", Self.jsonString(PropertyListFormat.detect(data).rawValue)))
             do {
-                if case .dictionary(let dictionary) = value, dictionary["$objects"] != nil {
-                    let graph = try KeyedUnarchiver.objectGraph(
-                        from: value, options: KeyedUnarchivingOptions(recoversFromDamage: invocation.recovers)
-                    )
+                if let archive {
+                    fields.append(("kind", Self.jsonString("keyed archive")))
+                    fields.append(("result", try graphLine(archive)))
+                } else if case .dictionary(let dictionary) = value, dictionary["$objects"] != nil {
+                    let graph = try KeyedUnarchiver.objectGraph(from: value, options: options)
                     fields.append(("kind", Self.jsonString("keyed archive")))
                     fields.append(("result", try graphLine(graph)))
                 } else {
@@ -211,15 +232,52 @@ extension Tool {
         return nil
     }
 
-    /// Writes one line, `{"key":value,…}`; the values (a result may be tens of megabytes)
-    /// are handed out in pieces, not copied into the line.
-    func writeFields(_ fields: [(String, String)]) {
-        for (index, (key, value)) in fields.enumerated() {
-            writeText((index == 0 ? "{" : ",") + Self.jsonString(key) + ":")
-            writeText(value)
+    /// Whether the bytes `$objects` occur in `data`, as they do in every keyed archive,
+    /// binary or XML.
+    static func mentionsObjects(_ data: Data) -> Bool {
+        let key: [UInt8] = Array("$objects".utf8)
+        return data.withUnsafeBytes { raw in
+            let count = raw.count
+            guard count >= key.count else { return false }
+            var index = 0
+            while index <= count - key.count {
+                if raw[index] == 0x24 {
+                    var matched = 1
+                    while matched < key.count && raw[index + matched] == key[matched] { matched += 1 }
+                    if matched == key.count { return true }
+                }
+                index += 1
+            }
+            return false
         }
-        writeText("}\n")
     }
+
+    /// Writes one line, `{"key":value,…}`, in one write when it is short (a sweep writes
+    /// tens of thousands of lines); a long value (a result may be tens of megabytes) is
+    /// handed out in pieces, not copied into the line.
+    func writeFields(_ fields: [(String, String)]) {
+        var line = ""
+        line.reserveCapacity(
+            fields.reduce(4) { $0 + $1.0.utf8.count + 4 + min($1.1.utf8.count, Self.longestCopiedValue) })
+        for (index, (key, value)) in fields.enumerated() {
+            line += index == 0 ? "{\"" : ",\""
+            // Keys are the tool's own names: plain ASCII, nothing to escape.
+            line += key
+            line += "\":"
+            if value.utf8.count > Self.longestCopiedValue {
+                writeText(line)
+                writeText(value)
+                line = ""
+            } else {
+                line += value
+            }
+        }
+        line += "}\n"
+        writeText(line)
+    }
+
+    /// The longest value ``writeFields(_:)`` copies into its line: 256 KB.
+    static let longestCopiedValue = 256 << 10
 
     /// A property list as `-convert json` writes it (on one line unless `readable`).
     ///
@@ -239,7 +297,14 @@ extension Tool {
         }
     }
 
+    /// `text` as a JSON string, as the library's JSON writer escapes it.
     static func jsonString(_ text: String) -> String {
-        (try? PropertyList.string(text).jsonData()).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+        // Text without a control character, `"` or `\` is written as it is (as the writer
+        // does): quoted here without setting up the writer (a sweep quotes many per line).
+        var text = text
+        let plain = text.withUTF8 { bytes in !bytes.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C } }
+        if plain { return "\"" + text + "\"" }
+        guard let data = try? PropertyList.string(text).jsonData() else { return "\"\"" }
+        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -42,28 +42,48 @@ extension Tool {
     }
 
     /// How a BLOB is shown: decoded, or only named when compressed.
-    private enum BlobContent {
+    enum BlobContent {
         case archive
         case compressed(String)
     }
 
     /// Whether `data` is worth a line: a binary or XML property list, a typedstream, or
     /// gzip/zlib data (which may hold one).
-    private static func content(of data: Data) -> BlobContent? {
+    static func content(of data: Data) -> BlobContent? {
         guard data.count >= 8 else { return nil }
-        let first = data[data.startIndex]
-        let second = data[data.startIndex + 1]
-        if data.starts(with: Array("bplist".utf8)) { return .archive }
-        if TypedStreamUnarchiver.isTypedStream(data) { return .archive }
-        if first == 0x1f && second == 0x8b { return .compressed("gzip") }
-        if first == 0x78, [0x01, 0x5e, 0x9c, 0xda].contains(second) { return .compressed("zlib") }
-        var text = data.prefix(64)[...]
-        if text.starts(with: [0xef, 0xbb, 0xbf]) { text = text.dropFirst(3) }
-        text = text.drop { $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }
-        for marker in ["<?xml", "<plist", "<!DOCTYPE plist"] where text.starts(with: Array(marker.utf8)) {
-            return .archive
+        // Called for every BLOB of a database: the first bytes compared in place.
+        return data.withUnsafeBytes { raw -> BlobContent? in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            // XML is looked for in the first 64 bytes, as `PropertyListFormat.detect` does.
+            let head = min(bytes.count, 64)
+            func starts(_ prefix: StaticString, at start: Int) -> Bool {
+                let count = prefix.utf8CodeUnitCount
+                guard start + count <= head else { return false }
+                let expected = UnsafeBufferPointer(start: prefix.utf8Start, count: count)
+                for index in 0..<count where bytes[start + index] != expected[index] { return false }
+                return true
+            }
+            if starts("bplist", at: 0) { return .archive }
+            let first = bytes[0]
+            let second = bytes[1]
+            if first == 0x1f && second == 0x8b { return .compressed("gzip") }
+            if first == 0x78 && (second == 0x01 || second == 0x5e || second == 0x9c || second == 0xda) {
+                return .compressed("zlib")
+            }
+            // A UTF-8 byte-order mark (EF BB BF), then white space.
+            var start = starts("\u{FEFF}", at: 0) ? 3 : 0
+            while start < head,
+                bytes[start] == 0x20 || bytes[start] == 0x0a || bytes[start] == 0x0d || bytes[start] == 0x09
+            {
+                start += 1
+            }
+            for marker: StaticString in ["<?xml", "<plist", "<!DOCTYPE plist"] where starts(marker, at: start)
+            {
+                return .archive
+            }
+            // A typedstream starts with its version byte, none of the above.
+            return TypedStreamUnarchiver.isTypedStream(data) ? .archive : nil
         }
-        return nil
     }
 
     private static func json(_ value: SQLiteValue) -> String {

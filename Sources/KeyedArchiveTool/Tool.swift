@@ -125,6 +125,8 @@ package struct Tool {
             return textconv(invocation)
         case .diff:
             return diff(invocation)
+        case .sqlite:
+            return summarizeDatabases(invocation)
         }
     }
 
@@ -150,6 +152,9 @@ package struct Tool {
         /// The file read as a typedstream (`NSArchiver`), when it has that header; `value`
         /// is then an empty string.
         var typedStream: TypedStreamGraph? = nil
+        /// The bytes of a typedstream file (`nil` for any other file), which `decode` reads
+        /// again as an attributed string when its root is one.
+        var typedStreamData: Data? = nil
         /// Whether the file is JSON (read as `plutil` reads it), which edits keep.
         var isJSON = false
     }
@@ -219,7 +224,8 @@ package struct Tool {
                 try action(
                     InputFile(
                         name: name, value: value, report: report, byteCount: byteCount, format: format,
-                        typedStream: typedStream, isJSON: isJSON))
+                        typedStream: typedStream, typedStreamData: typedStream == nil ? nil : data,
+                        isJSON: isJSON))
             } catch {
                 environment.writeError("\(name): \(error.message)\n")
                 status = ExitStatus.failure
@@ -370,6 +376,16 @@ package struct Tool {
     private func decodeGraph(
         _ file: InputFile, _ invocation: Invocation, expansion: ArchiveGraphJSON.Expansion?, limit: Int
     ) throws -> String {
+        // An attributed string (an iMessage body) as its text and runs, unless --raw.
+        if !invocation.raw, let data = file.typedStreamData,
+            invocation.graphPath == nil || invocation.graphPath?.text == "root",
+            let body = Self.attributedBody(data)
+        {
+            let label = invocation.graphPath?.text
+            return invocation.json
+                ? try Self.attributedBodyJSON(body, label: label, compact: false, limit: limit)
+                : Self.attributedBodyOutline(body, label: label)
+        }
         var graph =
             try file.typedStream?.archivedObjectGraph()
             ?? KeyedUnarchiver.objectGraph(
@@ -631,12 +647,15 @@ package struct Tool {
     /// Writes `text` to standard output in pieces of at most a megabyte, so that a large
     /// rendering is not copied whole once more on its way out.
     func writeText(_ text: String) {
-        let bytes = text.utf8
-        var start = bytes.startIndex
-        while start < bytes.endIndex {
-            let end = bytes.index(start, offsetBy: 1 << 20, limitedBy: bytes.endIndex) ?? bytes.endIndex
-            environment.writeOutput(Data(bytes[start..<end]))
-            start = end
+        var text = text
+        // The bytes copied from the string's own storage, not one by one.
+        text.withUTF8 { bytes in
+            var start = 0
+            while start < bytes.count {
+                let end = min(bytes.count, start + (1 << 20))
+                environment.writeOutput(Data(buffer: UnsafeBufferPointer(rebasing: bytes[start..<end])))
+                start = end
+            }
         }
     }
 

@@ -215,7 +215,7 @@ final class DecodeTag: KeyedCoding {
 
     @Test(arguments: [
         (["decode"], "keyed-archive: no files given"),
-        (["-p", "--json", "a.plist"], "keyed-archive: --json is only valid with decode and diff"),
+        (["-p", "--json", "a.plist"], "keyed-archive: --json is only valid with decode, diff and sqlite"),
         (
             ["decode", "-o", "x", "a.plist"],
             "keyed-archive: -o is only valid with -convert, -extract, -insert, -replace and -remove"
