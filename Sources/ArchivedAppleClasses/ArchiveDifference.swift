@@ -132,7 +132,7 @@ extension PropertyList {
     /// (an element inserted in the middle is one `added` difference, not a change of every
     /// later element); scalars by value and type (`1` and `1.0` differ). A property list
     /// that is a keyed archive is compared as it is stored; read both with
-    /// ``KeyedUnarchiver/objectGraph(from:options:)`` and compare the graphs to compare the
+    /// ``KeyedUnarchiver/objectGraph(from:options:)-(Data,_)`` and compare the graphs to compare the
     /// objects.
     ///
     /// - Parameters:
