@@ -523,14 +523,16 @@ final class BlobScanner {
         if assumingFirstNull { record.append(0) }
         var position = typesStart
         var bodyLength = 0
-        while record.count - 1 < columns {
+        // Columns, not bytes: a serial type is a varint (a BLOB over 57 bytes takes two).
+        var column = assumingFirstNull ? 1 : 0
+        while column < columns {
             guard let type = bytes.varint(at: position, end: limit),
                 let length = serialTypeLength(type.value),
                 length <= 0x7fff_ffff - bodyLength
             else { return nil }
             // A rowid alias is stored as NULL.
-            if let column = table.storageIndex.firstIndex(of: record.count - 1),
-                table.columns[column].isRowIDAlias,
+            if let named = table.storageIndex.firstIndex(of: column),
+                table.columns[named].isRowIDAlias,
                 type.value != 0
             {
                 return nil
@@ -538,6 +540,7 @@ final class BlobScanner {
             record.append(contentsOf: bytes[position..<position + type.length])
             position += type.length
             bodyLength += length
+            column += 1
         }
         let headerSize = record.count
         guard headerSize < 128 else { return nil }
