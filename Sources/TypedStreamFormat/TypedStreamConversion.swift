@@ -32,7 +32,7 @@ import Foundation
 /// | `NSAttributedString`, `NSMutableAttributedString` | `NSString` and the attributes: one dictionary under `NSAttributes` when one run covers the text, else the dictionaries and `NSAttributeInfo` |
 /// | `NSColor` (RGB, white, CMYK, named) | ``ArchivedColor``'s keyed form |
 /// | `NSFont` | `NSName`, `NSSize`, `NSfFlags` 16 (what AppKit writes for a font without a role; the typedstream's flag bytes have no keyed counterpart) |
-/// | `NSParagraphStyle` | ``ArchivedParagraphStyle``'s keyed form |
+/// | `NSParagraphStyle` | ``ArchivedParagraphStyle``'s fields as AppKit writes them: `NSAlignment`, `NSTabStops` (nil for the default stops), and the others where they are not the default |
 ///
 /// An object shared in the stream is one object of the keyed archive. Any other class (an
 /// application's own, a colour or paragraph style of a layout that is not read) has no
@@ -237,10 +237,29 @@ final class TypedStreamToKeyedConverter {
         case (.font, var font as ArchivedFont):
             if font.flags == nil { font.flags = Self.plainFontFlags }
             return font
-        case (.paragraphStyle, let style as ArchivedParagraphStyle): return style
+        case (.paragraphStyle, let style as ArchivedParagraphStyle): return Self.keyedStyle(style)
         default:
             throw refusal("an \(catalogued.name) of a layout that is not read has no keyed form", index, path)
         }
+    }
+
+    /// A paragraph style as AppKit archives one: `NSAlignment` always, `NSTabStops` nil
+    /// for the default tab stops (12 left ones 28 points apart), and the other fields only
+    /// where they differ from their defaults (a typedstream stores every field).
+    static func keyedStyle(_ style: ArchivedParagraphStyle) -> ArchivedParagraphStyle {
+        var result = style
+        result.typedStreamForm = nil
+        for (key, value) in style.fields {
+            switch (key, value) {
+            case ("NSLineBreakMode", .integer(0)), ("NSWritingDirection", .integer(-1)): result.fields[key] = nil
+            case (_, .real(0)) where TypedStreamParagraphStyle.realKeys.contains(key): result.fields[key] = nil
+            default: break
+            }
+        }
+        if result.tabStops == TypedStreamParagraphStyle.defaultTabStops {
+            result.fields["NSTabStops"] = .null
+        }
+        return result
     }
 
     /// `NSfFlags` of a font without a role, as AppKit archives `[NSFont fontWithName:size:]`.
@@ -284,6 +303,8 @@ final class TypedStreamToKeyedConverter {
         case .font(var font):
             if font.flags == nil { font.flags = Self.plainFontFlags }
             return .font(font)
+        case .paragraphStyle(let style):
+            return .paragraphStyle(Self.keyedStyle(style))
         default:
             return attribute
         }
