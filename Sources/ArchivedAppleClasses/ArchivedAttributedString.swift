@@ -60,14 +60,6 @@ public struct ArchivedAttributedString: SecureKeyedCoding, Hashable, Sendable, C
     /// How the runs were stored, to write them back the same way; not part of equality.
     private var layout: StoredAttributeLayout
 
-    /// Whether one run covering the whole text is written as Apple writes it, as a single
-    /// dictionary under `NSAttributes` without `NSAttributeInfo` (as a string read in that
-    /// form is written back); not part of equality.
-    package var prefersSingleDictionary: Bool {
-        get { layout.usesSingleDictionary }
-        set { layout.usesSingleDictionary = newValue }
-    }
-
     /// Creates an attributed string.
     ///
     /// - Parameters:

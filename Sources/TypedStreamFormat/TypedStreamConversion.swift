@@ -29,7 +29,7 @@ import Foundation
 /// | `NSArray`, `NSSet`, `NSDictionary` and their mutable variants | `NS.objects` (`NS.keys`), the class kept |
 /// | `NSNull` | `NSNull` |
 /// | `NSValue` of a point, size, rectangle, range or edge insets | `NS.special` and the value (`NS.pointval`, …) |
-/// | `NSAttributedString`, `NSMutableAttributedString` | `NSString` and the attributes: one dictionary under `NSAttributes` when one run covers the text, else the dictionaries and `NSAttributeInfo` |
+/// | `NSAttributedString`, `NSMutableAttributedString` | `NSString`, `NSAttributes` (the attribute dictionaries) and `NSAttributeInfo` (the runs), the form Foundation on every platform reads |
 /// | `NSColor` (RGB, white, CMYK, named) | ``ArchivedColor``'s keyed form |
 /// | `NSFont` | `NSName`, `NSSize`, `NSfFlags` 16 (what AppKit writes for a font without a role; the typedstream's flag bytes have no keyed counterpart) |
 /// | `NSParagraphStyle` | ``ArchivedParagraphStyle``'s fields as AppKit writes them: `NSAlignment`, `NSTabStops` (nil for the default stops), and the others where they are not the default |
@@ -237,16 +237,17 @@ final class TypedStreamToKeyedConverter {
         case (.font, var font as ArchivedFont):
             if font.flags == nil { font.flags = Self.plainFontFlags }
             return font
-        case (.paragraphStyle, let style as ArchivedParagraphStyle): return Self.keyedStyle(style)
+        case (.paragraphStyle, let style as ArchivedParagraphStyle): return try Self.keyedStyle(style)
         default:
             throw refusal("an \(catalogued.name) of a layout that is not read has no keyed form", index, path)
         }
     }
 
     /// A paragraph style as AppKit archives one: `NSAlignment` always, `NSTabStops` nil
-    /// for the default tab stops (12 left ones 28 points apart), and the other fields only
-    /// where they differ from their defaults (a typedstream stores every field).
-    static func keyedStyle(_ style: ArchivedParagraphStyle) -> ArchivedParagraphStyle {
+    /// for the default tab stops (12 left ones 28 points apart) or an `NSArray` of
+    /// `NSTextTab`s, and the other fields only where they differ from their defaults (a
+    /// typedstream stores every field).
+    static func keyedStyle(_ style: ArchivedParagraphStyle) throws -> ArchivedParagraphStyle {
         var result = style
         result.typedStreamForm = nil
         for (key, value) in style.fields {
@@ -258,6 +259,8 @@ final class TypedStreamToKeyedConverter {
         }
         if result.tabStops == TypedStreamParagraphStyle.defaultTabStops {
             result.fields["NSTabStops"] = .null
+        } else if case .array(let tabs)? = result.fields["NSTabStops"] {
+            result.fields["NSTabStops"] = try .arrayObject(tabs)
         }
         return result
     }
@@ -265,9 +268,9 @@ final class TypedStreamToKeyedConverter {
     /// `NSfFlags` of a font without a role, as AppKit archives `[NSFont fontWithName:size:]`.
     static let plainFontFlags = 16
 
-    /// An attributed string as Apple archives it: one dictionary without `NSAttributeInfo`
-    /// when one run covers the text; attribute values without a typed form (a dictionary, a
-    /// set) converted in their own keyed layout.
+    /// An attributed string in Apple's run-length form (`NSAttributes` and `NSAttributeInfo`),
+    /// which every reader reads (swift-corelibs-foundation's reads no other); attribute
+    /// values without a typed form (a dictionary, a set) converted in their own keyed layout.
     private func keyedAttributedString(_ string: ArchivedAttributedString, path: String) throws
         -> ArchivedAttributedString
     {
@@ -278,7 +281,6 @@ final class TypedStreamToKeyedConverter {
                 result.runs[position].attributes[name] = try keyedAttribute(attribute, path: attributePath)
             }
         }
-        result.prefersSingleDictionary = true
         return result
     }
 
@@ -304,7 +306,7 @@ final class TypedStreamToKeyedConverter {
             if font.flags == nil { font.flags = Self.plainFontFlags }
             return .font(font)
         case .paragraphStyle(let style):
-            return .paragraphStyle(Self.keyedStyle(style))
+            return .paragraphStyle(try Self.keyedStyle(style))
         default:
             return attribute
         }

@@ -66,7 +66,7 @@ struct TypedStreamConversionTests {
                 + "\(reals) \(tabs))"
         case let point as ArchivedPoint: return "point(\(point.x) \(point.y))"
         case let size as ArchivedSize: return "size(\(size.width) \(size.height))"
-        case let rect as ArchivedRect: return "rect(\(rect.x) \(rect.y) \(rect.width) \(rect.height))"
+        case let rect as ArchivedRect: return "rect(\(rect.origin.x) \(rect.origin.y) \(rect.size.width) \(rect.size.height))"
         case let range as ArchivedRange: return "range(\(range.location) \(range.length))"
         case let insets as ArchivedEdgeInsets:
             return "insets(\(insets.top) \(insets.left) \(insets.bottom) \(insets.right))"
@@ -256,12 +256,14 @@ struct TypedStreamConversionTests {
     }
 
     /// For each class, the key sets (with their value types) Apple wrote in the Mac archives of
-    /// the fixtures (`wild_*`): nibs, Xcode state, Terminal preferences.
+    /// the fixtures: nibs, Xcode state, Terminal preferences (`wild_*`), and the archives
+    /// macOS 10.14 wrote for swift-corelibs-foundation's tests (`corelibs_macOS-*`).
     static let appleLayouts: [String: Set<[String: String]>] = {
         var layouts: [String: Set<[String: String]>] = [:]
         let folder = Fixtures.root.appendingPathComponent("apple-keyed-archives")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        for name in names where name.hasPrefix("wild_") && !name.hasSuffix(".json") {
+        for name in names
+        where (name.hasPrefix("wild_") || name.hasPrefix("corelibs_macOS")) && !name.hasSuffix(".json") {
             guard let data = try? Data(contentsOf: folder.appendingPathComponent(name)) else { continue }
             for (className, layout) in objectLayouts(data) { layouts[className, default: []].insert(layout) }
         }
@@ -288,6 +290,7 @@ struct TypedStreamConversionTests {
                 case .bool: layout[key] = "bool"
                 case .data: layout[key] = "data"
                 case .string: layout[key] = "string"
+                case .array: layout[key] = "array"
                 default: layout[key] = "\(value)"
                 }
             }
@@ -322,10 +325,10 @@ struct TypedStreamConversionTests {
                 #expect(try Self.keyedCanonical(keyed) == expected)
             }
             // Each object has a layout Apple wrote for its class (CMYK colours, which none of
-            // the Mac archives hold, have NSCYMK).
+            // the Mac archives hold, have NSCMYK).
             for (className, layout) in Self.objectLayouts(keyed) {
-                if className == "NSColor", layout["NSCYMK"] != nil {
-                    #expect(layout == ["NSColorSpace": "integer", "NSCYMK": "data"])
+                if className == "NSColor", layout["NSCMYK"] != nil {
+                    #expect(layout == ["NSColorSpace": "integer", "NSCMYK": "data"])
                     continue
                 }
                 guard let known = apple[className] else { continue }
