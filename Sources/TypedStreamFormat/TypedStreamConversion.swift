@@ -84,11 +84,7 @@ public enum TypedStreamConversion {
     public static func typedStreamData(
         fromKeyedArchive data: Data, options: KeyedUnarchivingOptions = KeyedUnarchivingOptions()
     ) throws -> Data {
-        let unarchiver = try KeyedUnarchiver(forReadingFrom: data, options: options)
-        unarchiver.requiresSecureCoding = false
-        let graph = try unarchiver.objectGraph()
-        var converter = KeyedToTypedStreamConverter(graph: graph, unarchiver: unarchiver)
-        let root = try converter.value(graph.root ?? .null, path: "root")
+        let root = try KeyedToTypedStreamConverter.rootValue(fromKeyedArchive: data, options: options)
         return try TypedStreamArchiver.archivedData(withRootObject: root)
     }
 }
@@ -366,6 +362,27 @@ struct KeyedToTypedStreamConverter {
     init(graph: ArchivedObjectGraph, unarchiver: KeyedUnarchiver) {
         self.graph = graph
         self.unarchiver = unarchiver
+    }
+
+    /// The root of the keyed archive `data` as the values ``TypedStreamArchiver`` writes.
+    static func rootValue(fromKeyedArchive data: Data, options: KeyedUnarchivingOptions) throws -> Any? {
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: data, options: options)
+        unarchiver.requiresSecureCoding = false
+        let graph = try unarchiver.objectGraph()
+        var converter = KeyedToTypedStreamConverter(graph: graph, unarchiver: unarchiver)
+        return try converter.value(graph.root ?? .null, path: "root")
+    }
+
+    /// The object a graph of the keyed reader is rooted at (an attribute value without a
+    /// typed form), as the values ``TypedStreamArchiver`` writes.
+    static func value(rootedAt graph: ArchivedObjectGraph) throws -> Any? {
+        guard case .reference(let uid)? = graph.root, case .dictionary(var archive) = graph.archivePropertyList()
+        else { return nil }
+        // The graph holds the whole archive it was read from: its root is the object asked for.
+        archive["$top"] = .dictionary(["root": .uid(UInt64(uid))])
+        return try rootValue(
+            fromKeyedArchive: try PropertyList.dictionary(archive).data(format: .binary),
+            options: KeyedUnarchivingOptions())
     }
 
     mutating func value(_ value: ArchivedObjectGraph.Value, path: String) throws -> Any? {
