@@ -687,7 +687,8 @@ struct TypedStreamWriter {
             } catch let error as KeyedArchiveError where error.code == .classNotFound {
                 throw KeyedArchiveError(
                     .invalidValue,
-                    "attribute value \(value) has no typedstream form that this archiver writes (\(error.message))")
+                    "attribute value \(value) has no typedstream form that this archiver writes (\(error.message))"
+                )
             }
         }
     }

@@ -141,15 +141,18 @@ final class TypedStreamToKeyedConverter {
     private func object(_ index: Int, path: String) throws -> any KeyedCoding {
         if let done = converted[index] { return done }
         guard let object = graph.object(at: index) else {
-            throw KeyedArchiveError(.invalidArchive, "reference #\(index) is not an object", at: .keyPath(path))
+            throw KeyedArchiveError(
+                .invalidArchive, "reference #\(index) is not an object", at: .keyPath(path))
         }
         guard !inProgress.contains(index) else {
             throw KeyedArchiveError(
-                .unresolvableCycle, "object #\(index) (\(object.className)) contains itself", at: .keyPath(path))
+                .unresolvableCycle, "object #\(index) (\(object.className)) contains itself",
+                at: .keyPath(path))
         }
         guard depth < unarchiver.options.maximumDepth else {
             throw KeyedArchiveError(
-                .limitExceeded, "objects are nested deeper than the limit of \(unarchiver.options.maximumDepth)",
+                .limitExceeded,
+                "objects are nested deeper than the limit of \(unarchiver.options.maximumDepth)",
                 at: .keyPath(path))
         }
         let chain = graph.classChain(ofClassAt: object.classIndex)
@@ -181,7 +184,8 @@ final class TypedStreamToKeyedConverter {
     /// The members of a collection: `NSArray` and `NSSet` a count and that many objects,
     /// `NSDictionary` a count and that many key–value pairs.
     private func fill(
-        _ collection: KeyedConversionCollection, from object: TypedStreamGraph.Object, index: Int, path: String
+        _ collection: KeyedConversionCollection, from object: TypedStreamGraph.Object, index: Int,
+        path: String
     ) throws {
         let values = object.values
         let isDictionary = collection.kind == .dictionary
@@ -248,8 +252,10 @@ final class TypedStreamToKeyedConverter {
         result.typedStreamForm = nil
         for (key, value) in style.fields {
             switch (key, value) {
-            case ("NSLineBreakMode", .integer(0)), ("NSWritingDirection", .integer(-1)): result.fields[key] = nil
-            case (_, .real(0)) where TypedStreamParagraphStyle.realKeys.contains(key): result.fields[key] = nil
+            case ("NSLineBreakMode", .integer(0)), ("NSWritingDirection", .integer(-1)):
+                result.fields[key] = nil
+            case (_, .real(0)) where TypedStreamParagraphStyle.realKeys.contains(key):
+                result.fields[key] = nil
             default: break
             }
         }
@@ -273,14 +279,17 @@ final class TypedStreamToKeyedConverter {
         var result = string
         for (position, run) in string.runs.enumerated() {
             for (name, attribute) in run.attributes {
-                let attributePath = "\(path).runs[\(position)][\(DisplayText.quoted(name, maximumScalars: 40))]"
+                let attributePath =
+                    "\(path).runs[\(position)][\(DisplayText.quoted(name, maximumScalars: 40))]"
                 result.runs[position].attributes[name] = try keyedAttribute(attribute, path: attributePath)
             }
         }
         return result
     }
 
-    private func keyedAttribute(_ attribute: ArchivedAttributeValue, path: String) throws -> ArchivedAttributeValue {
+    private func keyedAttribute(_ attribute: ArchivedAttributeValue, path: String) throws
+        -> ArchivedAttributeValue
+    {
         switch attribute {
         case .array(let values):
             return .array(try values.enumerated().map { try keyedAttribute($1, path: "\(path)[\($0)]") })
@@ -288,7 +297,8 @@ final class TypedStreamToKeyedConverter {
             // The stream's bridge graph numbers node n of the stream n + 1.
             guard case .reference(let uid)? = bridged.root, uid >= 1 else {
                 throw KeyedArchiveError(
-                    .classNotFound, "an attribute value \(bridged.root?.description ?? "nil") has no keyed form",
+                    .classNotFound,
+                    "an attribute value \(bridged.root?.description ?? "nil") has no keyed form",
                     at: .keyPath(path))
             }
             guard let converted = try value(.object(uid - 1), path: path) else { return .null }
@@ -376,7 +386,8 @@ struct KeyedToTypedStreamConverter {
     /// The object a graph of the keyed reader is rooted at (an attribute value without a
     /// typed form), as the values ``TypedStreamArchiver`` writes.
     static func value(rootedAt graph: ArchivedObjectGraph) throws -> Any? {
-        guard case .reference(let uid)? = graph.root, case .dictionary(var archive) = graph.archivePropertyList()
+        guard case .reference(let uid)? = graph.root,
+            case .dictionary(var archive) = graph.archivePropertyList()
         else { return nil }
         // The graph holds the whole archive it was read from: its root is the object asked for.
         archive["$top"] = .dictionary(["root": .uid(UInt64(uid))])
@@ -392,7 +403,8 @@ struct KeyedToTypedStreamConverter {
         case .integer(let number):
             if let small = number.intValue { return small }
             if let large = number.uint64Value { return large }
-            throw KeyedArchiveError(.valueOutOfRange, "integer \(number) does not fit in 64 bits", at: .keyPath(path))
+            throw KeyedArchiveError(
+                .valueOutOfRange, "integer \(number) does not fit in 64 bits", at: .keyPath(path))
         case .real(let number): return number
         case .bool(let flag): return flag
         case .data(let bytes): return bytes
@@ -419,11 +431,13 @@ struct KeyedToTypedStreamConverter {
         case .null?, nil: return nil
         case .value(let plain)?: return try value(plain, path: path)
         case .classDescription?:
-            throw KeyedArchiveError(.invalidArchive, "$objects[\(uid)] is a class, not an object", at: .keyPath(path))
+            throw KeyedArchiveError(
+                .invalidArchive, "$objects[\(uid)] is a class, not an object", at: .keyPath(path))
         case .object(let object)?:
             guard !inProgress.contains(uid) else {
                 throw KeyedArchiveError(
-                    .unresolvableCycle, "$objects[\(uid)] (\(object.className)) contains itself; "
+                    .unresolvableCycle,
+                    "$objects[\(uid)] (\(object.className)) contains itself; "
                         + "a typedstream is written from values", at: .keyPath(path))
             }
             inProgress.insert(uid)
@@ -432,7 +446,9 @@ struct KeyedToTypedStreamConverter {
         }
     }
 
-    private mutating func objectValue(_ object: ArchivedObjectGraph.Object, uid: Int, path: String) throws -> Any {
+    private mutating func objectValue(_ object: ArchivedObjectGraph.Object, uid: Int, path: String) throws
+        -> Any
+    {
         let chain = object.classChain.isEmpty ? [object.className] : object.classChain
         guard let catalogued = chain.lazy.compactMap(CataloguedClass.init(name:)).first else {
             throw KeyedArchiveError(
@@ -464,7 +480,8 @@ struct KeyedToTypedStreamConverter {
                 for member in try members("NS.objects") {
                     guard let hashable = member as? AnyHashable else {
                         throw KeyedArchiveError(
-                            .typeMismatch, "a set member of type \(type(of: member)) cannot be a Swift set member",
+                            .typeMismatch,
+                            "a set member of type \(type(of: member)) cannot be a Swift set member",
                             at: .keyPath(path))
                     }
                     set.insert(hashable)
@@ -527,7 +544,8 @@ struct KeyedToTypedStreamConverter {
         case 12: return try unarchiver.decodeEntry(uid, as: ArchivedEdgeInsets.self)
         default:
             throw KeyedArchiveError(
-                .classNotFound, "an NSValue of NS.special \(special) has no typedstream form", at: .keyPath(path))
+                .classNotFound, "an NSValue of NS.special \(special) has no typedstream form",
+                at: .keyPath(path))
         }
     }
 }

@@ -52,7 +52,10 @@ import Testing
         ([], "no command or files given"),
         (["-lint"], "no files given"),
         (["-convert", "xml1"], "no files given"),
-        (["-convert"], "-convert needs a format (one of: xml1, binary1, json, swift, objc, keyed, typedstream)"),
+        (
+            ["-convert"],
+            "-convert needs a format (one of: xml1, binary1, json, swift, objc, keyed, typedstream)"
+        ),
         (
             ["-convert", "yaml", "a"],
             "unknown format 'yaml' for -convert (use one of: xml1, binary1, json, swift, objc, keyed, typedstream)"

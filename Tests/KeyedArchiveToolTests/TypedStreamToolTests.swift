@@ -137,7 +137,10 @@ import Testing
         // A class without a keyed form: refused, named, the file untouched.
         let graph = TypedStreamGraph(
             nodes: [
-                .object(.init(classIndex: 1, className: "Marker", groups: [.init(encoding: "i", values: [.integer(7)])])),
+                .object(
+                    .init(
+                        classIndex: 1, className: "Marker",
+                        groups: [.init(encoding: "i", values: [.integer(7)])])),
                 .class(.init(name: "Marker", version: 2, superclassIndex: 2)),
                 .class(.init(name: "NSObject", version: 0, superclassIndex: nil)),
             ],

@@ -24,7 +24,9 @@ struct TypedStreamConversionTests {
     static func canonical(
         _ value: Any?, textOnly: Bool = false, graph: (ArchivedObjectGraph) throws -> Any? = { _ in nil }
     ) throws -> String {
-        func recurse(_ member: Any?) throws -> String { try canonical(member, textOnly: textOnly, graph: graph) }
+        func recurse(_ member: Any?) throws -> String {
+            try canonical(member, textOnly: textOnly, graph: graph)
+        }
         switch value {
         case nil: return "nil"
         case let text as String: return "s" + text.debugDescription
@@ -37,16 +39,22 @@ struct TypedStreamConversionTests {
         case let url as URL: return "u" + url.absoluteString
         case is ArchivedNull: return "null"
         case let array as [Any]: return "[" + (try array.map(recurse)).joined(separator: ", ") + "]"
-        case let set as Set<AnyHashable>: return "set{" + (try set.map { try recurse($0.base) }).sorted().joined(separator: ", ") + "}"
+        case let set as Set<AnyHashable>:
+            return "set{" + (try set.map { try recurse($0.base) }).sorted().joined(separator: ", ") + "}"
         case let dictionary as [String: Any]:
-            return "{" + (try dictionary.map { "\($0.key.debugDescription)=\(try recurse($0.value))" }).sorted().joined(separator: ", ") + "}"
+            return "{"
+                + (try dictionary.map { "\($0.key.debugDescription)=\(try recurse($0.value))" }).sorted()
+                .joined(separator: ", ") + "}"
         case let dictionary as [AnyHashable: Any]:
-            return "{" + (try dictionary.map { "\(try recurse($0.key.base))=\(try recurse($0.value))" }).sorted().joined(separator: ", ") + "}"
+            return "{"
+                + (try dictionary.map { "\(try recurse($0.key.base))=\(try recurse($0.value))" }).sorted()
+                .joined(separator: ", ") + "}"
         case let string as ArchivedAttributedString:
             if textOnly { return "A" + string.string.debugDescription }
             let runs = try string.runs.map { run in
                 "\(run.range): "
-                    + (try run.attributes.map { "\($0.key)=\(try attribute($0.value, graph: graph))" }).sorted()
+                    + (try run.attributes.map { "\($0.key)=\(try attribute($0.value, graph: graph))" })
+                    .sorted()
                     .joined(separator: "; ")
             }
             return "A" + string.string.debugDescription + "(" + runs.joined(separator: " | ") + ")"
@@ -62,16 +70,18 @@ struct TypedStreamConversionTests {
             ].map { $0 ?? 0 }
             let tabs = (style.tabStops ?? (1...12).map { ArchivedTextTab(location: Double($0) * 28) })
                 .map { "\($0.location)/\($0.alignment)" }
-            return "style(\(style.alignment ?? 4) \(style.lineBreakMode ?? 0) \(style.baseWritingDirection ?? -1) "
+            return
+                "style(\(style.alignment ?? 4) \(style.lineBreakMode ?? 0) \(style.baseWritingDirection ?? -1) "
                 + "\(reals) \(tabs))"
         case let point as ArchivedPoint: return "point(\(point.x) \(point.y))"
         case let size as ArchivedSize: return "size(\(size.width) \(size.height))"
-        case let rect as ArchivedRect: return "rect(\(rect.origin.x) \(rect.origin.y) \(rect.size.width) \(rect.size.height))"
+        case let rect as ArchivedRect:
+            return "rect(\(rect.origin.x) \(rect.origin.y) \(rect.size.width) \(rect.size.height))"
         case let range as ArchivedRange: return "range(\(range.location) \(range.length))"
         case let insets as ArchivedEdgeInsets:
             return "insets(\(insets.top) \(insets.left) \(insets.bottom) \(insets.right))"
-        default:
-            return "unexpected \(type(of: value!)): \(value!)"
+        case let other?:
+            return "unexpected \(type(of: other)): \(other)"
         }
     }
 
@@ -90,7 +100,8 @@ struct TypedStreamConversionTests {
         case .font(let font): return try canonical(font)
         case .color(let color): return try canonical(color)
         case .paragraphStyle(let style): return try canonical(style)
-        case .array(let values): return "[" + (try values.map { try attribute($0, graph: graph) }).joined(separator: ", ") + "]"
+        case .array(let values):
+            return "[" + (try values.map { try attribute($0, graph: graph) }).joined(separator: ", ") + "]"
         case .object(let object): return try canonical(try graph(object), graph: graph)
         }
     }
@@ -106,8 +117,10 @@ struct TypedStreamConversionTests {
         case let date as NSDate: return "t\(date.timeIntervalSinceReferenceDate)"
         case let url as NSURL: return "u" + (url.absoluteString ?? "")
         case is NSNull: return "null"
-        case let array as NSArray: return "[" + (try array.map(foundationCanonical)).joined(separator: ", ") + "]"
-        case let set as NSSet: return "set{" + (try set.map(foundationCanonical)).sorted().joined(separator: ", ") + "}"
+        case let array as NSArray:
+            return "[" + (try array.map(foundationCanonical)).joined(separator: ", ") + "]"
+        case let set as NSSet:
+            return "set{" + (try set.map(foundationCanonical)).sorted().joined(separator: ", ") + "}"
         case let dictionary as NSDictionary:
             let entries = try dictionary.map { entry -> String in
                 let key = (entry.key as? NSString).map { $0.description.debugDescription }
@@ -151,11 +164,13 @@ struct TypedStreamConversionTests {
 
     /// Every object's keys that look like the generic bridge's unkeyed fields (`$0`, `$1`, …).
     static func unkeyedFields(_ data: Data) throws -> [String] {
-        guard case .dictionary(let top) = try PropertyList(from: data), case .array(let objects)? = top["$objects"]
+        guard case .dictionary(let top) = try PropertyList(from: data),
+            case .array(let objects)? = top["$objects"]
         else { return ["not a keyed archive"] }
         var found: [String] = []
         for case .dictionary(let object) in objects {
-            for key in object.keys where key.count > 1 && key.hasPrefix("$") && key.dropFirst().allSatisfy(\.isNumber) {
+            for key in object.keys
+            where key.count > 1 && key.hasPrefix("$") && key.dropFirst().allSatisfy(\.isNumber) {
                 found.append(key)
             }
         }
@@ -164,7 +179,8 @@ struct TypedStreamConversionTests {
 
     // MARK: - Fixtures
 
-    @Test("every typedstream fixture converts, or is refused as expected, and reads back with its values",
+    @Test(
+        "every typedstream fixture converts, or is refused as expected, and reads back with its values",
         .enabled(if: fixturesAvailable))
     func everyFixture() throws {
         var refused: [String: String] = [:]
@@ -198,7 +214,8 @@ struct TypedStreamConversionTests {
         }
     }
 
-    @Test("Foundation's NSKeyedUnarchiver reads the converted Foundation classes with the same values",
+    @Test(
+        "Foundation's NSKeyedUnarchiver reads the converted Foundation classes with the same values",
         .enabled(if: fixturesAvailable))
     func foundationReads() throws {
         var checked = 0
@@ -210,14 +227,16 @@ struct TypedStreamConversionTests {
             let value = unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey)
             #expect(value != nil, "\(name): \(String(describing: unarchiver.error))")
             #expect(
-                try Self.foundationCanonical(value) == (try Self.typedStreamCanonical(stream, textOnly: true)),
+                try Self.foundationCanonical(value)
+                    == (try Self.typedStreamCanonical(stream, textOnly: true)),
                 "\(name)")
             checked += 1
         }
         #expect(checked == 68)
     }
 
-    @Test("the attribute runs of a converted iMessage body read in Foundation",
+    @Test(
+        "the attribute runs of a converted iMessage body read in Foundation",
         .enabled(if: TypedStreamFixtureTests.names.contains("crabstep_Mention")))
     func foundationAttributes() throws {
         let keyed = try TypedStreamConversion.keyedArchiveData(
@@ -306,11 +325,14 @@ struct TypedStreamConversionTests {
         return result
     }
 
-    @Test("AppKit classes convert to the keys and value types Apple writes, and read back typed",
+    @Test(
+        "AppKit classes convert to the keys and value types Apple writes, and read back typed",
         .enabled(if: fixturesAvailable))
     func appKitLayouts() throws {
         let apple = Self.appleLayouts
-        for className in ["NSColor", "NSFont", "NSParagraphStyle", "NSMutableParagraphStyle", "NSAttributedString"] {
+        for className in [
+            "NSColor", "NSFont", "NSParagraphStyle", "NSMutableParagraphStyle", "NSAttributedString",
+        ] {
             #expect(apple[className] != nil, "no \(className) in the wild fixtures")
         }
         var compared: Set<String> = []
@@ -321,13 +343,15 @@ struct TypedStreamConversionTests {
             let expected = try Self.typedStreamCanonical(stream)
             // Geometry is read typed (every NSValue has one class name).
             if let point = value as? ArchivedPoint {
-                #expect(try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedPoint.self, from: keyed) == point)
+                #expect(
+                    try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedPoint.self, from: keyed) == point)
             } else if let size = value as? ArchivedSize {
                 #expect(try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedSize.self, from: keyed) == size)
             } else if let rect = value as? ArchivedRect {
                 #expect(try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedRect.self, from: keyed) == rect)
             } else if let range = value as? ArchivedRange {
-                #expect(try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedRange.self, from: keyed) == range)
+                #expect(
+                    try KeyedUnarchiver.unarchivedObject(ofClass: ArchivedRange.self, from: keyed) == range)
             } else {
                 #expect(try Self.keyedCanonical(keyed) == expected)
             }
@@ -360,7 +384,10 @@ struct TypedStreamConversionTests {
             let back = try TypedStreamConversion.typedStreamData(fromKeyedArchive: keyed)
             #expect(try Self.typedStreamCanonical(back) == expected)
         }
-        #expect(compared.isSuperset(of: ["NSColor", "NSFont", "NSMutableParagraphStyle", "NSAttributedString", "NSValue"]))
+        #expect(
+            compared.isSuperset(of: [
+                "NSColor", "NSFont", "NSMutableParagraphStyle", "NSAttributedString", "NSValue",
+            ]))
     }
 
     // MARK: - Refusals and the reverse
@@ -369,12 +396,19 @@ struct TypedStreamConversionTests {
     func refusal() throws {
         let graph = TypedStreamGraph(
             nodes: [
-                .object(.init(classIndex: 1, className: "NSArray", groups: [
-                    .init(encoding: "i", values: [.integer(1)]), .init(encoding: "@", values: [.object(3)]),
-                ])),
+                .object(
+                    .init(
+                        classIndex: 1, className: "NSArray",
+                        groups: [
+                            .init(encoding: "i", values: [.integer(1)]),
+                            .init(encoding: "@", values: [.object(3)]),
+                        ])),
                 .class(.init(name: "NSArray", version: 0, superclassIndex: 2)),
                 .class(.init(name: "NSObject", version: 0, superclassIndex: nil)),
-                .object(.init(classIndex: 4, className: "Marker", groups: [.init(encoding: "i", values: [.integer(7)])])),
+                .object(
+                    .init(
+                        classIndex: 4, className: "Marker",
+                        groups: [.init(encoding: "i", values: [.integer(7)])])),
                 .class(.init(name: "Marker", version: 2, superclassIndex: 2)),
             ],
             contents: [.init(encoding: "@", values: [.object(0)])])
@@ -412,16 +446,23 @@ struct TypedStreamConversionTests {
         let inner = ["x", "y"]
         let graph = TypedStreamGraph(
             nodes: [
-                .object(.init(classIndex: 1, className: "NSMutableArray", groups: [
-                    .init(encoding: "i", values: [.integer(2)]), .init(encoding: "@", values: [.object(4)]),
-                    .init(encoding: "@", values: [.object(4)]),
-                ])),
+                .object(
+                    .init(
+                        classIndex: 1, className: "NSMutableArray",
+                        groups: [
+                            .init(encoding: "i", values: [.integer(2)]),
+                            .init(encoding: "@", values: [.object(4)]),
+                            .init(encoding: "@", values: [.object(4)]),
+                        ])),
                 .class(.init(name: "NSMutableArray", version: 0, superclassIndex: 2)),
                 .class(.init(name: "NSArray", version: 0, superclassIndex: 3)),
                 .class(.init(name: "NSObject", version: 0, superclassIndex: nil)),
-                .object(.init(classIndex: 2, className: "NSArray", groups: [
-                    .init(encoding: "i", values: [.integer(0)]),
-                ])),
+                .object(
+                    .init(
+                        classIndex: 2, className: "NSArray",
+                        groups: [
+                            .init(encoding: "i", values: [.integer(0)])
+                        ])),
             ],
             contents: [.init(encoding: "@", values: [.object(0)])])
         _ = inner
@@ -429,7 +470,8 @@ struct TypedStreamConversionTests {
             fromTypedStream: try TypedStreamArchiver.archivedData(of: graph))
         let layouts = Self.objectLayouts(keyed)
         #expect(layouts.map(\.0) == ["NSMutableArray", "NSArray"])
-        guard case .dictionary(let top) = try PropertyList(from: keyed), case .array(let objects)? = top["$objects"],
+        guard case .dictionary(let top) = try PropertyList(from: keyed),
+            case .array(let objects)? = top["$objects"],
             case .dictionary(let root) = objects[1], case .array(let members)? = root["NS.objects"]
         else {
             Issue.record("no root array")
