@@ -155,6 +155,9 @@ final class TypedStreamToKeyedConverter {
                 "objects are nested deeper than the limit of \(unarchiver.options.maximumDepth)",
                 at: .keyPath(path))
         }
+        if depth > StackHeadroom.uncheckedDepth, StackHeadroom.isLow() {
+            throw KeyedArchiveError(.limitExceeded, StackHeadroom.message(depth: depth), at: .keyPath(path))
+        }
         let chain = graph.classChain(ofClassAt: object.classIndex)
         guard
             let catalogued = chain.lazy.compactMap({
@@ -368,6 +371,8 @@ struct KeyedToTypedStreamConverter {
     let graph: ArchivedObjectGraph
     let unarchiver: KeyedUnarchiver
     private var inProgress: Set<Int> = []
+    /// How many objects deep the walk is, bounded by the unarchiver's `maximumDepth`.
+    private var depth = 0
 
     init(graph: ArchivedObjectGraph, unarchiver: KeyedUnarchiver) {
         self.graph = graph
@@ -440,8 +445,22 @@ struct KeyedToTypedStreamConverter {
                     "$objects[\(uid)] (\(object.className)) contains itself; "
                         + "a typedstream is written from values", at: .keyPath(path))
             }
+            let limit = unarchiver.options.maximumDepth
+            guard depth < limit else {
+                throw KeyedArchiveError(
+                    .limitExceeded, "objects are nested deeper than the limit of \(limit)", at: .keyPath(path)
+                )
+            }
+            if depth > StackHeadroom.uncheckedDepth, StackHeadroom.isLow() {
+                throw KeyedArchiveError(
+                    .limitExceeded, StackHeadroom.message(depth: depth), at: .keyPath(path))
+            }
             inProgress.insert(uid)
-            defer { inProgress.remove(uid) }
+            depth += 1
+            defer {
+                inProgress.remove(uid)
+                depth -= 1
+            }
             return try objectValue(object, uid: uid, path: path)
         }
     }

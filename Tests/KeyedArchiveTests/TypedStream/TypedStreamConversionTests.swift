@@ -479,4 +479,25 @@ struct TypedStreamConversionTests {
         }
         #expect(members.count == 2 && members[0] == members[1])
     }
+
+    @Test("arrays nested past the depth limit are refused by the reverse conversion, not followed")
+    func reverseDepth() throws {
+        // $objects: $null, the class, then 2,000 NSArrays each holding the next.
+        let count = 2_000
+        var objects: [PropertyList] = [
+            "$null", ["$classname": "NSArray", "$classes": ["NSArray", "NSObject"]],
+        ]
+        for index in 0..<count {
+            let next: [PropertyList] = index + 1 < count ? [.uid(UInt64(index + 3))] : []
+            objects.append(["$class": .uid(1), "NS.objects": .array(next)])
+        }
+        let archive: PropertyList = [
+            "$archiver": "NSKeyedArchiver", "$version": 100000, "$top": ["root": .uid(2)],
+            "$objects": .array(objects),
+        ]
+        let error = try #require(throws: KeyedArchiveError.self) {
+            try TypedStreamConversion.typedStreamData(fromKeyedArchive: try archive.data(format: .binary))
+        }
+        #expect(error.code == .limitExceeded, "\(error)")
+    }
 }
