@@ -270,3 +270,19 @@ extension KeyedArchiver {
         }
     }
 }
+
+extension ArchivedAttributeValue {
+    /// `values` as an `NSArray` object of its own, as Apple stores an array under a key
+    /// (`NSTabStops`): ``array(_:)`` is written as an inline array of references, the form
+    /// it was read in when an archive held one.
+    ///
+    /// - Parameter values: The elements.
+    /// - Returns: The array as the generic graph of one `NSArray` object.
+    /// - Throws: ``KeyedArchiveError`` when an element cannot be archived.
+    package static func arrayObject(_ values: [ArchivedAttributeValue]) throws -> ArchivedAttributeValue {
+        let archiver = KeyedArchiver(requiringSecureCoding: false)
+        archiver.encode(ArchivedAttributeArray(values: values), forKey: KeyedArchiver.rootObjectKey)
+        archiver.finishEncoding()
+        return .object(try KeyedUnarchiver.objectGraph(from: try archiver.finishedData()))
+    }
+}

@@ -453,39 +453,39 @@ extension KeyedUnarchiver {
 }
 
 /// An `NSMutableString` object (`NS.string` inline).
-struct ArchivedMutableString: SecureKeyedCoding {
-    let string: String
-    static var archivedClassName: String { CataloguedClass.mutableString.name }
-    static var archivedSuperclassNames: [String]? { [CataloguedClass.string.name] }
+package struct ArchivedMutableString: SecureKeyedCoding {
+    package let string: String
+    package static var archivedClassName: String { CataloguedClass.mutableString.name }
+    package static var archivedSuperclassNames: [String]? { [CataloguedClass.string.name] }
 
-    init(string: String) {
+    package init(string: String) {
         self.string = string
     }
 
-    func encode(with coder: KeyedArchiver) {
+    package func encode(with coder: KeyedArchiver) {
         coder.encodeInlineString(string, forKey: "NS.string")
     }
 
-    init(coder: KeyedUnarchiver) throws {
+    package init(coder: KeyedUnarchiver) throws {
         string = try String(coder: coder)
     }
 }
 
 /// An `NSMutableData` object (`NS.data` inline).
-struct ArchivedMutableData: SecureKeyedCoding {
-    let bytes: Data
-    static var archivedClassName: String { CataloguedClass.mutableData.name }
-    static var archivedSuperclassNames: [String]? { [CataloguedClass.data.name] }
+package struct ArchivedMutableData: SecureKeyedCoding {
+    package let bytes: Data
+    package static var archivedClassName: String { CataloguedClass.mutableData.name }
+    package static var archivedSuperclassNames: [String]? { [CataloguedClass.data.name] }
 
-    init(bytes: Data) {
+    package init(bytes: Data) {
         self.bytes = bytes
     }
 
-    func encode(with coder: KeyedArchiver) {
+    package func encode(with coder: KeyedArchiver) {
         coder.encodeBytes(bytes, forKey: "NS.data")
     }
 
-    init(coder: KeyedUnarchiver) throws {
+    package init(coder: KeyedUnarchiver) throws {
         bytes = try Data(coder: coder)
     }
 }

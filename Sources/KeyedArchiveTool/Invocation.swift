@@ -167,9 +167,19 @@ enum ConversionFormat: String, CaseIterable, Equatable {
     /// Objective-C literal source (`NSDictionary * const name = @{...};`), written beside
     /// the input as `.m` unless `-o` or `-e` is given.
     case objc
+    /// A keyed archive (`NSKeyedArchiver`, binary) of a typedstream (`NSArchiver`), each class
+    /// in Apple's keyed layout (`TypedStreamConversion`); a keyed archive is rewritten as binary.
+    case keyed
+    /// A typedstream (`NSArchiver`) of a keyed archive, for the classes `TypedStreamArchiver`
+    /// writes; a typedstream is written unchanged.
+    case typedstream
 
     /// The property-list formats, which `-create` also writes.
     static let propertyListFormats: [ConversionFormat] = [.xml1, .binary1, .json]
+
+    /// Whether the format is an archive format, converted between typedstreams and keyed
+    /// archives rather than written from the property list.
+    var isArchiveFormat: Bool { self == .keyed || self == .typedstream }
 
     /// The extension a literal source gets beside its input.
     var sourceExtension: String? {

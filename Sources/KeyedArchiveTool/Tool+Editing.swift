@@ -176,6 +176,9 @@ extension Tool {
             } catch {
                 throw ToolFailure(error.message)
             }
+        case .keyed, .typedstream:
+            // Only -convert takes them, which converts the file itself (convertArchive).
+            throw ToolFailure("a property list cannot be written as \(format.rawValue)")
         }
     }
 

@@ -78,6 +78,7 @@ package struct Tool {
                 format == .xml1 || format == .binary1 || format == .json
                 ? { name, data in streamedConversion(name, data, to: format, invocation) } : nil
             return forEachFile(invocation, streamed: streamed) { file throws(ToolFailure) in
+                if format.isArchiveFormat { return try convertArchive(file, to: format, invocation) }
                 try Self.requirePropertyList(file)
                 try convert(file, to: format, invocation)
             }
@@ -491,6 +492,9 @@ package struct Tool {
                     value, language: format == .swift ? .swift : .objc, fileName: name, limit: limit,
                     headerName: headerName)
                 try source.withUnsafeBytes { try write($0) }
+            case .keyed, .typedstream:
+                // Converted by convertArchive, never from the property list.
+                throw ToolFailure("a property list cannot be written as \(format.rawValue)")
             case .json:
                 try value.writeJSON(
                     options: PropertyListJSONOptions(
@@ -572,7 +576,7 @@ package struct Tool {
             output = .json(
                 PropertyListJSONOptions(
                     prettyPrinted: invocation.readableJSON, sortsKeys: false, maximumOutputBytes: limit))
-        case .swift, .objc: return false
+        case .swift, .objc, .keyed, .typedstream: return false
         }
         guard let destination = try? Self.destination(of: name, as: format, invocation) else { return false }
         func produce(_ write: (UnsafeRawBufferPointer) throws -> Void) throws {

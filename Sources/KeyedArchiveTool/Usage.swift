@@ -37,7 +37,10 @@ enum Usage {
           -p                 print each FILE in a human-readable form (not for parsing)
           -convert FORMAT    rewrite each FILE in FORMAT, in place unless -o or -e is given;
                              FORMAT is one of: xml1, binary1, json, swift, objc (literal
-                             source, written beside FILE as .swift or .m)
+                             source, written beside FILE as .swift or .m), keyed (a
+                             typedstream as an NSKeyedArchiver archive, Apple's keyed
+                             layout of each class), typedstream (a keyed archive as an
+                             NSArchiver typedstream)
           -extract KEYPATH FORMAT
                              write the value at KEYPATH as a property list in FORMAT (xml1,
                              binary1, json; in place unless -o is given), or print it (raw)

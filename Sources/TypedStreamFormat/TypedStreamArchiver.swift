@@ -679,9 +679,17 @@ struct TypedStreamWriter {
         case .font(let font): return font
         case .color(let color): return color
         case .paragraphStyle(let style): return style
-        case .object:
-            throw KeyedArchiveError(
-                .invalidValue, "attribute value \(value) has no typedstream form that this archiver writes")
+        case .object(let graph):
+            // An object of a keyed archive (a dictionary, a set): the classes this archiver
+            // writes, as `TypedStreamConversion` converts them.
+            do {
+                return try KeyedToTypedStreamConverter.value(rootedAt: graph) ?? ArchivedNull()
+            } catch let error as KeyedArchiveError where error.code == .classNotFound {
+                throw KeyedArchiveError(
+                    .invalidValue,
+                    "attribute value \(value) has no typedstream form that this archiver writes (\(error.message))"
+                )
+            }
         }
     }
 }

@@ -52,14 +52,17 @@ import Testing
         ([], "no command or files given"),
         (["-lint"], "no files given"),
         (["-convert", "xml1"], "no files given"),
-        (["-convert"], "-convert needs a format (one of: xml1, binary1, json, swift, objc)"),
+        (
+            ["-convert"],
+            "-convert needs a format (one of: xml1, binary1, json, swift, objc, keyed, typedstream)"
+        ),
         (
             ["-convert", "yaml", "a"],
-            "unknown format 'yaml' for -convert (use one of: xml1, binary1, json, swift, objc)"
+            "unknown format 'yaml' for -convert (use one of: xml1, binary1, json, swift, objc, keyed, typedstream)"
         ),
         (
             ["-convert", "XML1", "a"],
-            "unknown format 'XML1' for -convert (use one of: xml1, binary1, json, swift, objc)"
+            "unknown format 'XML1' for -convert (use one of: xml1, binary1, json, swift, objc, keyed, typedstream)"
         ),
         (["-x", "a"], "unknown option '-x'"),
         (["-lint", "-p", "a"], "-lint and -p cannot be combined"),

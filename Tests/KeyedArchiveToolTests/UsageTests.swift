@@ -32,7 +32,7 @@ import Testing
         (["-frobnicate", "a.plist"], "keyed-archive: unknown option '-frobnicate'"),
         (
             ["-convert", "yaml", "a.plist"],
-            "keyed-archive: unknown format 'yaml' for -convert (use one of: xml1, binary1, json, swift, objc)"
+            "keyed-archive: unknown format 'yaml' for -convert (use one of: xml1, binary1, json, swift, objc, keyed, typedstream)"
         ),
         (["-lint"], "keyed-archive: no files given"),
         (
