@@ -25,7 +25,20 @@ def test_loads_equals_plistlib(path):
             pass
         pytest.skip(f"plistlib cannot read {path.name}: {type(error).__name__}")
     ours = keyedarchive.loads(data)
+    if not data.startswith(b"bplist"):
+        # plistlib leaves XML's CF$UID dictionaries as they are; we read them as UIDs.
+        ours = _uids_as_cf_uid(ours)
     assert same(ours, expected), f"{path.name}: values differ from plistlib's"
+
+
+def _uids_as_cf_uid(value):
+    if isinstance(value, dict):
+        return {k: _uids_as_cf_uid(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_uids_as_cf_uid(v) for v in value]
+    if isinstance(value, plistlib.UID):
+        return {"CF$UID": value.data}
+    return value
 
 
 @pytest.mark.parametrize("path", PLISTS, ids=ids(PLISTS))
@@ -37,8 +50,33 @@ def test_round_trip_through_plistlib(path):
     for fmt in (keyedarchive.FMT_BINARY, keyedarchive.FMT_XML):
         if fmt is keyedarchive.FMT_XML and _has_xml_unsafe(value):
             continue
-        assert same(plistlib.loads(keyedarchive.dumps(value, fmt=fmt)), value), f"{path.name} {fmt}"
-        assert same(keyedarchive.loads(plistlib.dumps(value, fmt=fmt)), value), f"{path.name} {fmt}"
+        ours = keyedarchive.dumps(value, fmt=fmt)
+        if fmt is keyedarchive.FMT_BINARY:
+            assert same(keyedarchive.loads(ours), value), f"{path.name} {fmt}: our own round trip"
+        else:
+            # A {"CF$UID": n} dictionary in XML is a UID, to us as to CoreFoundation.
+            assert same(_uids_as_cf_uid(keyedarchive.loads(ours)), _uids_as_cf_uid(value)), f"{path.name} {fmt}"
+        if fmt is keyedarchive.FMT_BINARY or not _has_uid(value):
+            # plistlib reads XML's CF$UID as a dictionary.
+            assert same(plistlib.loads(ours), value), f"{path.name} {fmt}: plistlib reads ours"
+        try:
+            theirs = plistlib.dumps(value, fmt=fmt)
+        except (OverflowError, TypeError):
+            continue  # integers beyond 64 bits, or UIDs in XML: plistlib cannot write them
+        read = keyedarchive.loads(theirs)
+        if fmt is keyedarchive.FMT_XML:
+            read, value_compared = _uids_as_cf_uid(read), _uids_as_cf_uid(value)
+        else:
+            value_compared = value
+        assert same(read, value_compared), f"{path.name} {fmt}: we read plistlib's"
+
+
+def _has_uid(value):
+    if isinstance(value, dict):
+        return any(_has_uid(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_uid(v) for v in value)
+    return isinstance(value, plistlib.UID)
 
 
 def _has_xml_unsafe(value):
