@@ -197,6 +197,9 @@ def unarchive(data, allowed=None, objects=False):
     its raw fields with ``class_name`` and ``uid``), and an object referenced from several
     places is the same Python object at each.
 
+    The result is ``$top["root"]``; an archive without one (Interface Builder's
+    ``IB.objectdata``, Xcode's ``State``) gives a ``dict`` of its ``$top`` entries.
+
     A reference back to an object that encloses it (a cycle) is a :class:`Cycle` marker,
     never unbounded recursion. ``allowed`` (a set of class names) makes any other class
     raise :class:`InvalidFileError` (code ``classNotAllowed``) before any value is built;

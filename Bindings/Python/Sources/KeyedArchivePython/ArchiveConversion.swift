@@ -320,7 +320,9 @@ func unarchiveFunction(_ module: PyRef?, _ args: UnsafePointer<PyRef?>?, _ count
         }
         var converter = ArchiveConverter(graph: graph, objects: objects, helpers: helpers)
         defer { converter.release() }
-        guard let root = graph.root else { return ka_none() }
+        // An archive without `$top["root"]` (Interface Builder's `IB.objectdata`, Xcode's
+        // `State`) is its `$top` entries, as nska_deserialize gives them.
+        guard let root = graph.root else { return try converter.convert(.dictionary(graph.topLevel), depth: 0) }
         return try converter.convert(root, depth: 0)
     }
 }
