@@ -34,7 +34,7 @@ let package = Package(
                     [
                         "-static-stdlib", "-l_FoundationCollections", "-l_FoundationCShims",
                         "-lswiftSynchronization",
-                    ], .when(platforms: [.linux])),
+                    ], .when(platforms: [.linux]))
             ]
         ),
     ],

@@ -46,6 +46,13 @@ env -i HOME="$HOME" PATH="$work/test-env/bin:$clean_path" LD_LIBRARY_PATH= sh -c
     pip install -q --disable-pip-version-check bpylist2 nska_deserialize pytypedstream \
         || echo "reference readers not installed: their comparisons skip"
     if command -v swift >/dev/null; then echo "error: swift is on PATH" >&2; exit 1; fi
-    ldd "$2" | grep -E "swift|Foundation" && { echo "error: ldd finds a Swift library" >&2; exit 1; }
-    cd "$3" && python -m pytest -q -p no:cacheprovider tests
-' sh "$wheel" "$work/test-env/lib/python"*"/site-packages/keyedarchive/$(basename "$extension")" "$here"
+    installed="$(cd / && python -c "import keyedarchive._keyedarchive as m; print(m.__file__)")"
+    echo "ldd $installed"
+    ldd "$installed"
+    if ldd "$installed" | grep -E "swift|Foundation|not found"; then
+        echo "error: ldd finds a Swift library or a missing one" >&2
+        exit 1
+    fi
+    # `pytest`, not `python -m pytest`: the installed package, not the source folder, is tested.
+    cd "$2" && pytest -q -p no:cacheprovider tests
+' sh "$wheel" "$here"

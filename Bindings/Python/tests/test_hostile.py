@@ -4,6 +4,7 @@ fixtures, and the repository's fuzzer regression files and fuzzing seeds."""
 import os
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -44,7 +45,7 @@ def test_hostile_inputs_raise_without_a_signal():
         pytest.skip(f"no hostile inputs found (shared fixtures at {FIXTURES})")
     env = dict(os.environ, SWIFT_BACKTRACE="enable=no")
     result = subprocess.run([sys.executable, "-c", RUNNER, *map(str, files)], capture_output=True, text=True,
-                            env=env, timeout=600)
+                            env=env, timeout=600, cwd=tempfile.gettempdir())  # the installed package, not a source folder
     lines = result.stdout.splitlines()
     last = lines[-2] if len(lines) >= 2 else "(before the first file)"
     assert result.returncode == 0, (

@@ -140,7 +140,8 @@ struct ArchiveConverter {
             let fields = try dictionary(object.fields.map { ($0.key, $0.value) }, depth: depth)
             guard
                 let made = call(
-                    helpers.archivedObject, [makeString(object.className), PyLong_FromLongLong(Int64(uid)), fields])
+                    helpers.archivedObject,
+                    [makeString(object.className), PyLong_FromLongLong(Int64(uid)), fields])
             else { throw PythonErrorSet() }
             result = made
         } else {
@@ -154,7 +155,8 @@ struct ArchiveConverter {
     /// The class (or nearest superclass) the natural conversions know.
     private func foundationClass(of object: ArchivedObject) -> String? {
         let known: Set<String> = [
-            "NSArray", "NSSet", "NSOrderedSet", "NSDictionary", "NSString", "NSData", "NSDate", "NSNull", "NSURL",
+            "NSArray", "NSSet", "NSOrderedSet", "NSDictionary", "NSString", "NSData", "NSDate", "NSNull",
+            "NSURL",
             "NSUUID", "NSNumber",
         ]
         let mutable = immutable(object.className)
@@ -225,7 +227,9 @@ struct ArchiveConverter {
             return ka_none()
         case "NSUUID"?:
             if case .data(let bytes)? = object["NS.uuidbytes"], bytes.count == 16 {
-                guard let made = call(helpers.uuidFromBytes, [makeBytes(bytes)]) else { throw PythonErrorSet() }
+                guard let made = call(helpers.uuidFromBytes, [makeBytes(bytes)]) else {
+                    throw PythonErrorSet()
+                }
                 return made
             }
         case "NSURL"?:
@@ -241,7 +245,8 @@ struct ArchiveConverter {
             }
             return made
         }
-        return try dictionary(object.fields.map { ($0.key, $0.value) }, depth: depth, className: object.className)
+        return try dictionary(
+            object.fields.map { ($0.key, $0.value) }, depth: depth, className: object.className)
     }
 
     private func doubleValue(_ value: ArchivedObjectGraph.Value) -> Double? {
@@ -310,7 +315,9 @@ func unarchiveFunction(_ module: PyRef?, _ args: UnsafePointer<PyRef?>?, _ count
             }
             if let allowed {
                 for (uid, node) in graph.nodes.enumerated() {
-                    guard case .object(let object) = node, !allowed.contains(object.className) else { continue }
+                    guard case .object(let object) = node, !allowed.contains(object.className) else {
+                        continue
+                    }
                     throw KeyedArchiveError(
                         .classNotAllowed, "class \(object.className) is not in the allowed classes",
                         at: .keyPath("$objects[\(uid)]"))
@@ -322,7 +329,9 @@ func unarchiveFunction(_ module: PyRef?, _ args: UnsafePointer<PyRef?>?, _ count
         defer { converter.release() }
         // An archive without `$top["root"]` (Interface Builder's `IB.objectdata`, Xcode's
         // `State`) is its `$top` entries, as nska_deserialize gives them.
-        guard let root = graph.root else { return try converter.convert(.dictionary(graph.topLevel), depth: 0) }
+        guard let root = graph.root else {
+            return try converter.convert(.dictionary(graph.topLevel), depth: 0)
+        }
         return try converter.convert(root, depth: 0)
     }
 }

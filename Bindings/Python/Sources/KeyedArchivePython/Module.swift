@@ -89,7 +89,9 @@ func raise(_ type: PyRef, _ message: String) {
 func makeString(_ text: String) -> PyRef? {
     var text = text
     return text.withUTF8 { buffer in
-        guard let base = buffer.baseAddress, !buffer.isEmpty else { return PyUnicode_FromStringAndSize("", 0) }
+        guard let base = buffer.baseAddress, !buffer.isEmpty else {
+            return PyUnicode_FromStringAndSize("", 0)
+        }
         return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
             PyUnicode_FromStringAndSize($0, buffer.count)
         }
@@ -205,7 +207,8 @@ private func setup(_ module: PyRef?, _ args: UnsafePointer<PyRef?>?, _ count: In
         for object in given { ka_incref(object) }
         helpers = PythonHelpers(
             makeError: given[0], uidClass: given[1], datetimeClass: given[2], dateFromSeconds: given[3],
-            secondsFromDate: given[4], uuidFromBytes: given[5], cycleMarker: given[6], archivedObject: given[7])
+            secondsFromDate: given[4], uuidFromBytes: given[5], cycleMarker: given[6],
+            archivedObject: given[7])
         return ka_none()
     }
 }

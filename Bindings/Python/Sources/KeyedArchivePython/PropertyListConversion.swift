@@ -99,10 +99,13 @@ struct DumpsSettings {
 /// The property list of a Python value, accepting what plistlib accepts: `str`, `bool`,
 /// `int`, `plistlib.UID`, `float`, `dict` (string keys), `bytes`/`bytearray`, `list`/`tuple`,
 /// `datetime`.
-func propertyList(from object: PyRef, settings: DumpsSettings, depth: Int) throws(PythonErrorSet) -> PropertyList {
+func propertyList(from object: PyRef, settings: DumpsSettings, depth: Int) throws(PythonErrorSet)
+    -> PropertyList
+{
     guard let helpers else { throw PythonErrorSet() }
     guard depth < maximumPythonDepth else {
-        raise(ka_exc_recursion_error(), "value nested more than \(maximumPythonDepth) levels deep (or cyclic)")
+        raise(
+            ka_exc_recursion_error(), "value nested more than \(maximumPythonDepth) levels deep (or cyclic)")
         throw PythonErrorSet()
     }
     if ka_is_str(object) != 0 { return .string(try string(of: object)) }
@@ -131,7 +134,9 @@ func propertyList(from object: PyRef, settings: DumpsSettings, depth: Int) throw
             }
             pairs.append((try string(of: key), value))
         }
-        if settings.sortKeys { pairs.sort { $0.0.unicodeScalars.lexicographicallyPrecedes($1.0.unicodeScalars) } }
+        if settings.sortKeys {
+            pairs.sort { $0.0.unicodeScalars.lexicographicallyPrecedes($1.0.unicodeScalars) }
+        }
         for (name, value) in pairs {
             entries[name] = try propertyList(from: value, settings: settings, depth: depth + 1)
         }

@@ -14,7 +14,8 @@ import Foundation
 struct TypedStreamConverter {
     func convert(_ value: Any?, depth: Int) throws -> PyRef {
         guard depth < maximumPythonDepth else {
-            throw KeyedArchiveError(.limitExceeded, "values nested more than \(maximumPythonDepth) levels deep")
+            throw KeyedArchiveError(
+                .limitExceeded, "values nested more than \(maximumPythonDepth) levels deep")
         }
         func checked(_ object: PyRef?) throws(PythonErrorSet) -> PyRef {
             guard let object else { throw PythonErrorSet() }
@@ -60,7 +61,8 @@ struct TypedStreamConverter {
         case let members as Set<AnyHashable>:
             return try convert(Array(members.map(\.base)), depth: depth)
         case let entries as [String: Any]:
-            return try dictionary(entries.sorted { $0.key < $1.key }.map { ($0.key as Any, $0.value) }, depth: depth)
+            return try dictionary(
+                entries.sorted { $0.key < $1.key }.map { ($0.key as Any, $0.value) }, depth: depth)
         case let entries as [AnyHashable: Any]:
             return try dictionary(entries.map { ($0.key.base, $0.value) }, depth: depth)
         case let graph as TypedStreamGraph:
@@ -127,7 +129,10 @@ struct TypedStreamConverter {
                 if let value = run.attributes[key] { attributes[key] = Self.propertyList(value, depth: 0) }
             }
             runs.append([
-                "range": [.integer(PropertyListInteger(run.range.lowerBound)), .integer(PropertyListInteger(run.range.upperBound))],
+                "range": [
+                    .integer(PropertyListInteger(run.range.lowerBound)),
+                    .integer(PropertyListInteger(run.range.upperBound)),
+                ],
                 "text": .string(run.text), "attributes": .dictionary(attributes),
             ])
         }
