@@ -223,3 +223,29 @@ def test_aware_datetimes_are_written_in_utc():
     aware = datetime.datetime(2024, 5, 1, 11, 30, tzinfo=datetime.timezone(datetime.timedelta(hours=2)))
     assert keyedarchive.loads(keyedarchive.dumps(aware, fmt=keyedarchive.FMT_BINARY)) == datetime.datetime(
         2024, 5, 1, 9, 30)
+
+
+def test_dates_match_plistlib_to_the_microsecond():
+    # Our datetimes are built from fields in Swift; plistlib adds a timedelta. Same results,
+    # fractions and negative times included, across years 1 to 9999.
+    rng = random.Random(11)
+    seconds = [0.0, -0.5, 0.5, 1e-7, -1e-7, 0.0000015, 0.0000025, -63113904000.0, 252423993599.999,
+               978307200.123456789, -978307200.5]
+    seconds += [rng.uniform(-6.3e10, 2.5e11) for _ in range(2000)]
+    seconds += [rng.uniform(-1e6, 1e6) for _ in range(2000)]
+    for value in seconds:
+        data = _binary_date(value)
+        try:
+            expected = plistlib.loads(data)
+        except OverflowError:
+            with pytest.raises(OverflowError):
+                keyedarchive.loads(data)
+            continue
+        assert keyedarchive.loads(data) == expected, f"{value!r} seconds since 2001"
+
+
+def _binary_date(seconds):
+    import struct
+    # bplist00, one date object (0x33 + big-endian double), offset table, trailer.
+    body = b"bplist00" + b"\x33" + struct.pack(">d", seconds)
+    return body + bytes([8]) + struct.pack(">6xBBQQQ", 1, 1, 1, 0, len(body))

@@ -152,19 +152,19 @@ struct ArchiveConverter {
         return result
     }
 
+    private static let known: Set<String> = [
+        "NSArray", "NSSet", "NSOrderedSet", "NSDictionary", "NSString", "NSData", "NSDate", "NSNull", "NSURL",
+        "NSUUID", "NSNumber",
+    ]
+
     /// The class (or nearest superclass) the natural conversions know.
     private func foundationClass(of object: ArchivedObject) -> String? {
-        let known: Set<String> = [
-            "NSArray", "NSSet", "NSOrderedSet", "NSDictionary", "NSString", "NSData", "NSDate", "NSNull",
-            "NSURL",
-            "NSUUID", "NSNumber",
-        ]
         let mutable = immutable(object.className)
-        if known.contains(mutable) { return mutable }
+        if Self.known.contains(mutable) { return mutable }
         if object.className == "NSCountedSet" { return "NSSet" }
         for name in object.classChain.prefix(16) {
             let base = immutable(name)
-            if known.contains(base) { return base }
+            if Self.known.contains(base) { return base }
         }
         return nil
     }

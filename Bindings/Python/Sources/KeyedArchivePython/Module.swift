@@ -127,10 +127,43 @@ func call(_ function: PyRef, _ arguments: [PyRef?]) -> PyRef? {
     return PyObject_CallObject(function, tuple)
 }
 
-/// A datetime for `date`, as plistlib makes it (naive, UTC).
+/// A datetime for `date`, as plistlib makes it (naive, UTC): `datetime(2001, 1, 1) +
+/// timedelta(seconds=s)`, whose microseconds are the whole seconds plus the fraction's
+/// microseconds rounded half to even. Built by calling `datetime` with its fields (about ten
+/// times faster than the Python expression); dates outside years 1–9999 go through the
+/// Python expression, which raises `OverflowError` as plistlib does.
 func makeDate(_ date: Date) -> PyRef? {
     guard let helpers else { return nil }
-    return call(helpers.dateFromSeconds, [PyFloat_FromDouble(date.timeIntervalSinceReferenceDate)])
+    let seconds = date.timeIntervalSinceReferenceDate
+    // Years 1 to 9999, with a margin: 2001-01-01 is 63,113,904,000 s after 0001-01-01.
+    guard seconds.isFinite, seconds > -63_000_000_000, seconds < 251_000_000_000 else {
+        return call(helpers.dateFromSeconds, [PyFloat_FromDouble(seconds)])
+    }
+    let whole = seconds.rounded(.towardZero)
+    let microseconds = Int64(whole) * 1_000_000 + Int64(((seconds - whole) * 1e6).rounded(.toNearestOrEven))
+    let perDay: Int64 = 86_400_000_000
+    var days = microseconds / perDay
+    var within = microseconds % perDay
+    if within < 0 {
+        within += perDay
+        days -= 1
+    }
+    // Days since 1970-01-01 (2001-01-01 is day 11,323), to a civil date (Howard Hinnant's
+    // days_from_civil inverse).
+    let z = days + 11_323 + 719_468
+    let era = (z >= 0 ? z : z - 146_096) / 146_097
+    let dayOfEra = z - era * 146_097
+    let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let monthPrime = (5 * dayOfYear + 2) / 153
+    let day = dayOfYear - (153 * monthPrime + 2) / 5 + 1
+    let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
+    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    let fields: [Int64] = [
+        year, month, day, within / 3_600_000_000, within / 60_000_000 % 60, within / 1_000_000 % 60,
+        within % 1_000_000,
+    ]
+    return call(helpers.datetimeClass, fields.map { PyLong_FromLongLong($0) })
 }
 
 // MARK: - Arguments
