@@ -253,6 +253,10 @@ private let functions: [(name: String, function: KAFastFunction, doc: String)] =
     ("_unarchive", { unarchiveFunction($0, $1, $2) }, "_unarchive(data, allowed, objects) -> value"),
     ("_typedstream_loads", { typedStreamFunction($0, $1, $2) }, "_typedstream_loads(data, objects) -> value"),
     ("_imessage_text", { iMessageTextFunction($0, $1, $2) }, "_imessage_text(data) -> (text, runs)"),
+    (
+        "_sqlite_blobs", { sqliteBlobsFunction($0, $1, $2) },
+        "_sqlite_blobs(path, recover) -> (blobs, problems)"
+    ),
 ]
 
 /// The entry point Python calls when it imports `keyedarchive._keyedarchive`.
