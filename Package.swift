@@ -108,6 +108,8 @@ let package = Package(
             // The SQLite benchmark's scripts (its runner, generator and Python reference) too.
             exclude: [
                 "peers", "typedstream-vs-pytypedstream.py", "ClientPackage", "count-instructions.sh", "sqlite",
+                // The Python package's benchmark (Bindings/Python).
+                "python",
             ]
         ),
         .executableTarget(

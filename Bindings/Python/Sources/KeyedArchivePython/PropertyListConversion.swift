@@ -1,0 +1,223 @@
+import CPythonShim
+import KeyedArchive
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The deepest Python value `dumps` walks (a list that contains itself would otherwise
+/// recurse without end): the reader's own default depth.
+let maximumPythonDepth = 512
+
+/// The format numbers `keyedarchive/__init__.py` passes: 0 detects.
+func propertyListFormat(_ number: Int) -> PropertyListFormat? {
+    switch number {
+    case 1: return .xml
+    case 2: return .binary
+    case 3: return .openStep
+    default: return nil
+    }
+}
+
+/// The Python value of `value`, as plistlib builds it: `dict`, `list`, `str`, `int`,
+/// `float`, `bool`, `bytes`, naive UTC `datetime`, `plistlib.UID`. The tree is as deep as
+/// the reader allowed (512 levels by default), so recursion is bounded.
+func makeObject(_ value: PropertyList) -> PyRef? {
+    switch value {
+    case .string(let text): return makeString(text)
+    case .integer(let integer): return makeInteger(integer)
+    case .real(let real): return PyFloat_FromDouble(real)
+    case .bool(let flag): return PyBool_FromLong(flag ? 1 : 0)
+    case .date(let date): return makeDate(date)
+    case .data(let data): return makeBytes(data)
+    case .array(let elements):
+        guard let list = PyList_New(elements.count) else { return nil }
+        for (index, element) in elements.enumerated() {
+            guard let item = makeObject(element) else {
+                ka_decref(list)
+                return nil
+            }
+            PyList_SetItem(list, index, item)
+        }
+        return list
+    case .dictionary(let entries):
+        guard let dictionary = PyDict_New() else { return nil }
+        for (key, entry) in zip(entries.keys, entries.values) {
+            guard let name = makeString(key) else {
+                ka_decref(dictionary)
+                return nil
+            }
+            guard let item = makeObject(entry) else {
+                ka_decref(name)
+                ka_decref(dictionary)
+                return nil
+            }
+            let status = PyDict_SetItem(dictionary, name, item)
+            ka_decref(name)
+            ka_decref(item)
+            if status != 0 {
+                ka_decref(dictionary)
+                return nil
+            }
+        }
+        return dictionary
+    case .uid(let index):
+        guard let helpers else { return nil }
+        return call(helpers.uidClass, [PyLong_FromUnsignedLongLong(index)])
+    }
+}
+
+/// `_loads(data, fmt)`: parses without the GIL, then builds the Python value with it.
+func loadsFunction(_ module: PyRef?, _ args: UnsafePointer<PyRef?>?, _ count: Int) -> PyRef? {
+    entry {
+        let given = try arguments(args, count, expected: 2, name: "_loads")
+        let data = try bytes(of: given[0])
+        let format = propertyListFormat(PyLong_AsLong(given[1]))
+        if PyErr_Occurred() != nil { throw PythonErrorSet() }
+        let value = try withoutGIL { () throws(KeyedArchiveError) -> PropertyList in
+            do {
+                if let format { return try PropertyList(from: data, format: format) }
+                return try PropertyList(from: data)
+            } catch let error as KeyedArchiveError {
+                throw error
+            } catch {
+                throw KeyedArchiveError(.corruptData, "\(error)")
+            }
+        }
+        return makeObject(value)
+    }
+}
+
+/// What `dumps` does with a value plistlib cannot write either.
+struct DumpsSettings {
+    var sortKeys: Bool
+    var skipKeys: Bool
+}
+
+/// The property list of a Python value, accepting what plistlib accepts: `str`, `bool`,
+/// `int`, `plistlib.UID`, `float`, `dict` (string keys), `bytes`/`bytearray`, `list`/`tuple`,
+/// `datetime`.
+func propertyList(from object: PyRef, settings: DumpsSettings, depth: Int) throws(PythonErrorSet)
+    -> PropertyList
+{
+    guard let helpers else { throw PythonErrorSet() }
+    guard depth < maximumPythonDepth else {
+        raise(
+            ka_exc_recursion_error(), "value nested more than \(maximumPythonDepth) levels deep (or cyclic)")
+        throw PythonErrorSet()
+    }
+    if ka_is_str(object) != 0 { return .string(try string(of: object)) }
+    if ka_is_bool(object) != 0 { return .bool(PyObject_IsTrue(object) == 1) }
+    if ka_is_int(object) != 0 { return .integer(try integer(of: object)) }
+    if PyObject_IsInstance(object, helpers.uidClass) == 1 {
+        guard let number = PyObject_GetAttrString(object, "data") else { throw PythonErrorSet() }
+        defer { ka_decref(number) }
+        let index = PyLong_AsUnsignedLongLong(number)
+        if PyErr_Occurred() != nil { throw PythonErrorSet() }
+        return .uid(index)
+    }
+    if ka_is_float(object) != 0 { return .real(PyFloat_AsDouble(object)) }
+    if ka_is_dict(object) != 0 {
+        var entries = PropertyListDictionary(minimumCapacity: Int(PyDict_Size(object)))
+        var position = 0
+        var key: PyRef?
+        var value: PyRef?
+        var pairs: [(String, PyRef)] = []
+        while PyDict_Next(object, &position, &key, &value) != 0 {
+            guard let key, let value else { continue }
+            guard ka_is_str(key) != 0 else {
+                if settings.skipKeys { continue }
+                raise(ka_exc_type_error(), "keys must be strings")
+                throw PythonErrorSet()
+            }
+            pairs.append((try string(of: key), value))
+        }
+        if settings.sortKeys {
+            pairs.sort { $0.0.unicodeScalars.lexicographicallyPrecedes($1.0.unicodeScalars) }
+        }
+        for (name, value) in pairs {
+            entries[name] = try propertyList(from: value, settings: settings, depth: depth + 1)
+        }
+        return .dictionary(entries)
+    }
+    if ka_is_bytes(object) != 0 || ka_is_bytearray(object) != 0 { return .data(try bytes(of: object)) }
+    if ka_is_list(object) != 0 || ka_is_tuple(object) != 0 {
+        guard let sequence = PySequence_Tuple(object) else { throw PythonErrorSet() }
+        defer { ka_decref(sequence) }
+        let count = PyTuple_Size(sequence)
+        var elements: [PropertyList] = []
+        elements.reserveCapacity(count)
+        for index in 0..<count {
+            guard let element = PyTuple_GetItem(sequence, index) else { throw PythonErrorSet() }
+            elements.append(try propertyList(from: element, settings: settings, depth: depth + 1))
+        }
+        return .array(elements)
+    }
+    if PyObject_IsInstance(object, helpers.datetimeClass) == 1 {
+        ka_incref(object)
+        guard let seconds = call(helpers.secondsFromDate, [object]) else { throw PythonErrorSet() }
+        defer { ka_decref(seconds) }
+        let interval = PyFloat_AsDouble(seconds)
+        if PyErr_Occurred() != nil { throw PythonErrorSet() }
+        return .date(Date(timeIntervalSinceReferenceDate: interval))
+    }
+    let typeName = PyObject_Type(object).flatMap { type -> String? in
+        defer { ka_decref(type) }
+        guard let name = PyObject_GetAttrString(type, "__name__") else {
+            PyErr_Clear()
+            return nil
+        }
+        defer { ka_decref(name) }
+        return try? string(of: name)
+    }
+    raise(ka_exc_type_error(), "unsupported type: \(typeName ?? "object")")
+    throw PythonErrorSet()
+}
+
+/// An `int` as a property-list integer: any value from -2¹²⁷ to 2¹²⁷-1.
+func integer(of object: PyRef) throws(PythonErrorSet) -> PropertyListInteger {
+    var overflow: Int32 = 0
+    let signed = PyLong_AsLongLongAndOverflow(object, &overflow)
+    if overflow == 0 {
+        if signed == -1 && PyErr_Occurred() != nil { throw PythonErrorSet() }
+        return PropertyListInteger(signed)
+    }
+    if overflow > 0 {
+        let unsigned = PyLong_AsUnsignedLongLong(object)
+        if PyErr_Occurred() == nil { return PropertyListInteger(unsigned) }
+        PyErr_Clear()
+    }
+    guard let text = PyObject_Str(object) else { throw PythonErrorSet() }
+    defer { ka_decref(text) }
+    let decimal = try string(of: text)
+    guard let integer = PropertyListInteger(decimal: Substring(decimal)) else {
+        raise(ka_exc_overflow_error(), "integer \(decimal) does not fit in 128 bits")
+        throw PythonErrorSet()
+    }
+    return integer
+}
+
+/// `_dumps(value, fmt, sort_keys, skipkeys)`: converts with the GIL, encodes without it.
+func dumpsFunction(_ module: PyRef?, _ args: UnsafePointer<PyRef?>?, _ count: Int) -> PyRef? {
+    entry {
+        let given = try arguments(args, count, expected: 4, name: "_dumps")
+        let format = propertyListFormat(PyLong_AsLong(given[1])) ?? .binary
+        if PyErr_Occurred() != nil { throw PythonErrorSet() }
+        let settings = DumpsSettings(
+            sortKeys: PyObject_IsTrue(given[2]) == 1, skipKeys: PyObject_IsTrue(given[3]) == 1)
+        let value = try propertyList(from: given[0], settings: settings, depth: 0)
+        // Keys are already in the order asked for (sorted by code point, as plistlib sorts).
+        let data = try withoutGIL { () throws(KeyedArchiveError) -> Data in
+            do {
+                return try value.data(format: format, options: PropertyListWritingOptions(sortsKeys: false))
+            } catch let error as KeyedArchiveError {
+                throw error
+            } catch {
+                throw KeyedArchiveError(.invalidValue, "\(error)")
+            }
+        }
+        return makeBytes(data)
+    }
+}
