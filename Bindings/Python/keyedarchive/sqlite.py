@@ -35,14 +35,6 @@ class Blob:
 
 def _decode(blob):
     data = blob.data
-    if blob.origin != "live":
-        # A recovered BLOB's bounds are inferred from free space: what it holds may start a
-        # few bytes in (the end of the row's previous column).
-        for signature in (b"bplist", _TYPEDSTREAM):
-            start = data.find(signature, 0, 64)
-            if start > 0:
-                data = data[start:]
-                break
     try:
         if data.startswith(b"bplist") or data.lstrip().startswith(b"<?xml") or data.lstrip().startswith(b"<plist"):
             value = loads(data)

@@ -50,11 +50,12 @@ def test_recover_finds_deleted_rows(tmp_path):
     live = list(keyedarchive.sqlite.blobs(path))
     assert all(b.rowid != 1 for b in live)
     recovered = [b for b in keyedarchive.sqlite.blobs(path, recover=True) if b.origin != "live"]
-    # The deleted row's archive is found in the freed cell (its first bytes overwritten by the
-    # freeblock header, so it may not decode whole: `error` then says why).
-    found = [b for b in recovered if ARCHIVE[8:40] in b.data]
+    # The deleted row's archive is found whole in the freed cell (the freeblock header
+    # overwrote only the cell's header), in its column.
+    found = [b for b in recovered if b.data == ARCHIVE]
     assert found and found[0].table == "creature" and found[0].column == "info", recovered
-    assert found[0].kind == "keyed archive" or found[0].error is not None
+    assert found[0].origin == "freeblock"
+    assert found[0].kind == "keyed archive" and found[0].value == "Potato Bug", found[0]
 
 
 def test_not_a_database_raises(tmp_path):
