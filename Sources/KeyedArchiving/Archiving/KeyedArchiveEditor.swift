@@ -22,7 +22,12 @@ public enum SharedObjectEditing: Hashable, Sendable {
     /// (appended to `$objects`) and only that path's reference repointed at the copy, so
     /// every other reference keeps the old value.
     case copyOnWrite
-    /// The shared object itself is edited, so every reference sees the change.
+    /// The shared objects the key path passes through (and a shared object it replaces)
+    /// are edited themselves, so every reference sees the change: a nib's menu item
+    /// referenced from its menu and from the nib's object table keeps one identity. A shared
+    /// plain string, number or data that is replaced is still written as a new object: the
+    /// archiver stores equal values once, so other references share it by value, not by
+    /// identity.
     case editInPlace
 }
 
@@ -50,7 +55,8 @@ public enum SharedObjectEditing: Hashable, Sendable {
 ///   than one place that the edit would change is copied to a new `$objects` entry and only
 ///   the edited path's reference repointed at it; a replaced value that other references
 ///   share is written as a new object. With ``SharedObjectEditing/editInPlace``, the shared
-///   object itself changes;
+///   objects on the path themselves change (a shared plain string, number or data replaced
+///   is still written anew);
 /// - a value added is archived as `NSKeyedArchiver` would: a string, number or data as a plain
 ///   `$objects` entry, a date as an `NSDate` object (`NS.time`), an array as an `NSArray`
 ///   (`NS.objects`), a dictionary as an `NSDictionary` (`NS.keys`, `NS.objects`), with class
@@ -479,7 +485,15 @@ public struct KeyedArchiveEditor: Sendable {
         if case .uid(let uid)? = existing, uid > 0, uid < UInt64(objects.count), !isClassDescription(Int(uid))
         {
             let target = Int(uid)
-            let inPlace = sharedObjects == .editInPlace || (!copied && referenceCounts[target] <= 1)
+            // A plain string, number or data is shared only because the archiver stored equal
+            // values once: it is never rewritten for every reference.
+            let isPlainValue: Bool
+            switch objects[target] {
+            case .string, .integer, .real, .bool, .data: isPlainValue = true
+            default: isPlainValue = false
+            }
+            let unshared = !copied && referenceCounts[target] <= 1
+            let inPlace = unshared || (sharedObjects == .editInPlace && !isPlainValue)
             let body = try objectBody(new, replacing: objects[target], text: text)
             if inPlace {
                 objects[target] = body
