@@ -161,7 +161,7 @@ import Testing
         let original = try Self.fixture(Self.nib)
         let before = try Self.objects(original)
         // Object 153 (the Edit menu item) and 156 (its menu) share the title string 154.
-        let path = "IB.objectdata.NSObjectsValues.4.NSTitle"
+        let path = #"IB\.objectdata.NSObjectsValues.4.NSTitle"#
         let (run, edited) = try Self.edited(
             original, ["-replace", path, "-string", "Bearbeiten", "--resolve", "--shared"])
         #expect(run.status == 0, "\(Self.nib): \(run.error)")

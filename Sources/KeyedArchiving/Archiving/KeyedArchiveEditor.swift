@@ -35,9 +35,9 @@ public enum SharedObjectEditing: Hashable, Sendable {
 /// graph, changing only the objects the edit names.
 ///
 /// ```swift
-/// let archive = try PropertyList(from: KeyedArchiver.archivedData(["items": ["Moth", "Moth"]]))
-/// var editor = try KeyedArchiveEditor(archive: archive)
-/// try editor.apply(.replace("Pill Bug"), atKeyPath: ["root", "items", "1"])
+/// let data = try KeyedArchiver.archivedData(withRootObject: ["Moth", "Moth"], requiringSecureCoding: true)
+/// var editor = try KeyedArchiveEditor(archive: try PropertyList(from: data))
+/// try editor.apply(.replace("Pill Bug"), atKeyPath: ["root", "1"])  // element 0 stays "Moth"
 /// let edited = try editor.archive.data(format: .binary)
 /// ```
 ///
