@@ -87,6 +87,45 @@ import Testing
             try Self.foundationItems(rawEdited).allSatisfy { ($0["visibility"] as? NSNumber)?.intValue == 1 })
     }
 
+    static let hasPython = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+
+    /// What Python's `plistlib` prints for `script` run on the file at `path` (`sys.argv[1]`).
+    static func plistlib(_ script: String, _ path: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", "import plistlib, sys\n" + script, path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Python's `plistlib`, a reader of its own, sees the structure the edit meant: item 2's
+    /// `visibility` reference repointed at a new object, the shared `0` left alone.
+    @Test(
+        .enabled(
+            if: Fixtures.isAvailable && hasPython, Comment(rawValue: Fixtures.skipNote + " (or no python3)")))
+    func plistlibReadsTheEditedFile() throws {
+        let original = try Self.fixture(Self.favorites)
+        let (run, edited) = try Self.edited(
+            original, ["-replace", "root.items.2.visibility", "-integer", "1", "--resolve"])
+        #expect(run.status == 0, "\(run.error)")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write(edited, to: "edited.sfl4")
+        let script = """
+            p = plistlib.load(open(sys.argv[1], 'rb'), fmt=plistlib.FMT_XML)
+            o = p['$objects']
+            uid = lambda u: u['CF$UID'] if isinstance(u, dict) else u.data
+            item = o[uid(o[uid(o[uid(p['$top']['root'])]['NS.objects'][0])]['NS.objects'][2])]
+            print(len(o), uid(item['NS.objects'][0]), o[uid(item['NS.objects'][0])], o[10])
+            """
+        #expect(try Self.plistlib(script, path) == "47 46 1 0")
+    }
+
     @Test(.enabled(if: Fixtures.isAvailable, Comment(rawValue: Fixtures.skipNote)))
     func sharedDictionaryIsCopiedOnWriteUnlessShared() throws {
         let original = try Self.fixture(Self.favorites)
