@@ -403,6 +403,23 @@ import Testing
         #expect(after == original)
     }
 
+    /// A value nested deeper than the readers read, put inside data, is refused: the outer
+    /// file's own depth check cannot see inside the data.
+    @Test func tooDeepInsideDataIsRefused() throws {
+        let inner: PropertyList = ["a": 1]
+        let outer: PropertyList = ["Blob": .data(try inner.data(format: .binary))]
+        let original = try outer.data(format: .binary)
+        let deep = String(repeating: "[", count: 400) + String(repeating: "]", count: 400)
+        let (first, once) = try Self.edited(original, ["-replace", "Blob.a", "-json", deep])
+        #expect(first.status == 0, "\(first.error)")
+        // 400 levels more, 200 levels down: 600 in all.
+        let path = "Blob.a" + String(repeating: ".0", count: 200)
+        let (second, twice) = try Self.edited(once, ["-replace", path, "-json", deep])
+        #expect(second.status == 1)
+        #expect(second.error.contains(": the edited data value would not read again"), "\(second.error)")
+        #expect(twice == once)
+    }
+
     @Test func sharedNeedsAnEdit() {
         let run = ToolRun(["-extract", "root", "xml1", "--shared", "file"])
         #expect(run.status == 64)

@@ -255,13 +255,24 @@ public struct KeyedArchiveEditor: Sendable {
         let edited = try applying(
             edit, components, to: inner, resolvingArchive: isArchive, sharedObjects: sharedObjects,
             level: level + 1, text: text)
+        let encoded: Data
         do {
-            return try edited.data(format: format)
+            encoded = try edited.data(format: format)
         } catch let error as KeyedArchiveError {
             throw KeyedArchiveError(error.code, error.message, at: .keyPath(text))
         } catch {
             throw KeyedArchiveError(.invalidValue, "\(error)", at: .keyPath(text))
         }
+        // What the readers would refuse (values nested deeper than they read) is refused
+        // here, before it is stored where no reader could open it again.
+        do {
+            _ = try PropertyList(from: encoded)
+        } catch {
+            throw KeyedArchiveError(
+                .limitExceeded, "the edited data value would not read again (\(error)); nothing was changed",
+                at: .keyPath(text))
+        }
+        return encoded
     }
 
     // MARK: - Locations
