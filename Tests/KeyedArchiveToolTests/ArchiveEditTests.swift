@@ -446,5 +446,11 @@ import Testing
         #expect(throws: KeyedArchiveError.self) {
             try KeyedArchiveEditor(archive: ["not": "an archive"])
         }
+        // A failed edit leaves the archive as it was.
+        let before = editor.archive
+        #expect(throws: KeyedArchiveError.self) {
+            try editor.apply(.replace(.uid(3)), atKeyPath: ["root", "list", "0"])
+        }
+        #expect(editor.archive == before)
     }
 }

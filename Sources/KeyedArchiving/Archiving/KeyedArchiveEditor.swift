@@ -138,10 +138,25 @@ public struct KeyedArchiveEditor: Sendable {
     /// - Throws: ``KeyedArchiveError`` at the key path: `invalidValue` when a component names
     ///   nothing, a value to insert already exists, a value to remove does not, or an index
     ///   is out of bounds; `unsupportedFormat` when data the path descends into is not a
-    ///   property list; `limitExceeded` past ``maximumNestingLevels``.
+    ///   property list; `limitExceeded` past ``maximumNestingLevels``. The archive is then
+    ///   left as it was.
     /// - Complexity: O(*n*) in the archive's size (class descriptions are looked up once, and
     ///   data descended into is read and written again), plus the work of the edit.
     public mutating func apply(_ edit: PropertyListEdit, atKeyPath components: [String])
+        throws(KeyedArchiveError)
+    {
+        // All or nothing: a failed edit leaves the archive as it was (the arrays are
+        // copied only if the edit changes them).
+        let saved = self
+        do {
+            try applyWithoutRollback(edit, components)
+        } catch {
+            self = saved
+            throw error
+        }
+    }
+
+    private mutating func applyWithoutRollback(_ edit: PropertyListEdit, _ components: [String])
         throws(KeyedArchiveError)
     {
         let text = Self.text(components)
