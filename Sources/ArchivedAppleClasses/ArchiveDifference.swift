@@ -110,6 +110,11 @@ public struct ArchiveComparisonOptions: Hashable, Sendable {
     public var maximumDepth: Int
     /// The most characters of a string shown in a summary (the whole string is compared).
     public var maximumSummaryCharacters: Int
+    /// How many archives deep the comparison descends into `data` values that hold a binary
+    /// or XML property list or keyed archive on both sides (a Terminal profile's `Font`, a web
+    /// archive's responses): their differences are reported by key path through the nested
+    /// archive (`Font.root.NSSize`), its `$top` keys first. 0 compares such data as bytes.
+    public var maximumNestedArchiveLevels: Int
 
     /// Creates options.
     ///
@@ -117,11 +122,16 @@ public struct ArchiveComparisonOptions: Hashable, Sendable {
     ///   - maximumValues: The most values looked at (default 4,000,000).
     ///   - maximumDepth: The deepest nesting followed (default 512).
     ///   - maximumSummaryCharacters: The most characters of a string shown (default 200).
-    public init(maximumValues: Int = 4_000_000, maximumDepth: Int = 512, maximumSummaryCharacters: Int = 200)
-    {
+    ///   - maximumNestedArchiveLevels: How many archives deep inside data values the
+    ///     comparison descends (default 4; 0 compares data as bytes).
+    public init(
+        maximumValues: Int = 4_000_000, maximumDepth: Int = 512, maximumSummaryCharacters: Int = 200,
+        maximumNestedArchiveLevels: Int = 4
+    ) {
         self.maximumValues = maximumValues
         self.maximumDepth = maximumDepth
         self.maximumSummaryCharacters = maximumSummaryCharacters
+        self.maximumNestedArchiveLevels = maximumNestedArchiveLevels
     }
 }
 
@@ -425,6 +435,8 @@ package struct ArchiveDiffer {
     private var incomplete = false
     /// Pairs of shared nodes already compared (or being compared, on a cycle).
     private var comparedPairs: Set<Pair> = []
+    /// How many archives deep inside data values this comparison is.
+    private var nestingLevel = 0
 
     private struct Pair: Hashable {
         let old: Int
@@ -474,7 +486,9 @@ package struct ArchiveDiffer {
             if oldText != newText { changed(path, older, newer) }
         case (.data(let oldData), .data(let newData)):
             guard spend(oldData.count / 4096) else { return }
-            if oldData != newData { changed(path, older, newer) }
+            if oldData != newData && !compareNested(oldData, newData, path: path, depth: depth) {
+                changed(path, older, newer)
+            }
         case (.keyed(let oldClass, let oldEntries), .keyed(let newClass, let newEntries)):
             guard spend(oldEntries.count + newEntries.count) else { return }
             if oldClass != newClass {
@@ -496,6 +510,43 @@ package struct ArchiveDiffer {
         default:
             changed(path, older, newer)
         }
+    }
+
+    /// What a data value holds when it is a property list (a keyed archive read as its
+    /// object graph), or `nil`.
+    private static func nestedContent(_ data: Data) -> (
+        view: ResolvedArchiveView, root: ArchivedObjectGraph.Value
+    )? {
+        let format = PropertyListFormat.detect(data.prefix(64))
+        guard format == .binary || format == .xml, let value = try? PropertyList(from: data) else {
+            return nil
+        }
+        if case .dictionary(let dictionary) = value, dictionary["$objects"] != nil, dictionary["$top"] != nil,
+            let graph = try? KeyedUnarchiver.objectGraph(from: value)
+        {
+            return (ResolvedArchiveView(graph: graph), .dictionary(graph.topLevel))
+        }
+        return (ResolvedArchiveView(graph: nil), .init(value))
+    }
+
+    /// Compares two data values that both hold property lists (or keyed archives) by key
+    /// path inside them, within what is left of the budget; `false` when they do not both
+    /// hold one (or the levels are spent), so that the caller compares the bytes.
+    private mutating func compareNested(_ oldData: Data, _ newData: Data, path: [String], depth: Int) -> Bool
+    {
+        guard nestingLevel < options.maximumNestedArchiveLevels,
+            spend((oldData.count + newData.count) / 64),
+            let oldContent = Self.nestedContent(oldData), let newContent = Self.nestedContent(newData),
+            (oldContent.view.graph == nil) == (newContent.view.graph == nil)
+        else { return false }
+        var nested = ArchiveDiffer(old: oldContent.view, new: newContent.view, options: options)
+        nested.budget = budget
+        nested.nestingLevel = nestingLevel + 1
+        nested.compare(oldContent.root, newContent.root, path: path, depth: depth + 1)
+        differences.append(contentsOf: nested.differences)
+        budget = nested.budget
+        if nested.incomplete { incomplete = true }
+        return true
     }
 
     private mutating func changed(

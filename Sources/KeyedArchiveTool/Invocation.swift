@@ -106,6 +106,9 @@ struct Invocation: Equatable {
     /// `--resolve`: with `-extract` and `-type`, read the file as a keyed archive and follow the key
     /// path through its object graph.
     var resolvesArchive = false
+    /// `--shared`: with `-insert`, `-replace` and `-remove`, edit a shared object itself
+    /// (every reference sees the change) instead of copying it on write.
+    var editsSharedObjects = false
     /// `--recover`: with `decode`, read damaged archives as far as possible and report each
     /// problem (``KeyedUnarchivingOptions/recoversFromDamage``).
     var recovers = false
@@ -329,6 +332,8 @@ extension Invocation {
                 invocation.graphPath = PropertyListKeyPath(try value(after: argument))
             case "--resolve":
                 invocation.resolvesArchive = true
+            case "--shared":
+                invocation.editsSharedObjects = true
             case "--recover":
                 invocation.recovers = true
             case "--expand":
@@ -398,8 +403,11 @@ extension Invocation {
         if omitsFinalNewline && !isRaw { throw UsageError("-n is only valid with -extract KEYPATH raw") }
         if appends && !isInsert { throw UsageError("-append is only valid with -insert") }
         if graphPath != nil && command != .decode { throw UsageError("--path is only valid with decode") }
-        if resolvesArchive && !(isExtract || isType) {
-            throw UsageError("--resolve is only valid with -extract and -type")
+        if resolvesArchive && !(isExtract || isType || command.edits) {
+            throw UsageError("--resolve is only valid with -extract, -type, -insert, -replace and -remove")
+        }
+        if editsSharedObjects && !command.edits {
+            throw UsageError("--shared is only valid with -insert, -replace and -remove")
         }
         if json && command != .decode && command != .diff && command != .sqlite {
             throw UsageError("--json is only valid with decode, diff and sqlite")

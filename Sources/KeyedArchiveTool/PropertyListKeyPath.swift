@@ -107,6 +107,18 @@ struct PropertyListKeyPath: Equatable, CustomStringConvertible {
         }
     }
 
+    /// Whether the key path reaches a `data` value before its last component: an archive
+    /// or property list stored in data, which the edit descends into.
+    func crossesData(in root: PropertyList) -> Bool {
+        var current = root
+        for component in components {
+            if case .data = current { return true }
+            guard let next = Self.child(of: current, component) else { return false }
+            current = next
+        }
+        return false
+    }
+
     /// The edits of `-insert`, `-replace` and `-remove`.
     enum Edit {
         /// Adds a value where there is none; an array index may be one past the end.
@@ -117,6 +129,16 @@ struct PropertyListKeyPath: Equatable, CustomStringConvertible {
         case replace(PropertyList)
         /// Removes the value, which must exist.
         case remove
+
+        /// The same edit as the library spells it.
+        var libraryEdit: PropertyListEdit {
+            switch self {
+            case .insert(let value): return .insert(value)
+            case .append(let value): return .append(value)
+            case .replace(let value): return .replace(value)
+            case .remove: return .remove
+            }
+        }
     }
 
     /// Applies `edit` to `root`.

@@ -196,10 +196,23 @@ extension Tool {
         _ invocation: Invocation
     ) throws(ToolFailure) {
         var value = file.value
-        do {
-            try keyPath.apply(edit, to: &value)
-        } catch {
-            throw ToolFailure(error.message)
+        if invocation.resolvesArchive || keyPath.crossesData(in: value) {
+            // Through the object graph, or into an archive stored in a data value: the
+            // library's editor, which copies shared objects on write.
+            do {
+                value = try KeyedArchiveEditor.applying(
+                    edit.libraryEdit, atKeyPath: keyPath.components, to: value,
+                    resolvingArchive: invocation.resolvesArchive,
+                    sharedObjects: invocation.editsSharedObjects ? .editInPlace : .copyOnWrite)
+            } catch {
+                throw ToolFailure(error.description)
+            }
+        } else {
+            do {
+                try keyPath.apply(edit, to: &value)
+            } catch {
+                throw ToolFailure(error.message)
+            }
         }
         let deepest = PropertyListReadingOptions().maximumDepth
         let depth = Self.nestingDepth(of: value)

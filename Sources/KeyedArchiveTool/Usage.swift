@@ -71,7 +71,9 @@ enum Usage {
 
         KEYPATH is keys separated by '.' ('\\.' is a dot inside a key); a number picks an
         array element (with -insert, the place to insert at). Edits keep each FILE's
-        format and replace it durably and whole, or not at all.
+        format and replace it durably and whole, or not at all. A KEYPATH that meets a
+        data value holding a property list or keyed archive continues inside it
+        (Font.root.NSSize), and the data is re-encoded in its own format.
 
         Options:
           -s                 with -lint, print nothing for files that are OK
@@ -87,8 +89,11 @@ enum Usage {
                              with sqlite, one JSON object per database
           --path KEYPATH     with decode, show only the value at KEYPATH of the graph
                              (root.items.3.title: references, NS.objects, NS.keys followed)
-          --resolve          with -extract and -type, follow KEYPATH through a keyed
-                             archive's object graph
+          --resolve          with -extract, -type and the edits, follow KEYPATH through a
+                             keyed archive's object graph; an edit changes only that path,
+                             copying a shared object on write
+          --shared           with --resolve and the edits, edit a shared object itself:
+                             every reference to it sees the change
           --recover          with decode, read damaged archives as far as possible: missing
                              objects shown as '→ #N (missing)', each problem reported
           --expand           with decode, decode archives found inside data values
