@@ -42,6 +42,10 @@ extension KeyedUnarchiver {
     // MARK: Internal API for the standard types
 
     /// The elements of the current collection object, decoded as `E`s.
+    ///
+    /// Inlinable, so that the readers of other modules get it specialized for their types
+    /// (see ``decodeEntry(_:as:)``).
+    @inlinable
     package func decodeElements<E: KeyedCoding>(of type: E.Type) throws -> [E] {
         let indices = try elementIndices()
         var elements: [E] = []
@@ -50,8 +54,8 @@ extension KeyedUnarchiver {
         // unspecialized code their optionals and tuples cost run-time metadata lookups.
         for position in indices.indices {
             let uid = indices[position]
-            path.append(.index(position))
-            defer { path.removeLast() }
+            enterPath(.index(position))
+            defer { leavePath() }
             guard uid != 0 else { throw failure(.invalidArchive, "a collection element is nil") }
             elements.append(try decodeEntry(uid, as: E.self))
         }
