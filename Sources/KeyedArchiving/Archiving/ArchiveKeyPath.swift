@@ -1,5 +1,4 @@
 /// One step of the path from `$top` to the value being encoded or decoded.
-@usableFromInline
 package enum ArchiveKeyPathComponent {
     /// A key of an object (or of `$top`), as the caller spelled it (unescaped).
     case key(String)

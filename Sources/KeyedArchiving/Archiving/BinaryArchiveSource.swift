@@ -729,7 +729,6 @@ package enum ArchiveEntry {
 /// The fields of an object: a dictionary already parsed (OpenStep text, or a
 /// ``PropertyList`` the caller passed), or a dictionary of a binary archive read in place
 /// (XML archives included, rewritten as binary when opened).
-@usableFromInline
 package enum ArchiveFields {
     case parsed(PropertyListDictionary)
     case binary(BinaryPropertyListObject)

@@ -42,10 +42,6 @@ extension KeyedUnarchiver {
     // MARK: Internal API for the standard types
 
     /// The elements of the current collection object, decoded as `E`s.
-    ///
-    /// Inlinable, so that the readers of other modules get it specialized for their types
-    /// (see ``decodeEntry(_:as:)``).
-    @inlinable
     package func decodeElements<E: KeyedCoding>(of type: E.Type) throws -> [E] {
         let indices = try elementIndices()
         var elements: [E] = []
@@ -54,8 +50,8 @@ extension KeyedUnarchiver {
         // unspecialized code their optionals and tuples cost run-time metadata lookups.
         for position in indices.indices {
             let uid = indices[position]
-            enterPath(.index(position))
-            defer { leavePath() }
+            path.append(.index(position))
+            defer { path.removeLast() }
             guard uid != 0 else { throw failure(.invalidArchive, "a collection element is nil") }
             elements.append(try decodeEntry(uid, as: E.self))
         }

@@ -261,15 +261,6 @@ extension KeyedUnarchiver {
     func withObject<R>(
         uid: Int, fields: ArchiveFields, classUID: Int, _ body: () throws -> R
     ) throws -> R {
-        try enterObject(uid: uid, fields: fields, classUID: classUID)
-        defer { leaveObject(uid) }
-        return try body()
-    }
-
-    /// Makes `$objects[uid]` the current object, marked in progress (see
-    /// ``withObject(uid:fields:classUID:_:)``); ``leaveObject(_:)`` undoes it.
-    @usableFromInline
-    func enterObject(uid: Int, fields: ArchiveFields, classUID: Int) throws {
         guard depth < options.maximumDepth else {
             throw failure(
                 .limitExceeded, "objects are nested deeper than the limit of \(options.maximumDepth)")
@@ -281,14 +272,12 @@ extension KeyedUnarchiver {
         inProgressFlags.insert(uid)
         containers.append(DecodingContainer(fields: fields, uid: uid, classUID: classUID))
         depth += 1
-    }
-
-    /// Restores the state ``enterObject(uid:fields:classUID:)`` changed for `$objects[uid]`.
-    @usableFromInline
-    func leaveObject(_ uid: Int) {
-        containers.removeLast()
-        depth -= 1
-        inProgressFlags.remove(uid)
+        defer {
+            containers.removeLast()
+            depth -= 1
+            inProgressFlags.remove(uid)
+        }
+        return try body()
     }
 
     func untypedElements(allowed: [any KeyedCoding.Type]?) throws -> [Any] {
@@ -480,7 +469,6 @@ extension KeyedUnarchiver {
     /// The element references of the current collection object, in any of Apple's
     /// layouts: `NS.objects` (arrays, sets), `NS.object.0`… (ordered sets), or
     /// `NS.count` with `NS.object0`… (counted sets).
-    @usableFromInline
     package func elementIndices() throws -> [Int] {
         if let indices = try binaryElementIndices() { return indices }
         do {

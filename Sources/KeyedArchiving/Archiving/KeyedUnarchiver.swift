@@ -575,34 +575,6 @@ struct DecodedObject {
     let value: Any
 }
 
-/// What ``KeyedUnarchiver/decodeEntry(_:as:)`` does with an entry (see
-/// ``KeyedUnarchiver/entryStep(_:as:)``).
-@usableFromInline
-enum EntryStep {
-    /// A string of a binary archive, asked for as `String`.
-    case string(String)
-    /// What the object decoded to before, to cast to the type asked.
-    case decoded(Any)
-    /// The class instance the object decoded to before, to cast to the type asked.
-    case instance(Any, className: String)
-    /// A plain value (not an object).
-    case plain(PropertyList)
-    /// An object to construct as `chosen`, unless what it decoded to as `chosen` before
-    /// (`decodedAside`) is of the type asked.
-    case construct(ArchiveFields, classUID: Int, chosen: any KeyedCoding.Type, decodedAside: Any?)
-}
-
-/// Where a decoded value is kept (see ``KeyedUnarchiver/valueCaching(_:type:isSmall:)``).
-@usableFromInline
-enum ValueCaching {
-    /// In the object's slot.
-    case cache
-    /// Beside the value of another type in the object's slot.
-    case aside
-    /// Not at all (the first decode of a large value).
-    case none
-}
-
 /// A class description, with the type last resolved for it and the type that asked.
 ///
 /// A class, so that the lookup made for every object decoded copies one reference.
@@ -737,7 +709,6 @@ extension KeyedUnarchiver {
     }
 
     /// An error located at the current key path.
-    @usableFromInline
     package func failure(_ code: KeyedArchiveError.Code, _ message: String) -> KeyedArchiveError {
         KeyedArchiveError(code, message, at: .keyPath(ArchiveKeyPath.render(path)))
     }
@@ -923,13 +894,11 @@ extension KeyedUnarchiver {
     // `apple-classes/…/read/binary`: two `swift_beginAccess` per attribute).
 
     /// Appends `component` to the key path (what errors name as their location).
-    @usableFromInline
     package func enterPath(_ component: ArchiveKeyPathComponent) {
         path.append(component)
     }
 
     /// Removes the last component ``enterPath(_:)`` appended.
-    @usableFromInline
     package func leavePath() {
         path.removeLast()
     }
@@ -979,51 +948,17 @@ extension KeyedUnarchiver {
     }
 
     /// Decodes `$objects[uid]`, which is not index 0 (nil), as a `T`.
-    ///
-    /// Inlinable, and generic only where `T` is needed (the cast, the construction), so
-    /// that the readers of other modules (`ArchivedAppleClasses`: an attributed string's
-    /// fonts, colours, attribute dictionaries) get it specialized for their types; the
-    /// rest is ``entryStep(_:as:)``, compiled once here. Measured: unspecialized, this
-    /// path cost `apple-classes/200-attributed-strings/read/binary` about +2%.
-    @inlinable
     package func decodeEntry<T: KeyedCoding>(_ uid: Int, as type: T.Type) throws -> T {
-        switch try entryStep(uid, as: T.self) {
-        case .string(let text):
-            // `T` is `String` (checked by `entryStep`), so this reinterprets a value as its own type.
-            return unsafeBitCast(text, to: T.self)
-        case .decoded(let value):
-            return try cast(value, as: T.self, "found \(Swift.type(of: value))")
-        case .instance(let value, let className):
-            return try cast(
-                value, as: T.self,
-                "found an instance of \(Swift.type(of: value)) (object #\(uid), \(className))")
-        case .plain(let value):
-            return try decodePlainEntry(value, uid: uid, as: T.self)
-        case .construct(let fields, let classUID, let chosen, let decodedAside):
-            if let decodedAside, decodedAside is T {
-                return try cast(decodedAside, as: T.self, "found \(Swift.type(of: decodedAside))")
-            }
-            if ObjectIdentifier(chosen) == ObjectIdentifier(T.self) {
-                return try instantiate(T.self, uid: uid, fields: fields, classUID: classUID)
-            }
-            let value = try instantiate(chosen, uid: uid, fields: fields, classUID: classUID)
-            return try cast(value, as: T.self, "found \(Swift.type(of: value))")
-        }
-    }
-
-    /// What ``decodeEntry(_:as:)`` does with `$objects[uid]` for a `type`, worked out
-    /// without `type`'s witnesses: the string or cached object to return, the plain entry
-    /// to decode, or the object to construct (and as what).
-    @usableFromInline
-    func entryStep(_ uid: Int, as type: any KeyedCoding.Type) throws -> EntryStep {
-        let requested = ObjectIdentifier(type)
         // Strings are the most common entries: read them straight from the archive's
         // bytes, without a protocol lookup or a dynamic cast.
-        if requested == ObjectIdentifier(String.self), let text = try binaryString(uid) {
-            return .string(text)
+        if ObjectIdentifier(T.self) == ObjectIdentifier(String.self), let text = try binaryString(uid) {
+            // `T` is `String`, so this reinterprets a value as its own type.
+            return unsafeBitCast(text, to: T.self)
         }
         let decodedBefore = decoded.contains(uid)
-        if decodedBefore, let known = reusable(uid, as: requested) { return .decoded(known) }
+        if decodedBefore, let known = reusable(uid, as: T.self) {
+            return try cast(known, as: T.self, "found \(Swift.type(of: known))")
+        }
         let fields: ArchiveFields
         if let object = source.quickObject(uid) {
             fields = .binary(object)
@@ -1032,23 +967,36 @@ extension KeyedUnarchiver {
             case .object(let objectFields):
                 fields = objectFields
             case .plain(let value):
-                return .plain(value)
+                return try decodePlainEntry(value, uid: uid, as: T.self)
             }
         }
         let resolved = try resolvedClass(of: fields, uid: uid)
-        let chosen = try resolve(resolved, for: type)
+        let chosen = try resolve(resolved, for: T.self)
         if let className = inProgressClassName(uid) {
             throw cycleFailure(className: className, uid: uid)
         }
         let chosenID = ObjectIdentifier(chosen)
-        var aside: Any?
         if decodedBefore, let known = decoded[uid] {
-            if known.isInstance { return .instance(known.value, className: resolved.description.name) }
-            // One dynamic cast (this path runs for every repeated reference to a value).
-            if known.type == chosenID { return .decoded(known.value) }
-            aside = values[DecodedValueKey(uid: uid, type: chosenID)]
+            if known.isInstance {
+                return try cast(
+                    known.value, as: T.self,
+                    "found an instance of \(Swift.type(of: known.value)) (object #\(uid), \(resolved.description.name))"
+                )
+            }
+            if known.type == chosenID {
+                // One dynamic cast (this path runs for every repeated reference to a value).
+                return try cast(known.value, as: T.self, "found \(Swift.type(of: known.value))")
+            }
+            if let value = values[DecodedValueKey(uid: uid, type: chosenID)], value is T {
+                return try cast(value, as: T.self, "found \(Swift.type(of: value))")
+            }
         }
-        return .construct(fields, classUID: resolved.description.uid, chosen: chosen, decodedAside: aside)
+        let classUID = resolved.description.uid
+        if chosenID == ObjectIdentifier(T.self) {
+            return try instantiate(T.self, uid: uid, fields: fields, classUID: classUID)
+        }
+        let value = try instantiate(chosen, uid: uid, fields: fields, classUID: classUID)
+        return try cast(value, as: T.self, "found \(Swift.type(of: value))")
     }
 
     /// What `$objects[uid]` decoded to before as the very type `T`, under the same rules, so
@@ -1056,14 +1004,8 @@ extension KeyedUnarchiver {
     /// again, and every check of the general path would pass. `nil` when there is none.
     @inline(__always)
     func reusable<T>(_ uid: Int, as type: T.Type) -> Any? {
-        reusable(uid, as: ObjectIdentifier(T.self))
-    }
-
-    /// The same, for the type `requested` identifies.
-    @inline(__always)
-    func reusable(_ uid: Int, as requested: ObjectIdentifier) -> Any? {
         guard resolutionsUnchanged, !inProgressFlags.contains(uid), let known = decoded[uid],
-            known.type == requested
+            known.type == ObjectIdentifier(T.self)
         else { return nil }
         return known.value
     }
@@ -1106,7 +1048,6 @@ extension KeyedUnarchiver {
     /// Decodes the plain `$objects[uid]` as a `T`. Long strings and data are kept, so an
     /// archive that references one many times shares its storage instead of copying it
     /// each time.
-    @usableFromInline
     func decodePlainEntry<T: KeyedCoding>(_ value: PropertyList, uid: Int, as type: T.Type) throws -> T {
         let isLarge: Bool
         switch value {
@@ -1129,7 +1070,7 @@ extension KeyedUnarchiver {
     /// `value` as a `T`, or a `typeMismatch` saying what was `found`. Kept out of line:
     /// the `T?` of a conditional cast costs a run-time metadata lookup in unspecialized
     /// code, which `decodeEntry` then pays only when it casts.
-    @inlinable
+    @inline(never)
     func cast<T: KeyedCoding>(_ value: Any, as type: T.Type, _ found: @autoclosure () -> String) throws -> T {
         if ObjectIdentifier(Swift.type(of: value)) == ObjectIdentifier(T.self) {
             // The usual case, a value cached as the very type asked: no dynamic cast needed.
@@ -1140,8 +1081,8 @@ extension KeyedUnarchiver {
 
     /// `value as? T`, apart from ``cast(_:as:_:)``: the `T?` it needs costs a run-time
     /// metadata lookup on entry to whatever function contains it, taken or not.
-    @inline(never) @usableFromInline
-    func dynamicCast<T: KeyedCoding>(_ value: Any, as type: T.Type, _ found: String) throws -> T {
+    @inline(never)
+    private func dynamicCast<T: KeyedCoding>(_ value: Any, as type: T.Type, _ found: String) throws -> T {
         guard let typed = value as? T else {
             throw failure(.typeMismatch, "expected \(T.archivedClassName), \(found)")
         }
@@ -1150,8 +1091,8 @@ extension KeyedUnarchiver {
 
     /// `value` (an existential, opened by the call) as `T`, which the caller has checked is
     /// its dynamic type.
-    @inlinable @inline(__always)
-    func reinterpret<Opened, T>(_ value: Opened, as type: T.Type) -> T {
+    @inline(__always)
+    private func reinterpret<Opened, T>(_ value: Opened, as type: T.Type) -> T {
         unsafeBitCast(value, to: T.self)
     }
 
@@ -1209,103 +1150,48 @@ extension KeyedUnarchiver {
 
     /// Runs `U.init(coder:)` on `$objects[uid]`, marking it in progress meanwhile, then
     /// caches the result and runs back-reference assignments waiting for it.
-    ///
-    /// Inlinable for the same reason as ``decodeEntry(_:as:)``; what does not need `U`
-    /// (entering and leaving the object, the cache's rules) is compiled once here.
-    @inlinable
     func instantiate<U: KeyedCoding>(
         _ type: U.Type, uid: Int, fields: ArchiveFields, classUID: Int
     ) throws -> U {
         let value: U
-        try enterObject(uid: uid, fields: fields, classUID: classUID)
         do {
-            value = try U(coder: self)
+            value = try withObject(uid: uid, fields: fields, classUID: classUID) { try U(coder: self) }
         } catch let thrown {
-            leaveObject(uid)
-            throw instantiationFailure(thrown, type: U.self, uid: uid, classUID: classUID)
+            pendingAssignments[uid] = nil
+            if let archiveError = thrown as? KeyedArchiveError { throw located(archiveError) }
+            throw failure(
+                .invalidArchive,
+                "\(U.self).init(coder:) failed for \(DisplayText.quotedIfNeeded(className(ofClassUID: classUID))): \(thrown)"
+            )
         }
-        leaveObject(uid)
         let typeID = ObjectIdentifier(U.self)
         if U.self is AnyObject.Type {
-            recordInstance(value, uid: uid, type: typeID)
-        } else {
-            // A value too large to sit inline in an `Any` is cached from its second decode
-            // on (see `valueCaching`).
-            let isSmall = MemoryLayout<U>.size <= MemoryLayout<(Int, Int, Int)>.size
-            switch valueCaching(uid, type: typeID, isSmall: isSmall) {
-            case .cache: recordValue(value, uid: uid, type: typeID)
-            case .aside: recordValueAside(value, uid: uid, type: typeID)
-            case .none: break
+            // The instance takes the slot; a value decoded from the object before moves aside.
+            if decoded.contains(uid), let earlier = decoded[uid], !earlier.isInstance {
+                values[DecodedValueKey(uid: uid, type: earlier.type)] = earlier.value
             }
+            decoded.insert(DecodedObject(type: typeID, isInstance: true, value: value), forKey: uid)
+        } else if !decoded.contains(uid) {
+            // A value too large to sit inline in an `Any` is cached from its second decode
+            // on: most objects are referenced once, and caching each (boxed, kept until the
+            // unarchiver goes) costs an allocation and memory for nothing. Such a shared
+            // value is decoded at most twice, so decoding stays linear in the archive.
+            // So are a few small types rarely shared (see UnsharedValueTypes).
+            let small = MemoryLayout<U>.size <= MemoryLayout<(Int, Int, Int)>.size
+            if (small && !UnsharedValueTypes.contains(typeID, registered: rarelySharedTypes))
+                || valuesReadOnce.contains(uid)
+            {
+                decoded.insert(DecodedObject(type: typeID, isInstance: false, value: value), forKey: uid)
+            } else {
+                valuesReadOnce.insert(uid)
+            }
+        } else {
+            values[DecodedValueKey(uid: uid, type: typeID)] = value
         }
-        if hasPendingAssignments, let waiting = takePendingAssignments(uid) {
+        if !pendingAssignments.isEmpty, let waiting = pendingAssignments.removeValue(forKey: uid) {
             for assign in waiting { assign(value) }
         }
         return value
-    }
-
-    /// The error for `type.init(coder:)` having thrown `thrown` on `$objects[uid]`; drops
-    /// the assignments waiting for the object.
-    @usableFromInline
-    func instantiationFailure(_ thrown: any Error, type: Any.Type, uid: Int, classUID: Int) -> any Error {
-        pendingAssignments[uid] = nil
-        if let archiveError = thrown as? KeyedArchiveError { return located(archiveError) }
-        return failure(
-            .invalidArchive,
-            "\(type).init(coder:) failed for \(DisplayText.quotedIfNeeded(className(ofClassUID: classUID))): \(thrown)"
-        )
-    }
-
-    /// Caches a class instance decoded from `$objects[uid]`: it takes the slot, and a value
-    /// decoded from the object before moves aside.
-    @usableFromInline
-    func recordInstance(_ value: Any, uid: Int, type: ObjectIdentifier) {
-        if decoded.contains(uid), let earlier = decoded[uid], !earlier.isInstance {
-            values[DecodedValueKey(uid: uid, type: earlier.type)] = earlier.value
-        }
-        decoded.insert(DecodedObject(type: type, isInstance: true, value: value), forKey: uid)
-    }
-
-    /// Caches a value of `type` decoded from `$objects[uid]` in the object's slot.
-    @usableFromInline
-    func recordValue(_ value: Any, uid: Int, type: ObjectIdentifier) {
-        decoded.insert(DecodedObject(type: type, isInstance: false, value: value), forKey: uid)
-    }
-
-    /// Caches a value of `type` decoded from `$objects[uid]` beside the one in its slot.
-    @usableFromInline
-    func recordValueAside(_ value: Any, uid: Int, type: ObjectIdentifier) {
-        values[DecodedValueKey(uid: uid, type: type)] = value
-    }
-
-    /// Where a value of `type` decoded from `$objects[uid]` is kept.
-    ///
-    /// A value too large to sit inline in an `Any` is cached from its second decode on:
-    /// most objects are referenced once, and caching each (boxed, kept until the
-    /// unarchiver goes) costs an allocation and memory for nothing. Such a shared value is
-    /// decoded at most twice, so decoding stays linear in the archive. So are a few small
-    /// types rarely shared (see `UnsharedValueTypes`).
-    @usableFromInline
-    func valueCaching(_ uid: Int, type: ObjectIdentifier, isSmall: Bool) -> ValueCaching {
-        guard !decoded.contains(uid) else { return .aside }
-        if (isSmall && !UnsharedValueTypes.contains(type, registered: rarelySharedTypes))
-            || valuesReadOnce.contains(uid)
-        {
-            return .cache
-        }
-        valuesReadOnce.insert(uid)
-        return .none
-    }
-
-    /// Whether any assignment waits for an object in progress (see
-    /// ``decodeBackReference(of:forKey:then:)``).
-    @usableFromInline
-    var hasPendingAssignments: Bool { !pendingAssignments.isEmpty }
-
-    /// The assignments waiting for `$objects[uid]`, removed.
-    @usableFromInline
-    func takePendingAssignments(_ uid: Int) -> [(Any) -> Void]? {
-        pendingAssignments.removeValue(forKey: uid)
     }
 
     // MARK: Class resolution
@@ -1328,17 +1214,17 @@ extension KeyedUnarchiver {
     /// The type to construct for `resolved` when a `T` is requested, checked against the
     /// allowed set and secure coding before anything is constructed.
     @inline(__always)
-    func resolve(_ resolved: ResolvedClass, for type: any KeyedCoding.Type) throws -> any KeyedCoding.Type {
-        if let chosen = resolved.chosen, resolved.requested == ObjectIdentifier(type) { return chosen }
-        return try resolve(resolved.description, for: type)
+    func resolve<T: KeyedCoding>(_ resolved: ResolvedClass, for type: T.Type) throws -> any KeyedCoding.Type {
+        if let chosen = resolved.chosen, resolved.requested == ObjectIdentifier(T.self) { return chosen }
+        return try resolve(resolved.description, for: T.self)
     }
 
     /// The type to construct for `description` when a `T` is requested, checked
     /// against the allowed set and secure coding before anything is constructed.
-    func resolve(_ description: ClassDescription, for type: any KeyedCoding.Type) throws
+    func resolve<T: KeyedCoding>(_ description: ClassDescription, for type: T.Type) throws
         -> any KeyedCoding.Type
     {
-        let requested = ObjectIdentifier(type)
+        let requested = ObjectIdentifier(T.self)
         if let known = classes[description.uid], let chosen = known.chosen, known.requested == requested {
             return chosen
         }
@@ -1347,8 +1233,8 @@ extension KeyedUnarchiver {
         if let known = resolutions[key] {
             chosen = known
         } else {
-            guard let found = try resolve(description, allowed: [type]) else {
-                throw unmatched(description, allowed: [type])
+            guard let found = try resolve(description, allowed: [T.self]) else {
+                throw unmatched(description, allowed: [T.self])
             }
             try checkSecureCoding(found, className: description.name)
             resolutions[key] = found

@@ -223,9 +223,6 @@ final class BinaryPropertyListStream {
         return object
     }
 
-    // Inlined into the XML transcoder's loop as it was before the split into modules
-    // (callgrind, `keyed-archive/…/decode-one/xml`: out of line it cost +1.4%).
-    @inline(__always)
     func addReal(_ value: Double) -> Int {
         let object = beginObject()
         writeByte(0x23)
@@ -261,7 +258,6 @@ final class BinaryPropertyListStream {
         return addNewUID(value)
     }
 
-    @inline(__always)
     private func addNewUID(_ value: UInt64) -> Int {
         let object = beginObject()
         BinaryPropertyListWidth.withWidth(toHold: value) { width in
@@ -273,7 +269,6 @@ final class BinaryPropertyListStream {
     }
 
     /// Adds an array of objects added before.
-    @inline(__always)
     func addArray(_ elements: UnsafeBufferPointer<UInt32>) -> Int {
         let object = beginObject()
         writeHeader(0xA0, count: elements.count)
