@@ -104,8 +104,8 @@ extension KeyedUnarchiver {
         for (key, value) in try currentDictionary() where key != "$class" {
             let unescaped = archiveUnescapedKey(key)
             guard !known.contains(unescaped) else { continue }
-            path.append(.key(unescaped))
-            defer { path.removeLast() }
+            enterPath(.key(unescaped))
+            defer { leavePath() }
             result[unescaped] = try attributeValue(value)
         }
         return result
@@ -137,8 +137,8 @@ extension KeyedUnarchiver {
             var values: [ArchivedAttributeValue] = []
             values.reserveCapacity(elements.count)
             for (position, element) in elements.enumerated() {
-                path.append(.index(position))
-                defer { path.removeLast() }
+                enterPath(.index(position))
+                defer { leavePath() }
                 guard case .uid = element else {
                     throw failure(
                         .typeMismatch, "expected an object reference, found \(element.archivedKindName)")
@@ -160,8 +160,7 @@ extension KeyedUnarchiver {
         case .plain(let value): return try attributeValue(value)
         case .object(let objectFields): fields = objectFields
         }
-        let name = try classDescription(of: fields, uid: uid).name
-        if let known = CataloguedClass(name: name) {
+        if let known = try cataloguedClass(of: fields, uid: uid) {
             switch known.kind {
             case .font: return .font(try decodeEntry(uid, as: ArchivedFont.self))
             case .color: return .color(try decodeEntry(uid, as: ArchivedColor.self))
@@ -197,8 +196,8 @@ struct ArchivedAttributeArray: ArchiveStandardType {
     init(coder: KeyedUnarchiver) throws {
         var values: [ArchivedAttributeValue] = []
         for (position, uid) in try coder.elementIndices().enumerated() {
-            coder.path.append(.index(position))
-            defer { coder.path.removeLast() }
+            coder.enterPath(.index(position))
+            defer { coder.leavePath() }
             values.append(try coder.attributeValue(referencedBy: uid))
         }
         self.values = values

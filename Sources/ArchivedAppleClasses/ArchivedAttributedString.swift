@@ -383,8 +383,8 @@ struct AttributeDictionaryValue: ArchiveStandardType, Sendable {
         var order: [String] = []
         for (keyUID, valueUID) in zip(keys, values) {
             let name = try coder.decodeEntry(keyUID, as: String.self)
-            coder.path.append(.key(name))
-            defer { coder.path.removeLast() }
+            coder.enterPath(.key(name))
+            defer { coder.leavePath() }
             if attributes.updateValue(try coder.attributeValue(referencedBy: valueUID), forKey: name) == nil,
                 keys.count > 1
             {
@@ -439,7 +439,7 @@ extension KeyedUnarchiver {
 
     /// The number of fields of the current object, `$class` included.
     var currentFieldCount: Int {
-        let container = containers[containers.count - 1]
+        let container = currentContainer
         if let fields = container.binaryFields { return fields.count }
         return container.parsedFields?.count ?? 0
     }

@@ -449,7 +449,7 @@ enum ColorComponentText {
 extension KeyedUnarchiver {
     /// The class name of the object being decoded.
     var currentClassName: String {
-        className(ofClassUID: containers[containers.count - 1].classUID)
+        className(ofClassUID: currentContainer.classUID)
     }
 
     func colorComponents(_ bytes: Data, key: String) throws -> [Double] {

@@ -98,8 +98,8 @@ extension KeyedUnarchiver {
         var result: [String: ArchivedAttributeValue] = [:]
         for (key, value) in try currentDictionary() where key != "$class" {
             let unescaped = archiveUnescapedKey(key)
-            path.append(.key(unescaped))
-            defer { path.removeLast() }
+            enterPath(.key(unescaped))
+            defer { leavePath() }
             if case .uid = value, case let uid = try referenceIndex(value), uid != 0,
                 case .object(let objectFields) = try entry(at: uid),
                 CataloguedClass(name: try classDescription(of: objectFields, uid: uid).name)?.kind == .array

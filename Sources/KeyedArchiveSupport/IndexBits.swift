@@ -4,7 +4,11 @@
 /// Its words are allocated on the first insertion, so a set that stays empty (most of the
 /// ones made for small reads of a large file) costs nothing; the bound comes from the
 /// input's length, so the allocation is bounded by what the input can justify. Indices
-/// outside `0..<bound` are never members and are ignored by `insert` and `remove`.
+/// outside `0..<bound` are never members: `contains` and `remove` accept them (a lookup
+/// of anything), while `insert` asserts that its index is below the bound — the readers
+/// insert only object indices they have checked against the object count (a check that
+/// throws), so a bad one is our bug; release builds then insert nothing, which keeps
+/// memory safe (see the unsafe-code policy in `Documentation/Internals.md`).
 @usableFromInline package struct IndexBits {
     @usableFromInline var words: [UInt64] = []
     /// The indices that can be members are `0..<bound`.
@@ -26,6 +30,7 @@
     @inline(__always)
     @discardableResult
     @inlinable package mutating func insert(_ index: Int) -> Bool {
+        assert(index >= 0 && index < bound, "inserted \(index), outside 0..<\(bound)")
         guard index >= 0, index < bound else { return false }
         if words.isEmpty { words = [UInt64](repeating: 0, count: (bound + 63) >> 6) }
         let word = index >> 6
@@ -210,6 +215,7 @@
 
     @inline(__always)
     @inlinable package func insertReportingPresence(_ object: Int) -> Bool {
+        assert(object >= 0 && object < bound, "inserted \(object), outside 0..<\(bound)")
         guard object >= 0, object < bound else { return false }
         let mask: UInt64 = 1 << UInt64(object & 63)
         let word = words[object >> 6]

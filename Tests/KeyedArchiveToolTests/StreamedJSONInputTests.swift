@@ -144,23 +144,6 @@ import Testing
         #expect(streamed > 4 * 250, "conversions streamed: \(streamed)")
     }
 
-    @Test func generatedValuesStreamTheTreesBytes() throws {
-        for seed in UInt64(1)...300 {
-            let value = StreamedBinaryAndJSONTests.generated(seed: seed)
-            guard case .dictionary = value else { continue }
-            var text = Data()
-            try value.writeJSON(
-                options: PropertyListJSONOptions(prettyPrinted: seed % 2 == 0, sortsKeys: false)
-            ) {
-                text.append(contentsOf: $0)
-            }
-            for target in Target.allCases {
-                #expect(try Self.streamed(text, target) == Self.tree(text, target), "seed \(seed) \(target)")
-            }
-            if seed % 30 == 0 { Self.expectTreesResults(text, "seed \(seed)") }
-        }
-    }
-
     @Test func shapes() throws {
         let shapes: [(String, String, streams: Bool)] = [
             ("empty object (OpenStep reads it)", "{}", false),

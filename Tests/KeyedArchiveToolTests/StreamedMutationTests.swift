@@ -32,7 +32,7 @@ import Testing
 
     static func bases(seed: UInt64) -> [PropertyList] {
         (0..<6).map { index -> PropertyList in
-            let value = StreamedBinaryAndJSONTests.generated(seed: seed &+ UInt64(index) &* 31)
+            let value = GeneratedPropertyLists.value(seed: seed &+ UInt64(index) &* 31)
             if case .dictionary = value { return value }
             if case .array = value { return value }
             return ["value": value, "list": [value, "x"]]

@@ -126,29 +126,10 @@ import Testing
         return write(value, "")
     }
 
-    @Test func generatedValuesStreamTheTreesBytes() throws {
-        var streamed = 0
-        for seed in UInt64(1)...300 {
-            var value = StreamedBinaryAndJSONTests.generated(seed: seed)
-            if case .array = value {} else if case .dictionary = value {} else { value = [value] }
-            let data = Data(Self.openStep(value, seed: seed).utf8)
-            for target in Target.allCases {
-                let expected = Self.tree(data, target)
-                #expect(expected != nil, "seed \(seed) \(target): the tree's way reads it")
-                if let text = try? Self.streamed(data, target) {
-                    #expect(text == expected, "seed \(seed) \(target)")
-                    streamed += 1
-                }
-            }
-            if seed % 25 == 0 { Self.expectTreesResults(data, "seed \(seed)") }
-        }
-        #expect(streamed > 900, "conversions streamed: \(streamed) of 1200")
-    }
-
     @Test func readingLimitsFallWhereTheReadersFall() throws {
         var outcomes: Set<Bool> = []
         for seed in UInt64(1)...10 {
-            var value = StreamedBinaryAndJSONTests.generated(seed: seed * 11)
+            var value = GeneratedPropertyLists.value(seed: seed * 11)
             if case .array = value {} else if case .dictionary = value {} else { value = [value] }
             let data = Data(Self.openStep(value, seed: seed).utf8)
             var options: [PropertyListReadingOptions] = (0...8).map {

@@ -203,37 +203,11 @@ import Testing
         }
     }
 
-    @Test func generatedValuesStreamTheTreesBytes() throws {
-        var streamedJSON = 0
-        for seed in UInt64(1)...400 {
-            let value = StreamedBinaryAndJSONTests.generated(seed: seed)
-            let xml = try value.data(format: .xml)
-            let binary = try value.data(format: .binary)
-            for pretty in [false, true] {
-                do {
-                    #expect(
-                        try Self.streamedJSON(xml, prettyPrinted: pretty)
-                            == Self.treeJSON(xml, prettyPrinted: pretty), "seed \(seed): JSON")
-                    streamedJSON += 1
-                } catch let error as KeyedArchiveError {
-                    #expect(Self.hasDictionaryStartingWithUIDKey(value), "seed \(seed): \(error.description)")
-                }
-            }
-            #expect(try Self.streamedXML(xml) == Self.treeXML(xml), "seed \(seed): XML")
-            #expect(try Self.copiedBinary(binary) == Self.treeBinary(binary), "seed \(seed): binary")
-            if seed % 50 == 0 {
-                Self.expectTreesResults(xml: xml, "seed \(seed)")
-                StreamedBinaryAndJSONTests.expectTreesBinary(binary, "seed \(seed)")
-            }
-        }
-        #expect(streamedJSON > 400, "generated values streamed as JSON: \(streamedJSON) of 800")
-    }
-
     /// The readers' nesting limit and value budget fall where the tree's readers' fall.
     @Test func readingLimitsFallWhereTheReadersFall() throws {
         var outcomes: [String: Set<Bool>] = [:]
         for seed in UInt64(1)...12 {
-            let value = StreamedBinaryAndJSONTests.generated(seed: seed * 7)
+            let value = GeneratedPropertyLists.value(seed: seed * 7)
             let xml = try value.data(format: .xml)
             let binary = try value.data(format: .binary)
             var options: [PropertyListReadingOptions] = (0...8).map {

@@ -582,6 +582,9 @@ final class ResolvedClass {
     let description: ClassDescription
     var requested: ObjectIdentifier?
     var chosen: (any KeyedCoding.Type)?
+    /// The catalogue's class for the description's name (`.some(nil)`: not catalogued),
+    /// looked up the first time it is asked (see ``KeyedUnarchiver/cataloguedClass(of:uid:)``).
+    var catalogued: CataloguedClass??
 
     init(
         description: ClassDescription, requested: ObjectIdentifier? = nil,
@@ -872,6 +875,37 @@ extension KeyedUnarchiver {
     /// The class description an object's `$class` refers to.
     package func classDescription(of fields: ArchiveFields, uid: Int) throws -> ClassDescription {
         try resolvedClass(of: fields, uid: uid).description
+    }
+
+    /// The catalogue's class for the class an object's `$class` refers to, or `nil` when
+    /// the catalogue does not have it; looked up once per class description (the readers
+    /// of other modules ask for every object, as an attributed string's attribute values).
+    package func cataloguedClass(of fields: ArchiveFields, uid: Int) throws -> CataloguedClass? {
+        let resolved = try resolvedClass(of: fields, uid: uid)
+        if let known = resolved.catalogued { return known }
+        let found = CataloguedClass(name: resolved.description.name)
+        resolved.catalogued = .some(found)
+        return found
+    }
+
+    // The key path and the current container, for the readers of other modules: their
+    // own access to these properties would check exclusivity at run time, as
+    // `@exclusivity(unchecked)` is honoured only in this module (callgrind,
+    // `apple-classes/…/read/binary`: two `swift_beginAccess` per attribute).
+
+    /// Appends `component` to the key path (what errors name as their location).
+    package func enterPath(_ component: ArchiveKeyPathComponent) {
+        path.append(component)
+    }
+
+    /// Removes the last component ``enterPath(_:)`` appended.
+    package func leavePath() {
+        path.removeLast()
+    }
+
+    /// The object being decoded (or `$top`).
+    package var currentContainer: DecodingContainer {
+        containers[containers.count - 1]
     }
 
     // MARK: Typed decoding

@@ -74,17 +74,3 @@ import Testing
         }
     }
 }
-
-@Suite(.enabled(if: Fixtures.isAvailable, Comment(rawValue: Fixtures.skipNote)))
-struct StreamedConversionPathsFixtureTests {
-    static let documents = Fixtures.manifest.filter { $0.category != "typedstream" }
-
-    @Test func fixturesArePresent() {
-        #expect(Self.documents.count >= 100)
-    }
-
-    @Test(arguments: documents)
-    func fixtureConvertsAlike(_ entry: Fixtures.Entry) throws {
-        StreamedConversionPathsTests.expectAgreement(try Fixtures.data(entry), entry.name)
-    }
-}

@@ -204,17 +204,3 @@ import Testing
         }
     }
 }
-
-@Suite(.enabled(if: Fixtures.isAvailable, Comment(rawValue: Fixtures.skipNote)))
-struct XMLReadingPathsFixtureTests {
-    static let documents = Fixtures.manifest.filter { $0.format.hasPrefix("xml") || $0.name.contains("_xml") }
-
-    @Test func fixturesArePresent() {
-        #expect(Self.documents.count >= 80)
-    }
-
-    @Test(arguments: documents)
-    func fixtureReadsAlike(_ entry: Fixtures.Entry) throws {
-        XMLReadingPathsTests.expectAgreement(try Fixtures.data(entry), entry.name)
-    }
-}
