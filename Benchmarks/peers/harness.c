@@ -16,7 +16,7 @@ static Blob read_file(const char *path) {
     fseek(file, 0, SEEK_END);
     long length = ftell(file);
     fseek(file, 0, SEEK_SET);
-    blob.bytes = malloc(length ? length : 1);
+    blob.bytes = calloc(1, length + 1); /* NUL-terminated: libplist 2.2's XML reader looks past the end */
     if (fread(blob.bytes, 1, length, file) != (size_t)length) { exit(1); }
     blob.length = (uint32_t)length;
     fclose(file);
@@ -43,6 +43,7 @@ static void check(plist_t value, const char *what) {
 }
 
 static double parse(const Input *input, int xml) {
+    for (int i = 0; i < input->count; i++) trees[i] = NULL;
     double start = now();
     for (int i = 0; i < input->count; i++) {
         if (xml) plist_from_xml(input->xml[i].bytes, input->xml[i].length, &trees[i]);
