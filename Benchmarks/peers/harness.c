@@ -1,5 +1,6 @@
-/* The libplist side of the peers benchmark: `harness-c DIR ROUNDS` prints one line
- * `operation<TAB>libplist<TAB>seconds` per timed round. See run.sh. */
+/* The libplist side of the peers benchmark: `harness-c DIR ROUNDS` reads one shape's inputs
+ * (see make_inputs.py) and prints one line `operation<TAB>libplist<TAB>seconds` per timed
+ * round. libplist 2.2 has no OpenStep reader. See run.sh. */
 #include <plist/plist.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@ static Blob read_file(const char *path) {
     fseek(file, 0, SEEK_END);
     long length = ftell(file);
     fseek(file, 0, SEEK_SET);
-    blob.bytes = malloc(length ? length : 1);
+    blob.bytes = calloc(1, length + 1); /* NUL-terminated: libplist 2.2's XML reader looks past the end */
     if (fread(blob.bytes, 1, length, file) != (size_t)length) { exit(1); }
     blob.length = (uint32_t)length;
     fclose(file);
@@ -28,96 +29,86 @@ static double now(void) {
     return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-static void report(const char *operation, double seconds) {
-    printf("%s\tlibplist\t%.9f\n", operation, seconds);
-}
-
 enum { SMALL = 1000 };
-static Blob small[SMALL], generic_bin, generic_xml, archive;
+typedef struct { const char *name; int count; Blob binary[SMALL]; Blob xml[SMALL]; } Input;
+static Input inputs[3];
+static plist_t trees[SMALL];
+
+static void report(int round, const char *operation, const Input *input, double seconds) {
+    if (round) printf("%s-%s\tlibplist\t%.9f\n", operation, input->name, seconds);
+}
 
 static void check(plist_t value, const char *what) {
     if (!value) { fprintf(stderr, "libplist failed to parse %s\n", what); exit(1); }
 }
 
-static double parse_binary_small(void) {
-    static plist_t trees[SMALL];
+static double parse(const Input *input, int xml) {
+    for (int i = 0; i < input->count; i++) trees[i] = NULL;
     double start = now();
-    for (int i = 0; i < SMALL; i++) plist_from_bin(small[i].bytes, small[i].length, &trees[i]);
+    for (int i = 0; i < input->count; i++) {
+        if (xml) plist_from_xml(input->xml[i].bytes, input->xml[i].length, &trees[i]);
+        else plist_from_bin(input->binary[i].bytes, input->binary[i].length, &trees[i]);
+    }
     double elapsed = now() - start;
-    for (int i = 0; i < SMALL; i++) { check(trees[i], "a small plist"); plist_free(trees[i]); }
+    for (int i = 0; i < input->count; i++) { check(trees[i], input->name); plist_free(trees[i]); }
     return elapsed;
 }
 
-static double write_xml_small(void) {
-    static plist_t trees[SMALL];
-    for (int i = 0; i < SMALL; i++) { plist_from_bin(small[i].bytes, small[i].length, &trees[i]); check(trees[i], "small"); }
+static double write(const Input *input, int xml) {
     size_t total = 0;
     double start = now();
-    for (int i = 0; i < SMALL; i++) {
-        char *xml = NULL; uint32_t length = 0;
-        plist_to_xml(trees[i], &xml, &length);
+    for (int i = 0; i < input->count; i++) {
+        char *out = NULL; uint32_t length = 0;
+        if (xml) { plist_to_xml(trees[i], &out, &length); plist_to_xml_free(out); }
+        else { plist_to_bin(trees[i], &out, &length); plist_to_bin_free(out); }
         total += length;
-        plist_to_xml_free(xml);
     }
     double elapsed = now() - start;
-    for (int i = 0; i < SMALL; i++) plist_free(trees[i]);
     if (total == 0) exit(1);
     return elapsed;
 }
 
-static double parse_one(Blob blob, int xml) {
-    plist_t tree = NULL;
+static double release(const Input *input) {
     double start = now();
-    if (xml) plist_from_xml(blob.bytes, blob.length, &tree); else plist_from_bin(blob.bytes, blob.length, &tree);
-    double elapsed = now() - start;
-    check(tree, "a large plist");
-    plist_free(tree);
-    return elapsed;
-}
-
-static double release_generic(void) {
-    plist_t tree = NULL;
-    plist_from_bin(generic_bin.bytes, generic_bin.length, &tree);
-    check(tree, "generic");
-    double start = now();
-    plist_free(tree);
+    for (int i = 0; i < input->count; i++) plist_free(trees[i]);
     return now() - start;
-}
-
-static double write_one(Blob blob, int xml) {
-    plist_t tree = NULL;
-    plist_from_bin(blob.bytes, blob.length, &tree);
-    check(tree, "a large plist");
-    char *out = NULL; uint32_t length = 0;
-    double start = now();
-    if (xml) { plist_to_xml(tree, &out, &length); plist_to_xml_free(out); }
-    else { plist_to_bin(tree, &out, &length); plist_to_bin_free(out); }
-    double elapsed = now() - start;
-    plist_free(tree);
-    if (length == 0) exit(1);
-    return elapsed;
 }
 
 int main(int argc, char **argv) {
     if (argc != 3) { fprintf(stderr, "usage: harness-c DIR ROUNDS\n"); return 2; }
     char path[4096];
-    for (int i = 0; i < SMALL; i++) {
-        snprintf(path, sizeof path, "%s/small/%04d.bplist", argv[1], i);
-        small[i] = read_file(path);
+    const char *names[3] = {"small", "generic", "archive"};
+    for (int k = 0; k < 3; k++) {
+        Input *input = &inputs[k];
+        input->name = names[k];
+        input->count = k == 0 ? SMALL : 1;
+        for (int i = 0; i < input->count; i++) {
+            if (k == 0) snprintf(path, sizeof path, "%s/small/%04d.bplist", argv[1], i);
+            else snprintf(path, sizeof path, "%s/%s.bplist", argv[1], names[k]);
+            input->binary[i] = read_file(path);
+            if (k == 0) snprintf(path, sizeof path, "%s/small/%04d.xml", argv[1], i);
+            else snprintf(path, sizeof path, "%s/%s.xml", argv[1], names[k]);
+            input->xml[i] = read_file(path);
+        }
     }
-    snprintf(path, sizeof path, "%s/generic.bplist", argv[1]); generic_bin = read_file(path);
-    snprintf(path, sizeof path, "%s/generic.xml", argv[1]); generic_xml = read_file(path);
-    snprintf(path, sizeof path, "%s/archive.bplist", argv[1]); archive = read_file(path);
     int rounds = atoi(argv[2]);
     /* Round 0 is the warm-up, not reported. Operations alternate within each round. */
     for (int round = 0; round <= rounds; round++) {
-        double t;
-        t = parse_binary_small(); if (round) report("parse-binary-small", t);
-        t = write_xml_small(); if (round) report("write-xml-small", t);
-        t = release_generic(); if (round) report("release-generic", t);
-        t = parse_one(generic_bin, 0); if (round) report("parse-binary-generic", t);
-        t = parse_one(generic_xml, 1); if (round) report("parse-xml-generic", t);
-        t = write_one(archive, 1); if (round) report("write-xml-archive", t);
+        for (int k = 0; k < 3; k++) {
+            const Input *input = &inputs[k];
+            report(round, "parse-binary", input, parse(input, 0));
+            report(round, "parse-xml", input, parse(input, 1));
+            for (int i = 0; i < input->count; i++) {
+                trees[i] = NULL;
+                plist_from_bin(input->binary[i].bytes, input->binary[i].length, &trees[i]);
+                check(trees[i], input->name);
+            }
+            /* libplist 2.2's binary writer takes seconds on a 5 MB document: time it in the
+             * first timed round only, so that a run ends in minutes (it is far from the fastest). */
+            if (k == 0 || round == 1) report(round, "write-binary", input, write(input, 0));
+            report(round, "write-xml", input, write(input, 1));
+            report(round, "release", input, release(input));
+        }
         fflush(stdout);
     }
     return 0;

@@ -1,21 +1,29 @@
 #!/usr/bin/env bash
 # The peers benchmark: KeyedArchive against libplist (C), the Rust `plist` crate, Python's
 # plistlib and openstep_plist (Cython), on the same generated inputs, each timed in its own
-# process with in-process clocks. Prints a Markdown table (median of every round; ratio =
-# fastest peer's time ÷ ours, above 1 when we are faster) and whole-process timings of the
-# `keyed-archive` tool against `plistutil` and plistlib.
+# process with in-process clocks. The inputs come in several shapes (flat records, deep mixed
+# nesting, string-heavy, number-heavy, data-heavy, non-ASCII keys and values, archives; see
+# make_inputs.py), three seeds each, so that no row can be tuned to one input. Prints a
+# Markdown table of the *minimum* ratio over shapes per operation and input (ratio = fastest
+# peer's median time ÷ ours, above 1 when we are faster), the table per shape, and
+# whole-process timings of the `keyed-archive` tool against `plistutil` and plistlib.
 #
-#   Benchmarks/peers/run.sh [PASSES] [ROUNDS]     (defaults: 7 passes of 3 rounds)
+#   Benchmarks/peers/run.sh [PASSES] [ROUNDS]     (defaults: 1 pass of 7 rounds)
 #
-# Each pass runs every harness once, in a rotating order, each doing one warm-up round and
-# ROUNDS timed rounds in which its operations alternate, so a noisy neighbour slows every
-# side alike. Installs the peers from Debian's packages when they are missing (needs root
+# Environment: SHAPES (comma-separated, default all), SEEDS (default 3), MEGABYTES (the large
+# document's size, default 5), PEERS_INPUTS (a folder to keep the generated inputs in and
+# reuse on the next run; default a temporary one), PEERS_SAMPLES (a file to copy the raw
+# samples into, for `table.py SAMPLES` later).
+#
+# Each pass runs, for every shape and seed, every harness once, in a rotating order, each
+# doing one warm-up round and ROUNDS timed rounds in which its operations alternate, so a
+# noisy neighbour slows every side alike. Installs the peers from Debian's packages when they are missing (needs root
 # and apt), builds the Rust harness offline against Debian's crate registry
 # (/usr/share/cargo/registry) in a temporary folder, and leaves nothing in the repository.
 # Not part of .ci/run, since it installs packages.
 set -euo pipefail
-passes=${1:-7}
-rounds=${2:-3}
+passes=${1:-1}
+rounds=${2:-7}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 work=$(mktemp -d)
@@ -35,8 +43,16 @@ fi
 # Debian's python3, where python3-openstep-plist is installed.
 python=/usr/bin/python3
 
-echo "generating inputs" >&2
-"$python" "$here/make_inputs.py" "$work/in"
+in=${PEERS_INPUTS:-$work/in}
+if [[ ! -f $in/lint.bplist ]]; then
+    echo "generating inputs" >&2
+    "$python" "$here/make_inputs.py" "$in" "${SHAPES:-}" "${SEEDS:-3}" "${MEGABYTES:-5}"
+fi
+shapes=()
+for folder in "$in"/*/; do
+    shape=$(basename "$folder")
+    [[ -z ${SHAPES:-} || ,$SHAPES, == *,"${shape%-*}",* ]] && shapes+=("$shape")
+done
 
 echo "building the harnesses" >&2
 cc -O2 -o "$work/harness-c" "$here/harness.c" $(pkg-config --cflags --libs libplist-2.0)
@@ -56,22 +72,24 @@ rm -f "$here/rust/Cargo.lock"
 bin=$(cd "$root" && swift build -c release --show-bin-path)
 
 harnesses=(
-    "$bin/benchmarks --peers $work/in $rounds"
-    "$work/harness-c $work/in $rounds"
-    "$work/rust-target/release/plist-peer-harness $work/in $rounds"
-    "$python $here/harness.py $work/in $rounds"
+    "$bin/benchmarks --peers"
+    "$work/harness-c"
+    "$work/rust-target/release/plist-peer-harness"
+    "$python $here/harness.py"
 )
 : >"$work/samples.tsv"
 for ((pass = 0; pass < passes; pass++)); do
-    echo "pass $((pass + 1)) of $passes" >&2
-    for ((index = 0; index < ${#harnesses[@]}; index++)); do
-        harness=${harnesses[$(((index + pass) % ${#harnesses[@]}))]}
-        $harness >>"$work/samples.tsv"
+    for ((shape = 0; shape < ${#shapes[@]}; shape++)); do
+        echo "pass $((pass + 1)) of $passes: ${shapes[$shape]}" >&2
+        for ((index = 0; index < ${#harnesses[@]}; index++)); do
+            harness=${harnesses[$(((index + pass + shape) % ${#harnesses[@]}))]}
+            $harness "$in/${shapes[$shape]}" "$rounds" | sed "s/^/${shapes[$shape]}\t/" >>"$work/samples.tsv"
+        done
     done
 done
+[[ -n ${PEERS_SAMPLES:-} ]] && cp "$work/samples.tsv" "$PEERS_SAMPLES"
 
 echo "whole-process timings" >&2
-in=$work/in
 process() {  # operation input peer command...
     local operation=$1 input=$2 peer=$3
     shift 3
@@ -93,6 +111,6 @@ process "convert to XML" "3.2 MB binary archive" "python3 plistlib" \
     "$python" "$here/plistlib_convert.py" "$in/big-archive.bplist" "$work/out.xml"
 
 echo
-echo "Peers benchmark, $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m); $passes passes × $rounds rounds"
+echo "Peers benchmark, $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m); ${#shapes[@]} shape-seeds, $passes passes × $rounds rounds"
 echo
 "$python" "$here/table.py" "$work/samples.tsv" "$work/process.tsv"

@@ -1,24 +1,22 @@
-"""Prints the peers benchmark's table from the harnesses' samples.
+"""Prints the peers benchmark's tables from the harnesses' samples.
 
-`python3 table.py SAMPLES.tsv [PROCESS.tsv]`: SAMPLES holds `operation<TAB>peer<TAB>seconds`
-lines from every harness and pass; the table shows each side's median and the ratio
-fastest peer's median ÷ ours (above 1: we are faster). PROCESS holds the whole-process
-rows `operation<TAB>peer<TAB>seconds<TAB>peak-kB`."""
+`python3 table.py SAMPLES.tsv [PROCESS.tsv]`: SAMPLES holds
+`shape-seed<TAB>operation<TAB>peer<TAB>seconds` lines from every harness, shape, seed and
+pass. For each shape and seed, each side's time is its median over the rounds and the ratio
+is the fastest peer's median ÷ ours (above 1: we are faster); a shape's ratio is the median
+of its seeds' ratios. The first table shows, per operation, the *minimum* ratio over shapes
+(the shape it comes from, and the lowest single seed); the second the ratio per shape.
+PROCESS holds the whole-process rows `operation<TAB>input<TAB>peer<TAB>seconds<TAB>peak-kB`."""
 
 import statistics
 import sys
 
 OURS = "keyed-archive"
-ROWS = [
-    ("parse-binary-small", "parse binary", "1,000 small plists (~0.9 KB each)"),
-    ("parse-openstep-small", "parse OpenStep", "1,000 small files"),
-    ("release-generic", "release a parsed tree", "5 MB generic plist"),
-    ("write-xml-small", "write XML", "1,000 small plists"),
-    ("write-xml-archive", "write XML", "10k-object archive-like plist"),
-    ("parse-binary-generic", "parse binary", "5 MB generic plist"),
-    ("parse-xml-generic", "parse XML", "the same as 13.6 MB of XML"),
-    ("write-binary-generic", "write binary", "5 MB generic plist"),
-]
+OPERATIONS = ["parse-binary", "parse-xml", "parse-openstep", "write-binary", "write-xml", "release"]
+INPUTS = [("small", "1,000 small documents"), ("generic", "5 MB document"),
+          ("archive", "10,000-object archive")]
+LABELS = {"parse-binary": "parse binary", "parse-xml": "parse XML", "parse-openstep": "parse OpenStep",
+          "write-binary": "write binary", "write-xml": "write XML", "release": "release a parsed tree"}
 
 
 def duration(seconds):
@@ -33,22 +31,55 @@ def main(path, process_path=None):
     samples = {}
     for line in open(path):
         parts = line.rstrip("\n").split("\t")
-        if len(parts) != 3:
+        if len(parts) != 4:
             continue
-        operation, peer, seconds = parts
-        samples.setdefault(operation, {}).setdefault(peer, []).append(float(seconds))
-    print("| operation | input | ours | fastest peer | ratio | other peers |")
-    print("|---|---|---|---|---|---|")
-    for key, operation, workload in ROWS:
-        sides = {peer: statistics.median(values) for peer, values in samples.get(key, {}).items()}
-        ours = sides.pop(OURS, None)
-        if ours is None or not sides:
+        folder, operation, peer, seconds = parts
+        samples.setdefault((folder, operation), {}).setdefault(peer, []).append(float(seconds))
+    # (shape, operation) -> [(ratio, ours, fastest peer, its time)] over seeds
+    by_shape = {}
+    for (folder, operation), sides in samples.items():
+        medians = {peer: statistics.median(values) for peer, values in sides.items()}
+        ours = medians.pop(OURS, None)
+        if ours is None or not medians:
             continue
-        ranked = sorted(sides.items(), key=lambda item: item[1])
-        fastest, best = ranked[0]
-        others = ", ".join("%s %s" % (peer, duration(value)) for peer, value in ranked[1:]) or "—"
-        print("| %s | %s | %s | %s %s | %.2f | %s |" % (
-            operation, workload, duration(ours), fastest, duration(best), best / ours, others))
+        fastest = min(medians, key=medians.get)
+        shape = folder.rsplit("-", 1)[0]
+        by_shape.setdefault((shape, operation), []).append((medians[fastest] / ours, ours, fastest, medians[fastest]))
+    shapes = sorted({shape for shape, _ in by_shape})
+    rows = [(operation, key, label) for operation in OPERATIONS for key, label in INPUTS]
+
+    def shape_ratio(entries):
+        return statistics.median(entry[0] for entry in entries)
+
+    print("Minimum over shapes (each shape: the median of its seeds' ratios):")
+    print()
+    print("| operation | input | ratio (min over shapes) | shape | ours | fastest peer | lowest seed |")
+    print("|---|---|---|---|---|---|---|")
+    for operation, key, label in rows:
+        name = "%s-%s" % (operation, key)
+        candidates = [(shape_ratio(entries), shape, entries) for (shape, op), entries in by_shape.items()
+                      if op == name]
+        if not candidates:
+            continue
+        ratio, shape, entries = min(candidates, key=lambda candidate: candidate[0])
+        ours = statistics.median(entry[1] for entry in entries)
+        fastest = statistics.mode(entry[2] for entry in entries)
+        best = statistics.median(entry[3] for entry in entries)
+        lowest = min(entry[0] for _, _, all_entries in candidates for entry in all_entries)
+        print("| %s | %s | **%.2f** | %s | %s | %s %s | %.2f |" % (
+            LABELS[operation], label, ratio, shape, duration(ours), fastest, duration(best), lowest))
+    print()
+    print("Ratio per shape:")
+    print()
+    print("| operation | input | " + " | ".join(shapes) + " |")
+    print("|---|---|" + "---|" * len(shapes))
+    for operation, key, label in rows:
+        name = "%s-%s" % (operation, key)
+        cells = ["%.2f" % shape_ratio(by_shape[(shape, name)]) if (shape, name) in by_shape else "—"
+                 for shape in shapes]
+        if all(cell == "—" for cell in cells):
+            continue
+        print("| %s | %s | %s |" % (LABELS[operation], key, " | ".join(cells)))
     if process_path:
         print()
         print("Whole process (hyperfine mean; peak RSS from /usr/bin/time):")

@@ -365,10 +365,7 @@ extension BinaryPropertyListBuilder {
                 isDictionary: false)
         case .dictionary(let dictionary):
             let keys = dictionary.keys
-            var order: [Int] = []
-            if sortsKeys && !Self.isSorted(keys) {
-                order = keys.indices.sorted { Self.precedes(keys[$0], keys[$1]) }
-            }
+            let order = sortsKeys ? KeyOrder.sortedPositions(keys) : []
             let base = pending.count
             if order.isEmpty {
                 for key in keys { pending.append(addString(key)) }
@@ -386,19 +383,7 @@ extension BinaryPropertyListBuilder {
     /// Orders strings by Unicode scalar values (UTF-8 byte order), as plistlib and Cocoa
     /// sort keys; `String.<` would compare canonical equivalents instead.
     static func precedes(_ first: String, _ second: String) -> Bool {
-        let fast = first.utf8.withContiguousStorageIfAvailable { a in
-            second.utf8.withContiguousStorageIfAvailable { b in
-                let count = min(a.count, b.count)
-                var index = 0
-                while index < count {
-                    if a[index] != b[index] { return a[index] < b[index] }
-                    index += 1
-                }
-                return a.count < b.count
-            }
-        }
-        if let fast, let result = fast { return result }
-        return first.utf8.lexicographicallyPrecedes(second.utf8)
+        KeyOrder.precedes(first, second)
     }
 
     private static func isSorted(_ keys: [String]) -> Bool {

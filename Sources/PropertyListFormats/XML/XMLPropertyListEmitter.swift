@@ -151,28 +151,12 @@ struct XMLPropertyListEmitter: ~Copyable {
     /// The positions of `keys` in Unicode scalar order (UTF-8 byte order is the same), or
     /// an empty array when they are in order already.
     private static func sortedOrder(_ keys: [String]) -> [Int] {
-        var inOrder = true
-        for position in keys.indices.dropFirst() where !precedes(keys[position - 1], keys[position]) {
-            inOrder = false
-            break
-        }
-        if inOrder { return [] }
-        return keys.indices.sorted { precedes(keys[$0], keys[$1]) }
+        KeyOrder.sortedPositions(keys)
     }
 
     /// Compares UTF-8 bytes, which orders strings by Unicode scalar values.
     static func precedes(_ left: String, _ right: String) -> Bool {
-        var left = left
-        var right = right
-        return left.withUTF8 { leftBytes in
-            right.withUTF8 { rightBytes in
-                let common = min(leftBytes.count, rightBytes.count)
-                for index in 0..<common where leftBytes[index] != rightBytes[index] {
-                    return leftBytes[index] < rightBytes[index]
-                }
-                return leftBytes.count < rightBytes.count
-            }
-        }
+        KeyOrder.precedes(left, right)
     }
 
     /// Where the value being written sits: `root`, then `.key` or `[index]` per level.
