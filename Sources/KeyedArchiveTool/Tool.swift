@@ -20,6 +20,9 @@ package struct Tool {
     }
 
     let environment: ToolEnvironment
+    /// Where a sweep's lines are gathered (`decode --jsonl`), so that they are written in
+    /// large pieces; nil elsewhere.
+    var lines: OutputLines? = nil
 
     /// Runs one command line.
     ///
@@ -647,6 +650,10 @@ package struct Tool {
     /// Writes `text` to standard output in pieces of at most a megabyte, so that a large
     /// rendering is not copied whole once more on its way out.
     func writeText(_ text: String) {
+        if let lines {
+            lines.append(text)
+            return
+        }
         var text = text
         // The bytes copied from the string's own storage, not one by one.
         text.withUTF8 { bytes in
