@@ -72,6 +72,29 @@ enum ArchiveGraphJSON {
         var summarizing = true
     }
 
+    /// `{"$expanded": kind, "$value": …}` for `data` when it holds an archive or a property
+    /// list (as a data value of a graph is written with `expansion`), indented for `depth`
+    /// unless `compact`; nil for other data. For data outside a graph: the attribute values
+    /// of an iMessage body.
+    ///
+    /// - Throws: As ``render(_:rootLabel:expansion:summarizing:compact:limit:)``.
+    static func expanded(
+        _ data: Data, expansion: Expansion, summarizing: Bool, compact: Bool, depth: Int, limit: Int
+    ) throws -> String? {
+        guard expansion.level < NestedArchive.maximumLevels,
+            NestedArchive.recognize(data, recovering: expansion.recovering, budget: expansion.budget) != nil
+        else { return nil }
+        let empty = ArchivedObjectGraph(
+            nodes: [.null], topLevel: [], root: nil, referenceCounts: [0], cyclic: [false])
+        var writer = Writer(graph: empty)
+        writer.expansion = expansion
+        writer.summarizes = summarizing
+        writer.compact = compact
+        writer.limit = limit
+        try writer.write(.data(data), depth: depth)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
     private static func text(
         _ graph: ArchivedObjectGraph, rootLabel: String?, expansion: Expansion?, summarizing: Bool,
         compact: Bool, depth: Int, limit: Int

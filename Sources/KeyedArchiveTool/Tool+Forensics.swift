@@ -174,7 +174,11 @@ extension Tool {
                 if !invocation.raw, let body = Self.attributedBody(data) {
                     fields.append(("kind", Self.jsonString("typedstream")))
                     fields.append(
-                        ("result", try Self.attributedBodyJSON(body, label: nil, compact: true, limit: limit))
+                        (
+                            "result",
+                            try Self.attributedBodyJSON(
+                                body, label: nil, compact: true, limit: limit, expansion: expansion)
+                        )
                     )
                     return fields.reduce(0, { $0 + $1.1.utf8.count }) > limit
                         ? fail(Self.outputTooLarge(limit)) : nil

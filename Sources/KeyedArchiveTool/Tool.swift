@@ -385,9 +385,16 @@ package struct Tool {
             let body = Self.attributedBody(data)
         {
             let label = invocation.graphPath?.text
-            return invocation.json
-                ? try Self.attributedBodyJSON(body, label: label, compact: false, limit: limit)
-                : Self.attributedBodyOutline(body, label: label)
+            if invocation.json {
+                return try Self.attributedBodyJSON(
+                    body, label: label, compact: false, limit: limit, expansion: expansion)
+            }
+            var outline = Self.attributedBodyOutline(body, label: label)
+            if let expansion {
+                outline += try Self.expandedOutlines(
+                    of: Self.dataValues(of: body), expansion: expansion, limit: limit - outline.utf8.count)
+            }
+            return outline
         }
         var graph =
             try file.typedStream?.archivedObjectGraph()
