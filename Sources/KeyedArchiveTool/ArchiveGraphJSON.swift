@@ -72,6 +72,29 @@ enum ArchiveGraphJSON {
         var summarizing = true
     }
 
+    /// `{"$expanded": kind, "$value": …}` for `data` when it holds an archive or a property
+    /// list (as a data value of a graph is written with `expansion`), indented for `depth`
+    /// unless `compact`; nil for other data. For data outside a graph: the attribute values
+    /// of an iMessage body.
+    ///
+    /// - Throws: As ``render(_:rootLabel:expansion:summarizing:compact:limit:)``.
+    static func expanded(
+        _ data: Data, expansion: Expansion, summarizing: Bool, compact: Bool, depth: Int, limit: Int
+    ) throws -> String? {
+        guard expansion.level < NestedArchive.maximumLevels,
+            NestedArchive.recognize(data, recovering: expansion.recovering, budget: expansion.budget) != nil
+        else { return nil }
+        let empty = ArchivedObjectGraph(
+            nodes: [.null], topLevel: [], root: nil, referenceCounts: [0], cyclic: [false])
+        var writer = Writer(graph: empty)
+        writer.expansion = expansion
+        writer.summarizes = summarizing
+        writer.compact = compact
+        writer.limit = limit
+        try writer.write(.data(data), depth: depth)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
     private static func text(
         _ graph: ArchivedObjectGraph, rootLabel: String?, expansion: Expansion?, summarizing: Bool,
         compact: Bool, depth: Int, limit: Int
@@ -87,7 +110,7 @@ enum ArchiveGraphJSON {
             members.append(("$problems", .value(.array(graph.problems.map { .string($0.description) }))))
         }
         try writer.writeObject(members, depth: depth)
-        return writer.text
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
     static func escaped(_ key: String) -> String {
@@ -97,6 +120,8 @@ enum ArchiveGraphJSON {
     private enum Member {
         case value(ArchivedObjectGraph.Value)
         case literal(String)
+        /// A string, written quoted.
+        case quoted(String)
     }
 
     private struct Writer {
@@ -107,36 +132,79 @@ enum ArchiveGraphJSON {
         /// The longest text allowed.
         var limit = Int.max
         var shown: [Bool]
-        var text = ""
+        /// The UTF-8 text written so far (bytes, not a `String`: appending small pieces to a
+        /// byte array costs a fraction of appending them to a string).
+        var bytes: [UInt8] = []
         var expansion: Expansion?
 
         init(graph: ArchivedObjectGraph) {
             self.graph = graph
             shown = [Bool](repeating: false, count: graph.nodes.count)
+            bytes.reserveCapacity(256)
+        }
+
+        /// Appends literal text.
+        private mutating func emit(_ literal: StaticString) {
+            bytes.append(
+                contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+        }
+
+        /// Appends text.
+        private mutating func emit(_ text: String) {
+            var text = text
+            text.withUTF8 { bytes.append(contentsOf: $0) }
+        }
+
+        /// Appends `text` as a JSON string, as ``Tool/jsonString(_:)`` writes it.
+        private mutating func emitQuoted(_ text: String) {
+            var text = text
+            let plain = text.withUTF8 { utf8 in
+                guard !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return false }
+                bytes.append(0x22)
+                bytes.append(contentsOf: utf8)
+                bytes.append(0x22)
+                return true
+            }
+            if !plain { emit(Tool.jsonString(text)) }
+        }
+
+        /// Appends a scalar as ``scalar(_:)`` writes it.
+        private mutating func emitScalar(_ value: ArchivedObjectGraph.Value) throws {
+            switch value {
+            case .string(let string): emitQuoted(string)
+            case .integer(let integer): emit(integer.description)
+            case .bool(let flag): flag ? emit("true") : emit("false")
+            default: emit(try Self.scalar(value))
+            }
+        }
+
+        /// Appends a decimal integer.
+        private mutating func emit(_ number: Int) {
+            emit(String(number))
         }
 
         mutating func write(_ value: ArchivedObjectGraph.Value, depth: Int) throws {
             // Plain values that share storage can describe far more text than the graph holds.
-            guard text.utf8.count <= limit else {
+            guard bytes.count <= limit else {
                 throw PropertyListPrinter.OutputLimitExceeded(limit: limit)
             }
             switch value {
             case .null:
-                text += "null"
+                emit("null")
             case .array(let elements):
                 try checkDepth(depth)
                 guard !elements.isEmpty else {
-                    text += "[]"
+                    emit("[]")
                     return
                 }
-                text += "["
+                emit("[")
                 for (index, element) in elements.enumerated() {
-                    if index > 0 { text += "," }
+                    if index > 0 { emit(",") }
                     newline(depth + 1)
                     try write(element, depth: depth + 1)
                 }
                 newline(depth)
-                text += "]"
+                emit("]")
             case .dictionary(let fields):
                 try writeObject(fields.map { (escaped($0.key), Member.value($0.value)) }, depth: depth)
             case .reference(let uid):
@@ -148,10 +216,10 @@ enum ArchiveGraphJSON {
                 {
                     try writeExpanded(content, of: data, depth: depth, expansion: expansion)
                 } else {
-                    text += try Self.scalar(value)
+                    try emitScalar(value)
                 }
             default:
-                text += try Self.scalar(value)
+                try emitScalar(value)
             }
         }
 
@@ -163,16 +231,18 @@ enum ArchiveGraphJSON {
         {
             try checkDepth(depth + 1)
             let kind = try Self.scalar(.string(content.kindName))
-            text += "{"
+            emit("{")
             newline(depth + 1)
-            text += "\"$expanded\": \(kind),"
+            emit("\"$expanded\": ")
+            emit(kind)
+            emit(",")
             newline(depth + 1)
-            text += "\"$value\": "
+            emit("\"$value\": ")
             // Identical data (one archive stored in many places) is rendered once.
             let key = NestedArchive.RenderingKey(
                 data: data, level: expansion.level, depth: compact ? -1 : depth, json: true)
             if let known = expansion.budget.renderings[key] {
-                text += known
+                emit(known)
             } else {
                 let rendered: String
                 switch content {
@@ -181,9 +251,9 @@ enum ArchiveGraphJSON {
                     deeper.level += 1
                     rendered = try ArchiveGraphJSON.text(
                         nested, rootLabel: nil, expansion: deeper, summarizing: summarizes, compact: compact,
-                        depth: depth + 1, limit: limit - text.utf8.count)
+                        depth: depth + 1, limit: limit - bytes.count)
                 case .propertyList(let value):
-                    let remaining = max(0, limit - text.utf8.count)
+                    let remaining = max(0, limit - bytes.count)
                     do {
                         rendered = String(
                             decoding: try value.jsonData(
@@ -195,47 +265,53 @@ enum ArchiveGraphJSON {
                     }
                 }
                 expansion.budget.renderings[key] = rendered
-                text += rendered
+                emit(rendered)
             }
             newline(depth)
-            text += "}"
+            emit("}")
         }
 
         mutating func writeObject(_ members: [(String, Member)], depth: Int) throws {
             try checkDepth(depth)
             guard !members.isEmpty else {
-                text += "{}"
+                emit("{}")
                 return
             }
-            text += "{"
+            emit("{")
             for (index, (key, member)) in members.enumerated() {
-                if index > 0 { text += "," }
+                if index > 0 { emit(",") }
                 newline(depth + 1)
-                text += try Self.scalar(.string(key)) + ": "
+                emitQuoted(key)
+                emit(": ")
                 switch member {
                 case .value(let value): try write(value, depth: depth + 1)
-                case .literal(let literal): text += literal
+                case .literal(let literal): emit(literal)
+                case .quoted(let text): emitQuoted(text)
                 }
             }
             newline(depth)
-            text += "}"
+            emit("}")
         }
 
         private mutating func writeReference(_ uid: Int, depth: Int) throws {
             guard let node = graph[uid] else {
-                text += "{\"$ref\": " + String(uid) + "}"
+                emit("{\"$ref\": ")
+                emit(uid)
+                emit("}")
                 return
             }
             switch node {
             case .null:
-                text += "null"
+                emit("null")
             case .value(let plain):
                 guard graph.isRenderedOnce(uid) else {
                     try write(plain, depth: depth)
                     return
                 }
                 if shown[uid] {
-                    text += "{\"$ref\": " + String(uid) + "}"
+                    emit("{\"$ref\": ")
+                    emit(uid)
+                    emit("}")
                     return
                 }
                 shown[uid] = true
@@ -243,18 +319,20 @@ enum ArchiveGraphJSON {
             case .classDescription(let description):
                 try writeObject(
                     [
-                        ("$classDescription", .literal(try Self.scalar(.string(description.className)))),
+                        ("$classDescription", .quoted(description.className)),
                         ("$uid", .literal(String(uid))),
                     ],
                     depth: depth)
             case .object(let object):
                 if shown[uid] {
-                    text += "{\"$ref\": " + String(uid) + "}"
+                    emit("{\"$ref\": ")
+                    emit(uid)
+                    emit("}")
                     return
                 }
                 shown[uid] = true
                 var members: [(String, Member)] = [
-                    ("$class", .literal(try Self.scalar(.string(object.className)))),
+                    ("$class", .quoted(object.className)),
                     ("$uid", .literal(String(uid))),
                 ]
                 // An NSDate as its summary gives it, without decoding it through an archive
@@ -270,7 +348,7 @@ enum ArchiveGraphJSON {
                     return
                 }
                 if summarizes, let summary = graph.summary(ofObjectAt: uid) {
-                    members.append(("$summary", .literal(try Self.scalar(.string(summary.text)))))
+                    members.append(("$summary", .quoted(summary.text)))
                     if let parts = summary.value.dictionaryValue {
                         for (key, value) in parts {
                             members.append((escaped(key), .value(Self.value(value))))
@@ -340,9 +418,8 @@ enum ArchiveGraphJSON {
         /// A new line indented for `depth`; nothing when compact.
         private mutating func newline(_ depth: Int) {
             guard !compact else { return }
-            text += "\n"
-            // Shallow: a small string, the cheapest to append; deep: made once.
-            text += depth <= 7 ? String(repeating: "  ", count: depth) : Indentation.spaces(2 * depth)
+            bytes.append(0x0A)
+            bytes.append(contentsOf: repeatElement(0x20, count: 2 * depth))
         }
 
         /// A summary's property list as a graph value (it holds no references).

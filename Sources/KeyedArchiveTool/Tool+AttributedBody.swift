@@ -35,15 +35,33 @@ extension Tool {
     /// writes them.
     ///
     /// - Throws: ``PropertyListPrinter/OutputLimitExceeded`` when the text would pass `limit`.
-    static func attributedBodyJSON(_ body: IMessageBody, label: String?, compact: Bool, limit: Int) throws
-        -> String
-    {
+    ///
+    /// With `expansion` (`--expand`), an attribute value that is data holding an archive or
+    /// a property list (such as the keyed archive of `__kIMDataDetectedAttributeName`) is
+    /// `{"$expanded": kind, "$value": …}`, as a data value of a graph is.
+    static func attributedBodyJSON(
+        _ body: IMessageBody, label: String?, compact: Bool, limit: Int,
+        expansion: ArchiveGraphJSON.Expansion? = nil
+    ) throws -> String {
+        // Expanded values are rendered apart and put in place of a placeholder string.
+        var expanded: [String] = []
+        let marker = "\u{1}$expanded\u{1}"
         var runs: [PropertyList] = []
         runs.reserveCapacity(body.runs.count)
         for run in body.runs {
             var attributes = PropertyListDictionary(minimumCapacity: run.attributes.count)
             for key in run.attributes.keys.sorted() {
-                if let value = run.attributes[key] { attributes[key] = propertyList(value, depth: 0) }
+                guard let value = run.attributes[key] else { continue }
+                if let expansion, case .data(let bytes) = value,
+                    let rendered = try ArchiveGraphJSON.expanded(
+                        bytes, expansion: expansion, summarizing: expansion.summarizing, compact: compact,
+                        depth: 5, limit: limit)
+                {
+                    attributes[key] = .string(marker + String(expanded.count))
+                    expanded.append(rendered)
+                    continue
+                }
+                attributes[key] = propertyList(value, depth: 0)
             }
             runs.append([
                 "range": [
@@ -64,10 +82,47 @@ extension Tool {
             let data = try PropertyList.dictionary(top).jsonData(
                 options: PropertyListJSONOptions(
                     prettyPrinted: !compact, sortsKeys: false, maximumOutputBytes: limit))
-            return String(decoding: data, as: UTF8.self) + (compact ? "" : "\n")
+            var text = String(decoding: data, as: UTF8.self)
+            if !expanded.isEmpty {
+                text = try Self.substitute(expanded, marker: marker, in: text, limit: limit)
+            }
+            return text + (compact ? "" : "\n")
         } catch let error as KeyedArchiveError where error.code == .limitExceeded {
             throw PropertyListPrinter.OutputLimitExceeded(limit: limit)
         }
+    }
+
+    /// `text` with the JSON string of `marker` + N replaced by `values[N]`: each exactly
+    /// once, else (a body whose own strings hold the marker) the values are left out as
+    /// they were: data as `-convert json` writes it.
+    private static func substitute(_ values: [String], marker: String, in text: String, limit: Int) throws
+        -> String
+    {
+        var result = text
+        for (index, value) in values.enumerated() {
+            let placeholder = jsonString(marker + String(index))
+            let pieces = result.split(separator: placeholder, omittingEmptySubsequences: false)
+            guard pieces.count == 2 else { return text }
+            result = String(pieces[0]) + value + String(pieces[1])
+            guard result.utf8.count <= limit else {
+                throw PropertyListPrinter.OutputLimitExceeded(limit: limit)
+            }
+        }
+        return result
+    }
+
+    /// The data values of a body's attributes, each with its path
+    /// (`runs[0].attributes.NAME`), for `decode --expand`'s outlines.
+    static func dataValues(of body: IMessageBody) -> [(path: String, data: Data)] {
+        var found: [(path: String, data: Data)] = []
+        for (index, run) in body.runs.enumerated() {
+            for key in run.attributes.keys.sorted() {
+                if case .data(let bytes)? = run.attributes[key] {
+                    found.append(("runs[\(index)].attributes.\(key)", bytes))
+                }
+            }
+        }
+        return found
     }
 
     /// An attribute value as JSON shows it: strings, numbers and Booleans as themselves,

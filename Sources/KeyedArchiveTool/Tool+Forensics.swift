@@ -103,6 +103,14 @@ extension Tool {
     /// `{"path": …, "format": "binary", "kind": "keyed archive", "result": {…}}`, or
     /// `{"path": …, "error": …}` for a file that does not read. Exit status 1 if any failed.
     func sweep(_ invocation: Invocation) -> Int32 {
+        guard lines != nil else {
+            // The lines gathered into writes of ``OutputLines/capacity`` bytes.
+            var buffered = self
+            let lines = OutputLines(environment.writeOutput)
+            buffered.lines = lines
+            defer { lines.flush() }
+            return buffered.sweep(invocation)
+        }
         var status = ExitStatus.success
         for argument in invocation.files {
             let paths: [String]
@@ -166,7 +174,11 @@ extension Tool {
                 if !invocation.raw, let body = Self.attributedBody(data) {
                     fields.append(("kind", Self.jsonString("typedstream")))
                     fields.append(
-                        ("result", try Self.attributedBodyJSON(body, label: nil, compact: true, limit: limit))
+                        (
+                            "result",
+                            try Self.attributedBodyJSON(
+                                body, label: nil, compact: true, limit: limit, expansion: expansion)
+                        )
                     )
                     return fields.reduce(0, { $0 + $1.1.utf8.count }) > limit
                         ? fail(Self.outputTooLarge(limit)) : nil
@@ -189,6 +201,19 @@ extension Tool {
             var archive: ArchivedObjectGraph?
             if Self.mentionsObjects(data) {
                 archive = try? KeyedUnarchiver.objectGraph(from: data, options: options)
+            }
+            // A plain binary or XML property list, without --expand, goes from its bytes to
+            // JSON without a tree (the streamed conversion writes what the tree's JSON
+            // writer writes and refuses at least what reading refuses; what it refuses takes
+            // the tree's way, which says what is wrong).
+            if archive == nil, expansion == nil, let rendered = Self.streamedJSON(data, limit: limit) {
+                fields.append(("format", Self.jsonString(PropertyListFormat.detect(data).rawValue)))
+                fields.append(("kind", Self.jsonString("property list")))
+                fields.append(("result", rendered))
+                if fields.reduce(0, { $0 + $1.1.utf8.count }) > limit {
+                    return fail(Self.outputTooLarge(limit))
+                }
+                return nil
             }
             var value = PropertyList.string("")
             if archive == nil {
@@ -232,30 +257,65 @@ extension Tool {
         return nil
     }
 
+    /// The compact JSON of the plain binary or XML property list `data`, as
+    /// ``json(_:readable:limit:)`` writes its value, made without a tree; nil when it is
+    /// neither, does not convert so, or may be a keyed archive (`"$objects"` in the text).
+    static func streamedJSON(_ data: Data, limit: Int) -> String? {
+        let input: PropertyListStreamedConversion.Input
+        switch PropertyListFormat.detect(data) {
+        case .binary: input = .binary
+        case .xml: input = .xml
+        default: return nil
+        }
+        var bytes: [UInt8] = []
+        do {
+            try PropertyListStreamedConversion.convert(
+                data, from: input,
+                to: .json(PropertyListJSONOptions(prettyPrinted: false, maximumOutputBytes: limit)),
+                maximumOutputBytes: limit
+            ) { bytes.append(contentsOf: $0) }
+        } catch {
+            return nil
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        // A dictionary with `$objects` is read as a keyed archive, which the tree's way does.
+        return bytes.withUnsafeBytes(mentionsObjects) ? nil : text
+    }
+
     /// Whether the bytes `$objects` occur in `data`, as they do in every keyed archive,
     /// binary or XML.
     static func mentionsObjects(_ data: Data) -> Bool {
-        let key: [UInt8] = Array("$objects".utf8)
-        return data.withUnsafeBytes { raw in
-            let count = raw.count
-            guard count >= key.count else { return false }
-            var index = 0
-            while index <= count - key.count {
-                if raw[index] == 0x24 {
-                    var matched = 1
-                    while matched < key.count && raw[index + matched] == key[matched] { matched += 1 }
-                    if matched == key.count { return true }
-                }
-                index += 1
-            }
-            return false
-        }
+        data.withUnsafeBytes(mentionsObjects)
     }
 
-    /// Writes one line, `{"key":value,…}`, in one write when it is short (a sweep writes
-    /// tens of thousands of lines); a long value (a result may be tens of megabytes) is
-    /// handed out in pieces, not copied into the line.
+    /// Whether the bytes `$objects` occur in `raw`.
+    static func mentionsObjects(_ raw: UnsafeRawBufferPointer) -> Bool {
+        let key: StaticString = "$objects"
+        let keyCount = key.utf8CodeUnitCount
+        let keyBytes = UnsafeBufferPointer(start: key.utf8Start, count: keyCount)
+        let count = raw.count
+        guard count >= keyCount else { return false }
+        var index = 0
+        while index <= count - keyCount {
+            if raw[index] == 0x24 {
+                var matched = 1
+                while matched < keyCount && raw[index + matched] == keyBytes[matched] { matched += 1 }
+                if matched == keyCount { return true }
+            }
+            index += 1
+        }
+        return false
+    }
+
+    /// Writes one line, `{"key":value,…}`: into the sweep's ``OutputLines`` when there is
+    /// one (a sweep writes tens of thousands of lines), else in one write when it is short;
+    /// a long value (a result may be tens of megabytes) is handed out on its own, not copied
+    /// into the line.
     func writeFields(_ fields: [(String, String)]) {
+        if let lines {
+            lines.append(fields)
+            return
+        }
         var line = ""
         line.reserveCapacity(
             fields.reduce(4) { $0 + $1.0.utf8.count + 4 + min($1.1.utf8.count, Self.longestCopiedValue) })
@@ -306,5 +366,58 @@ extension Tool {
         if plain { return "\"" + text + "\"" }
         guard let data = try? PropertyList.string(text).jsonData() else { return "\"\"" }
         return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// The output of a sweep, gathered into writes of about ``capacity`` bytes instead of one
+/// write per line.
+final class OutputLines {
+    /// How many bytes are gathered before they are written: 64 KB.
+    static let capacity = 64 << 10
+
+    private var bytes: [UInt8] = []
+    private let write: (Data) -> Void
+
+    /// Lines that go to `write`.
+    init(_ write: @escaping (Data) -> Void) {
+        self.write = write
+        bytes.reserveCapacity(Self.capacity + 4096)
+    }
+
+    /// Writes what was gathered.
+    func flush() {
+        guard !bytes.isEmpty else { return }
+        write(Data(bytes))
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    /// Appends `text`; a long one is written on its own, after what was gathered.
+    func append(_ text: String) {
+        var text = text
+        text.withUTF8 { utf8 in
+            if utf8.count > Tool.longestCopiedValue {
+                flush()
+                write(Data(buffer: utf8))
+            } else {
+                bytes.append(contentsOf: utf8)
+                if bytes.count >= Self.capacity { flush() }
+            }
+        }
+    }
+
+    /// Appends the line `{"key":value,…}` (keys are the tool's own names: plain ASCII).
+    func append(_ fields: [(String, String)]) {
+        for (index, (key, value)) in fields.enumerated() {
+            bytes.append(index == 0 ? 0x7B : 0x2C)
+            bytes.append(0x22)
+            var key = key
+            key.withUTF8 { bytes.append(contentsOf: $0) }
+            bytes.append(0x22)
+            bytes.append(0x3A)
+            append(value)
+        }
+        bytes.append(0x7D)
+        bytes.append(0x0A)
+        if bytes.count >= Self.capacity { flush() }
     }
 }

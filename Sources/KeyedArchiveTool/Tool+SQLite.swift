@@ -86,6 +86,21 @@ extension Tool {
         }
     }
 
+    /// The bytes of TEXT that is a property list in Base64 (starting `YnBsaXN0MD`,
+    /// `PD94bWwg` or `PHBsaXN0`: `bplist0`, `<?xml `, `<plist`), white space around it and
+    /// line breaks in it allowed; nil for other text.
+    static func base64PropertyList(_ text: Data) -> Data? {
+        var characters = text.filter { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
+        guard
+            ["YnBsaXN0MD", "PD94bWwg", "PHBsaXN0"].contains(where: {
+                characters.starts(with: Array($0.utf8))
+            })
+        else { return nil }
+        // Base64 without its padding is accepted too.
+        while characters.count % 4 != 0 { characters.append(0x3D) }
+        return Data(base64Encoded: characters)
+    }
+
     private static func json(_ value: SQLiteValue) -> String {
         switch value {
         case .null: return "null"
@@ -110,10 +125,20 @@ extension Tool {
         }
         var succeeded = true
         let options = SQLiteBlobScanOptions(
-            recover: invocation.recovers, includeRows: !invocation.columns.isEmpty)
+            recover: invocation.recovers, includeRows: !invocation.columns.isEmpty, includeText: true)
         do {
             let report = try database.forEachBlob(options: options) { blob in
-                guard let content = Self.content(of: blob.data) else { return }
+                // TEXT holding a property list as text, or in Base64.
+                var data = blob.data
+                var storage: String?
+                if blob.storage == .text {
+                    storage = "text"
+                    if let decoded = Self.base64PropertyList(data) {
+                        data = decoded
+                        storage = "base64"
+                    }
+                }
+                guard let content = Self.content(of: data) else { return }
                 var fields = [
                     pathField, ("table", blob.table.map(Self.jsonString) ?? "null"),
                     ("column", blob.column.map(Self.jsonString) ?? "null"),
@@ -127,6 +152,7 @@ extension Tool {
                     fields.append(("page", String(blob.page)))
                     fields.append(("offset", String(blob.offset)))
                 }
+                if let storage { fields.append(("storage", Self.jsonString(storage))) }
                 if !invocation.columns.isEmpty, let row = blob.row,
                     let table = blob.table.flatMap(database.table(named:))
                 {
@@ -147,7 +173,9 @@ extension Tool {
                     fields.append(("format", Self.jsonString(name)))
                     fields.append(("kind", Self.jsonString("compressed data")))
                 case .archive:
-                    if let message = appendDecoded(blob.data, invocation, to: &fields) {
+                    if let message = appendDecoded(data, invocation, to: &fields) {
+                        // TEXT that only looks like a property list is text, not damage.
+                        guard storage == nil else { return }
                         fields.append(("error", Self.jsonString(message)))
                         if blob.origin == .live { succeeded = false }
                     }

@@ -20,6 +20,9 @@ package struct Tool {
     }
 
     let environment: ToolEnvironment
+    /// Where a sweep's lines are gathered (`decode --jsonl`), so that they are written in
+    /// large pieces; nil elsewhere.
+    var lines: OutputLines? = nil
 
     /// Runs one command line.
     ///
@@ -383,9 +386,16 @@ package struct Tool {
             let body = Self.attributedBody(data)
         {
             let label = invocation.graphPath?.text
-            return invocation.json
-                ? try Self.attributedBodyJSON(body, label: label, compact: false, limit: limit)
-                : Self.attributedBodyOutline(body, label: label)
+            if invocation.json {
+                return try Self.attributedBodyJSON(
+                    body, label: label, compact: false, limit: limit, expansion: expansion)
+            }
+            var outline = Self.attributedBodyOutline(body, label: label)
+            if let expansion {
+                outline += try Self.expandedOutlines(
+                    of: Self.dataValues(of: body), expansion: expansion, limit: limit - outline.utf8.count)
+            }
+            return outline
         }
         var graph =
             try file.typedStream?.archivedObjectGraph()
@@ -651,6 +661,10 @@ package struct Tool {
     /// Writes `text` to standard output in pieces of at most a megabyte, so that a large
     /// rendering is not copied whole once more on its way out.
     func writeText(_ text: String) {
+        if let lines {
+            lines.append(text)
+            return
+        }
         var text = text
         // The bytes copied from the string's own storage, not one by one.
         text.withUTF8 { bytes in

@@ -168,11 +168,21 @@ final class BlobScanner {
         let table = index.map { database.tables[$0] }
         for slot in 0..<layout.count {
             let type = layout.types[slot]
-            guard type >= 12, type & 1 == 0 else { continue }
+            guard type >= 12 else { continue }
+            let storage: SQLiteBlob.Storage = type & 1 == 0 ? .blob : .text
             let length = Int((type - 12) >> 1)
             guard length >= minimumLength else { continue }
             let start = layout.offsets[slot]
-            let data = Data(bytes[start..<start + length])
+            let data: Data
+            if storage == .text {
+                guard options.includeText, let text = propertyListText(bytes, start: start, length: length)
+                else {
+                    continue
+                }
+                data = text
+            } else {
+                data = Data(bytes[start..<start + length])
+            }
             if options.recover {
                 let fingerprint = Fingerprint(data)
                 guard seen.insert(fingerprint).inserted || origin == .live else { continue }
@@ -193,17 +203,52 @@ final class BlobScanner {
                         rowid: rowid,
                         primaryKey: primaryKey, origin: origin, foundBySignature: false, page: page,
                         offset: offset,
-                        data: data, row: row))
+                        data: data, row: row, storage: storage))
             } else {
                 try body(
                     SQLiteBlob(
                         table: nil, column: nil, rowid: rowid, primaryKey: nil, origin: origin,
                         foundBySignature: false,
-                        page: page, offset: offset, data: data, row: nil))
+                        page: page, offset: offset, data: data, row: nil, storage: storage))
             }
             if origin == .live { report.liveCount += 1 } else { report.recoveredCount += 1 }
         }
     }
+
+    /// The UTF-8 bytes of the TEXT value at `start` when it may hold a property list (as
+    /// ``SQLiteBlobScanOptions/includeText`` says), else nil; the first bytes are looked at
+    /// in place, so other TEXT costs no copy.
+    private func propertyListText(_ bytes: [UInt8], start: Int, length: Int) -> Data? {
+        guard encoding != .utf8 else {
+            guard Self.mayHoldPropertyList(bytes[start..<start + length]) else { return nil }
+            return Data(bytes[start..<start + length])
+        }
+        // UTF-16: the first characters converted to see whether the text qualifies.
+        let head = Array(encoding.decode(bytes, start..<start + (min(length, 160) & ~1)).utf8)
+        guard Self.mayHoldPropertyList(head[...]) else { return nil }
+        return Data(encoding.decode(bytes, start..<start + length).utf8)
+    }
+
+    /// Whether text (its first bytes, UTF-8) starts as a property list stored as text may:
+    /// see ``SQLiteBlobScanOptions/includeText``.
+    static func mayHoldPropertyList(_ text: ArraySlice<UInt8>) -> Bool {
+        var index = text.startIndex
+        let end = text.endIndex
+        if text.starts(with: [0xEF, 0xBB, 0xBF]) { index += 3 }
+        while index < end,
+            text[index] == 0x20 || text[index] == 0x0A || text[index] == 0x0D || text[index] == 0x09
+        {
+            index += 1
+        }
+        let rest = text[index..<min(end, index + 16)]
+        for marker in textMarkers where rest.starts(with: marker) { return true }
+        return false
+    }
+
+    /// The starts of TEXT that may hold a property list.
+    private static let textMarkers: [[UInt8]] = [
+        "<?xml", "<plist", "<!DOCTYPE plist", "bplist00", "YnBsaXN0MD", "PD94bWwg", "PHBsaXN0",
+    ].map { Array($0.utf8) }
 
     // MARK: Recovery
 

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A hot rollback journal (`-journal`): the original images of the pages an unfinished
 /// transaction changed, read as SQLite plays them back.
 ///
@@ -8,6 +16,13 @@
 /// the database is cut back to that size. Later records replace earlier ones, as writes
 /// would. A journal whose first header has no magic (committed in `PERSIST` mode, zeroed)
 /// is not hot and changes nothing; its page images are still there for recovery.
+///
+/// A journal of a transaction over several attached databases ends with the name of its
+/// super-journal (SQLite's `readSuperJournal`: the name, its length, a checksum of its bytes
+/// and the magic, as the last 16 bytes of the file). Deleting the super-journal is what
+/// commits such a transaction, so a journal that names one that no longer exists is not
+/// hot: SQLite does not play it back, and neither does this reader (its images are kept
+/// for recovery).
 struct RollbackJournal {
     static let magic: [UInt8] = [0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7]
 
@@ -28,13 +43,21 @@ struct RollbackJournal {
     /// Page → index in ``records`` of the image playback leaves in the database.
     var restored: [UInt32: Int] = [:]
     var problems: [SQLiteError] = []
+    /// The super-journal the journal names (a multi-database transaction), if any.
+    var superJournal: String?
 
     /// Reads the journal's headers and records.
     ///
     /// - Parameters:
     ///   - databasePageSize: The page size of the database file, used for a journal that
     ///     is not hot (whose header was zeroed).
-    init(source: ByteSource, databasePageSize: Int, lockBytePage: (Int) -> UInt32) throws(SQLiteError) {
+    ///   - superJournalExists: Whether a super-journal of that name exists (by default,
+    ///     as SQLite asks: a file or other entry that is not an empty regular file,
+    ///     relative names from the working directory).
+    init(
+        source: ByteSource, databasePageSize: Int, lockBytePage: (Int) -> UInt32,
+        superJournalExists: (String) -> Bool = Self.fileExists
+    ) throws(SQLiteError) {
         guard source.count >= 28 else { return }
         let first = try source.read(28, at: 0)
         guard Array(first[0..<8]) == Self.magic else {
@@ -56,6 +79,11 @@ struct RollbackJournal {
         }
         pageSize = size
         isHot = true
+        superJournal = try Self.superJournalName(source)
+        if let superJournal, !superJournalExists(superJournal) {
+            // The multi-database transaction committed: the journal is not played back.
+            isHot = false
+        }
         originalSize = first.bigEndian32(at: 16)
         let lockByte = lockBytePage(size)
         let recordSize = pageSize + 8
@@ -98,7 +126,7 @@ struct RollbackJournal {
                     stopped = true
                     break
                 }
-                let applied = page <= originalSize
+                let applied = isHot && page <= originalSize
                 records.append(Record(page: page, dataOffset: offset + 4, applied: applied))
                 if applied { restored[page] = records.count - 1 }
                 offset += recordSize
@@ -109,6 +137,34 @@ struct RollbackJournal {
             // records start a sector after their header).
             headerOffset = (offset + sectorSize - 1) / sectorSize * sectorSize
         }
+    }
+
+    /// Whether a super-journal exists at `path` as SQLite's `unixAccess` decides it: the
+    /// path exists and is not an empty regular file (nothing is opened).
+    static func fileExists(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        return info.st_mode & 0o170000 != 0o100000 || info.st_size > 0
+    }
+
+    /// The super-journal name at the end of the journal, as SQLite's `readSuperJournal`
+    /// reads it: the last 16 bytes are the name's length and checksum (big-endian) and the
+    /// journal magic, the name just before them; nil when there is none (a length of 0,
+    /// larger than SQLite's 512-byte path limit or than the file, another magic, or a
+    /// checksum that does not match: the sum of the name's bytes as C `char`s, signed).
+    static func superJournalName(_ source: ByteSource) throws(SQLiteError) -> String? {
+        let size = source.count
+        guard size >= 16 else { return nil }
+        let tail = try source.read(16, at: size - 16)
+        let length = Int(tail.bigEndian32(at: 0))
+        guard length > 0, length < 513, length <= size - 16, Array(tail[8..<16]) == magic else { return nil }
+        let name = try source.read(length, at: size - 16 - length)
+        var sum = tail.bigEndian32(at: 4)
+        for byte in name { sum = sum &- UInt32(bitPattern: Int32(Int8(bitPattern: byte))) }
+        guard sum == 0 else { return nil }
+        // The name ends at its first NUL, as a C string.
+        let text = name.prefix { $0 != 0 }
+        return text.isEmpty ? nil : String(decoding: text, as: UTF8.self)
     }
 
     /// A journal that is not hot: page images after the zeroed header, kept for recovery

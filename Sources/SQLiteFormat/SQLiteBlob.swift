@@ -56,6 +56,18 @@ public struct SQLiteBlob: Sendable {
     /// The whole row, when ``SQLiteBlobScanOptions/includeRows`` asks for it and the row is
     /// known (live and record-recovered BLOBs).
     public var row: SQLiteRow?
+    /// How the value is stored: a BLOB, or TEXT (``SQLiteBlobScanOptions/includeText``).
+    public var storage: Storage = .blob
+
+    /// The storage class of a value ``SQLiteDatabase/forEachBlob(options:_:)`` reports.
+    public enum Storage: String, Sendable, CaseIterable {
+        /// A BLOB: ``SQLiteBlob/data`` holds its bytes.
+        case blob
+        /// TEXT that may hold a property list (see ``SQLiteBlobScanOptions/includeText``):
+        /// ``SQLiteBlob/data`` holds its UTF-8 bytes (converted from UTF-16 in a UTF-16
+        /// database).
+        case text
+    }
 }
 
 /// What ``SQLiteDatabase/forEachBlob(options:_:)`` reads.
@@ -71,6 +83,13 @@ public struct SQLiteBlobScanOptions: Sendable {
     public var includeRows: Bool
     /// Recovered BLOBs shorter than this are not reported (live ones always are).
     public var minimumRecoveredLength: Int
+    /// Whether TEXT values that may hold a property list are reported too, with
+    /// ``SQLiteBlob/storage`` `.text`: those that start, after white space (and a UTF-8
+    /// byte-order mark), with `<?xml`, `<plist` or `<!DOCTYPE plist` (XML property lists),
+    /// with `bplist00` (a binary one stored as text), or with the Base64 of `bplist0`,
+    /// `<?xml ` or `<plist` (`YnBsaXN0MD`, `PD94bWwg`, `PHBsaXN0`). Other TEXT is skipped
+    /// without being copied. Off by default.
+    public var includeText = false
 
     /// Creates options.
     ///
@@ -79,10 +98,12 @@ public struct SQLiteBlobScanOptions: Sendable {
     ///   - tables: The tables to read, nil for all.
     ///   - includeRows: Whether BLOBs carry their rows.
     ///   - minimumRecoveredLength: The least length of a recovered BLOB.
+    ///   - includeText: Whether TEXT values that may hold a property list are reported.
     public init(
         recover: Bool = false, tables: Set<String>? = nil, includeRows: Bool = false,
-        minimumRecoveredLength: Int = 8
+        minimumRecoveredLength: Int = 8, includeText: Bool = false
     ) {
+        self.includeText = includeText
         self.recover = recover
         self.tables = tables
         self.includeRows = includeRows

@@ -27,15 +27,6 @@ struct SQLiteSummaryTests {
     /// archive in row 1's `payload_data`, a plain binary property list in row 3's) and
     /// `handle` (2 rows, no BLOBs).
     static let folder: String? = {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "SQLiteSummaryTests-\(ProcessInfo.processInfo.processIdentifier)"
-        ).path
-        guard
-            (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true))
-                != nil,
-            let stream = try? TypedStreamArchiver.archivedData(withRootObject: body),
-            (try? stream.write(to: URL(fileURLWithPath: folder + "/body.typedstream"))) != nil
-        else { return nil }
         let script = """
             import os, plistlib, sqlite3, sys
             out = sys.argv[1]
@@ -61,17 +52,17 @@ struct SQLiteSummaryTests {
             c.commit()
             c.close()
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, folder]
-        guard (try? process.run()) != nil else { return nil }
-        process.waitUntilExit()
-        return process.terminationStatus == 0 ? folder : nil
+        return SQLiteTestSupport.folder(named: "SQLiteSummaryTests", script: script) { folder in
+            // The body Messages would store, written by `TypedStreamArchiver`.
+            guard let stream = try? TypedStreamArchiver.archivedData(withRootObject: body) else {
+                return false
+            }
+            return (try? stream.write(to: URL(fileURLWithPath: folder + "/body.typedstream"))) != nil
+        }
     }()
 
     static func lines(_ arguments: [String]) throws -> (Int32, [PropertyList]) {
-        let run = ToolRun(arguments)
-        return (run.status, try run.outputLines.map { try JSONValueReader.read($0) })
+        try SQLiteTestSupport.lines(arguments)
     }
 
     @Test("decode --jsonl of a database: an iMessage body as its text and runs, a dictionary as an object")
@@ -179,5 +170,58 @@ struct SQLiteSummaryTests {
         let other = ToolRun(["sqlite", folder + "/body.typedstream"])
         #expect(other.status == 1)
         #expect(other.errorLines == ["\(folder)/body.typedstream: not an SQLite database (no SQLite header)"])
+    }
+
+    /// A body whose second run carries data holding a keyed archive, as Messages stores a
+    /// data detector's result (`__kIMDataDetectedAttributeName`), in its own folder.
+    static func detectedBody(_ folder: String) throws -> String {
+        let archive = try Data(contentsOf: URL(fileURLWithPath: folder + "/dictionary.archive"))
+        let detected = ArchivedAttributedString(
+            "Call Ada",
+            runs: [
+                .init(range: 0..<5, attributes: ["__kIMMessagePartAttributeName": .integer(0)]),
+                .init(
+                    range: 5..<8,
+                    attributes: [
+                        "__kIMMessagePartAttributeName": .integer(0),
+                        "__kIMDataDetectedAttributeName": .data(archive),
+                    ]),
+            ], isMutable: true)
+        let own = folder + "-detected"
+        try FileManager.default.createDirectory(atPath: own, withIntermediateDirectories: true)
+        let path = own + "/detected.typedstream"
+        try TypedStreamArchiver.archivedData(withRootObject: detected).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test("--expand reads archives in a body's attributes, in decode, --json and --jsonl; not without it")
+    func expandedBody() throws {
+        let folder = try #require(Self.folder, "python3 could not make the database")
+        let path = try Self.detectedBody(folder)
+        let attribute = "__kIMDataDetectedAttributeName"
+        // decode --jsonl: the data as the archive it holds, summarized as decode shows it.
+        let (status, lines) = try Self.lines(["decode", "--jsonl", "--expand", path])
+        #expect(status == 0)
+        let expanded = lines.first?["result"]?["root"]?["runs"]?[1]?["attributes"]?[attribute]
+        #expect(expanded?["$expanded"]?.stringValue == "keyed archive", "\(lines)")
+        #expect(expanded?["$value"]?["root"]?["name"]?.stringValue == "Ada")
+        #expect(expanded?["$value"]?["root"]?["$$age"] == 36)
+        let (_, plain) = try Self.lines(["decode", "--jsonl", path])
+        let data = plain.first?["result"]?["root"]?["runs"]?[1]?["attributes"]?[attribute]
+        #expect(data?["data"] != nil, "\(plain)")
+        // decode --json --expand: the same, indented (valid JSON, the same value).
+        let json = ToolRun(["decode", "--json", "--expand", path])
+        #expect(json.status == 0)
+        let value = try JSONValueReader.read(json.outputText)
+        #expect(value["root"]?["runs"]?[1]?["attributes"]?[attribute] == expanded)
+        #expect(
+            json.outputText.contains("\n            \"$expanded\": \"keyed archive\""), "\(json.outputText)")
+        // decode --expand: the outline, then the archive under its path.
+        let text = ToolRun(["decode", "--expand", path])
+        #expect(text.status == 0)
+        #expect(
+            text.outputText.contains("runs[1].attributes.\(attribute) ⇒ keyed archive ("),
+            "\(text.outputText)")
+        #expect(text.outputText.contains("  root: NSDictionary"), "\(text.outputText)")
     }
 }

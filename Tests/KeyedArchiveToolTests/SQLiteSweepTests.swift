@@ -10,9 +10,6 @@ struct SQLiteSweepTests {
     /// A folder with `chat.db` and its `-wal` (copied while the writer was open: rows 4 and
     /// 5 and the deletion of row 3 are only in the WAL), and a plain property list.
     static let folder: String? = {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "SQLiteSweepTests-\(ProcessInfo.processInfo.processIdentifier)"
-        ).path
         let script = """
             import os, plistlib, shutil, sqlite3, sys
             out = sys.argv[1]
@@ -42,17 +39,11 @@ struct SQLiteSweepTests {
             with open(os.path.join(out, "notes.plist"), "wb") as f:
                 f.write(plistlib.dumps({"a": 1}))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, folder]
-        guard (try? process.run()) != nil else { return nil }
-        process.waitUntilExit()
-        return process.terminationStatus == 0 ? folder : nil
+        return SQLiteTestSupport.folder(named: "SQLiteSweepTests", script: script)
     }()
 
     static func lines(_ arguments: [String]) throws -> (Int32, [PropertyList]) {
-        let run = ToolRun(arguments)
-        return (run.status, try run.outputLines.map { try JSONValueReader.read($0) })
+        try SQLiteTestSupport.lines(arguments)
     }
 
     @Test("a folder: one line per archive BLOB, the WAL applied and not reported as a file")
@@ -99,5 +90,76 @@ struct SQLiteSweepTests {
         let recovered = lines.filter { !$0.contains(#""origin":"live""#) }
         #expect(recovered.filter { $0.contains(#""result":{"n":3}"#) }.count == 1, "\(recovered)")
         #expect(recovered.allSatisfy { $0.contains(#""page":"#) && $0.contains(#""offset":"#) })
+    }
+
+    /// `prefs.db` (UTF-8) and `prefs16.db` (UTF-16le): property lists stored as TEXT, as
+    /// apps store them — XML (some after white space), Base64 of a binary property list
+    /// (on one line, and wrapped at 76 columns as `base64` writes it), Base64 of XML — and
+    /// TEXT that is none (in `dbs`); `expected.json` holds what `plistlib` reads of each.
+    static let textFolder: String? = SQLiteTestSupport.folder(
+        named: "SQLiteTextTests",
+        script: """
+            import base64, json, os, plistlib, sqlite3, sys
+            out = sys.argv[1]
+            expected = []
+            for name, encoding in (("prefs.db", "UTF-8"), ("prefs16.db", "UTF-16le")):
+                os.makedirs(os.path.join(out, "dbs"), exist_ok=True)
+                c = sqlite3.connect(os.path.join(out, "dbs", name))
+                c.execute("PRAGMA encoding = '%s'" % encoding)
+                c.execute("CREATE TABLE prefs (id INTEGER PRIMARY KEY, value TEXT, note TEXT)")
+                values = [
+                    {"name": "Ada", "count": 3, "on": True, "list": [1, 2.5, "x"]},
+                    ["a", {"b": False}],
+                    {"deep": {"er": ["é", "ü", "中"]}},
+                    {"base64": "wrapped", "items": list(range(40))},
+                ]
+                texts = [
+                    plistlib.dumps(values[0]).decode(),
+                    "  \\n" + plistlib.dumps(values[1]).decode(),
+                    base64.b64encode(plistlib.dumps(values[2], fmt=plistlib.FMT_BINARY)).decode(),
+                    base64.encodebytes(plistlib.dumps(values[3], fmt=plistlib.FMT_BINARY)).decode(),
+                ]
+                for rowid, (value, text) in enumerate(zip(values, texts), start=1):
+                    c.execute("INSERT INTO prefs VALUES (?, ?, ?)", (rowid, text, "a note, not <plist>"))
+                    storage = "base64" if not text.lstrip().startswith("<") else "text"
+                    expected.append({"path": name, "rowid": rowid, "storage": storage, "result": value})
+                c.execute("INSERT INTO prefs VALUES (5, 'plain text', 'bplist is a word here')")
+                c.commit()
+                c.close()
+            with open(os.path.join(out, "expected.json"), "w") as f:
+                json.dump(expected, f)
+            """)
+
+    @Test("property lists stored as TEXT (XML, Base64), UTF-8 and UTF-16, as plistlib reads them")
+    func textColumns() throws {
+        let folder = try #require(Self.textFolder, "python3 could not make the databases")
+        let expected = try JSONValueReader.read(
+            String(
+                decoding: try Data(contentsOf: URL(fileURLWithPath: folder + "/expected.json")), as: UTF8.self
+            ))
+        let (status, lines) = try Self.lines(["decode", "--jsonl", folder + "/dbs"])
+        #expect(status == 0)
+        // The notes and the plain text give no line.
+        let found = lines.filter { $0["storage"] != nil }
+        #expect(found.count == 8 && lines.count == 8, "\(lines)")
+        for line in found {
+            let path = line["path"]?.stringValue ?? ""
+            let rowid = line["rowid"]
+            let match = expected.arrayValue?.first {
+                path.hasSuffix("/" + ($0["path"]?.stringValue ?? "?")) && $0["rowid"] == rowid
+            }
+            #expect(line["column"]?.stringValue == "value")
+            #expect(line["storage"] == match?["storage"], "\(line)")
+            #expect(line["kind"]?.stringValue == "property list")
+            #expect(line["result"] == match?["result"], "\(line)")
+        }
+    }
+
+    @Test("a BLOB line has no storage member; TEXT is never read without a property list in it")
+    func blobsHaveNoStorage() throws {
+        let folder = try #require(Self.folder, "python3 could not make the database")
+        let (_, lines) = try Self.lines(["decode", "--jsonl", folder + "/chat.db"])
+        #expect(!lines.isEmpty)
+        #expect(lines.allSatisfy { $0["storage"] == nil })
     }
 }

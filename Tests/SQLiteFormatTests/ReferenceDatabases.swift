@@ -4,12 +4,12 @@ import SQLiteFormat
 /// The databases of `Scripts/make_databases.py`, made once per test process in a
 /// temporary folder, with Python's `sqlite3` as the reference for their rows.
 enum ReferenceDatabases {
-    /// The scenarios the script makes, in its order.
+    /// The scenarios the script makes, in its order (`super_journal` makes two).
     static let names = [
         "rollback-512", "rollback-1024", "rollback-4096", "rollback-8192", "rollback-65536",
         "autovacuum-full",
         "autovacuum-incremental", "utf16le", "utf16be", "wal", "wal-uncommitted", "hot-journal",
-        "reserved-32",
+        "wal-big-endian", "super-journal-gone", "super-journal-present", "reserved-32",
         "reserved-8",
     ]
 

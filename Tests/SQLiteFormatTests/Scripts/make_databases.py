@@ -297,6 +297,116 @@ def hot_journal():
     c.close()
 
 
+def reference_dump(folder):
+    """expected.txt and live-blobs.txt of `folder` from what SQLite itself reads of its files
+    (copies: opening may roll a journal back or checkpoint a WAL)."""
+    scratch = work_path(os.path.basename(folder) + "-reference")
+    for suffix in ("", "-wal", "-journal"):
+        if os.path.exists(os.path.join(folder, "db.sqlite" + suffix)):
+            shutil.copyfile(os.path.join(folder, "db.sqlite" + suffix), scratch + suffix)
+    c = sqlite3.connect(scratch)
+    dump(c, folder)
+    c.close()
+
+
+def wal_checksum(data, s0, s1, big_endian):
+    """SQLite's walChecksumBytes: 32-bit words in pairs, in the byte order the magic names."""
+    words = struct.unpack((">%dI" if big_endian else "<%dI") % (len(data) // 4), data)
+    for i in range(0, len(words), 2):
+        s0 = (s0 + words[i] + s1) & 0xFFFFFFFF
+        s1 = (s1 + words[i + 1] + s0) & 0xFFFFFFFF
+    return s0, s1
+
+
+@scenario
+def wal_big_endian():
+    """The wal scenario's files with the WAL rewritten as a big-endian machine writes it
+    (magic 0x377f0683, checksums over big-endian words): SQLite reads either."""
+    name = "wal-big-endian"
+    folder = folder_for(name)
+    source = os.path.join(OUT, "wal")
+    shutil.copyfile(os.path.join(source, "db.sqlite"), os.path.join(folder, "db.sqlite"))
+    shutil.copyfile(os.path.join(source, "deleted.txt"), os.path.join(folder, "deleted.txt"))
+    with open(os.path.join(source, "db.sqlite-wal"), "rb") as f:
+        wal = bytearray(f.read())
+    assert struct.unpack(">I", wal[0:4])[0] == 0x377F0682, "the wal scenario's WAL is not little-endian"
+    page_size = struct.unpack(">I", wal[8:12])[0]
+    old = wal_checksum(bytes(wal[0:24]), 0, 0, False)
+    wal[0:4] = struct.pack(">I", 0x377F0683)
+    new = wal_checksum(bytes(wal[0:24]), 0, 0, True)
+    wal[24:32] = struct.pack(">II", *new)
+    offset, frames = 32, 0
+    while offset + 24 + page_size <= len(wal):
+        frame = bytes(wal[offset : offset + 8]) + bytes(wal[offset + 24 : offset + 24 + page_size])
+        old = wal_checksum(frame, old[0], old[1], False)
+        if wal[offset + 8 : offset + 16] != wal[16:24] or struct.pack(">II", *old) != wal[offset + 16 : offset + 24]:
+            break  # the log ends at its first invalid frame: the rest is left as it is
+        new = wal_checksum(frame, new[0], new[1], True)
+        wal[offset + 16 : offset + 24] = struct.pack(">II", *new)
+        offset += 24 + page_size
+        frames += 1
+    assert frames > 0
+    with open(os.path.join(folder, "db.sqlite-wal"), "wb") as f:
+        f.write(wal)
+    reference_dump(folder)
+    with open(os.path.join(source, "expected.txt")) as a, open(os.path.join(folder, "expected.txt")) as b:
+        assert a.read() == b.read(), "SQLite did not read the big-endian WAL as the little-endian one"
+
+
+JOURNAL_MAGIC = bytes([0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7])
+
+
+@scenario
+def super_journal():
+    """A multi-database transaction: its journal ends with the name of its super-journal
+    (as SQLite's writeSuperJournal writes it). Deleting the super-journal commits: with it
+    gone the journal is not hot (the database holds the committed transaction), with it
+    present the journal is played back. Folders super-journal-gone and -present."""
+    gone, present = folder_for("super-journal-gone"), folder_for("super-journal-present")
+    path = work_path("super-journal")
+    rng = random.Random("super-journal")
+    c = connect(path)
+    c.execute("PRAGMA page_size = 1024")
+    c.execute("PRAGMA journal_mode = DELETE")
+    c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, b BLOB, s TEXT)")
+    c.execute("BEGIN")
+    for i in range(300):
+        c.execute("INSERT INTO t (b, s) VALUES (?, ?)", (rng.randbytes(rng.choice([20, 300, 2500])), "s%d" % i))
+    c.execute("COMMIT")
+    c.execute("PRAGMA cache_size = 2")
+    c.execute("BEGIN")
+    c.execute("UPDATE t SET b = randomblob(700), s = 'changed'")
+    c.execute("DELETE FROM t WHERE id > 250")
+    shutil.copyfile(path, os.path.join(present, "db.sqlite"))
+    with open(path + "-journal", "rb") as f:
+        journal = f.read()
+    c.execute("COMMIT")
+    shutil.copyfile(path, os.path.join(gone, "db.sqlite"))
+    c.close()
+    page_size = struct.unpack(">I", journal[24:28])[0]
+    for folder, exists in ((gone, False), (present, True)):
+        super_path = os.path.join(os.path.abspath(folder), "db-mj0123ABCD")
+        name = super_path.encode()
+        checksum = sum(b - 256 if b >= 128 else b for b in name) & 0xFFFFFFFF
+        record = struct.pack(">I", 0x40000000 // page_size + 1) + name
+        record += struct.pack(">II", len(name), checksum) + JOURNAL_MAGIC
+        with open(os.path.join(folder, "db.sqlite-journal"), "wb") as f:
+            f.write(journal + record)
+        # A super-journal lists its child journals, NUL-terminated (an empty file counts as
+        # absent for SQLite's unixAccess). SQLite may delete it after playback: made again.
+        child = os.path.join(os.path.abspath(folder), "db.sqlite-journal").encode() + b"\0"
+        for _ in range(2 if exists else 0):
+            with open(super_path, "wb") as f:
+                f.write(child)
+            if not os.path.exists(os.path.join(folder, "expected.txt")):
+                reference_dump(folder)
+        if not exists:
+            reference_dump(folder)
+        write_deleted(folder, [])
+    with open(os.path.join(gone, "expected.txt")) as a, open(os.path.join(present, "expected.txt")) as b:
+        assert a.read() != b.read(), "the committed and the rolled-back states are the same"
+
+
 def reserved_bytes_database(name, page_size, reserve):
     @scenario
     def make():
