@@ -419,8 +419,17 @@ enum ArchiveGraphJSON {
         private mutating func newline(_ depth: Int) {
             guard !compact else { return }
             bytes.append(0x0A)
-            bytes.append(contentsOf: repeatElement(0x20, count: 2 * depth))
+            // Copied from a buffer of spaces (contiguous: one copy per line, in debug builds
+            // too, where appending a `repeatElement` goes element by element).
+            var remaining = 2 * depth
+            while remaining > 0 {
+                let count = min(remaining, Self.spaces.count)
+                bytes.append(contentsOf: Self.spaces[0..<count])
+                remaining -= count
+            }
         }
+
+        private static let spaces = [UInt8](repeating: 0x20, count: 128)
 
         /// A summary's property list as a graph value (it holds no references).
         static func value(_ plist: PropertyList) -> ArchivedObjectGraph.Value {
