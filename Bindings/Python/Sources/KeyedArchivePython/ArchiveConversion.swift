@@ -290,6 +290,16 @@ func unarchiveFunction(_ module: PyRef?, _ args: UnsafePointer<PyRef?>?, _ count
     entry {
         let given = try arguments(args, count, expected: 3, name: "_unarchive")
         guard let helpers else { throw PythonErrorSet() }
+        // A binary archive of the usual classes is converted straight from its bytes, with
+        // the GIL held; anything the fast reader declines takes the library's path below.
+        if fastPathsEnabled, ka_is_none(given[1]) != 0, PyObject_IsTrue(given[2]) == 0 {
+            let outcome = try withBuffer(of: given[0]) { fastUnarchive($0, helpers: helpers) }
+            switch outcome {
+            case .value(let value): return value
+            case .pythonError: throw PythonErrorSet()
+            case .declined: break
+            }
+        }
         let data = try bytes(of: given[0])
         var allowed: Set<String>?
         if ka_is_none(given[1]) == 0 {

@@ -73,9 +73,20 @@ func makeObject(_ value: PropertyList) -> PyRef? {
 func loadsFunction(_ module: PyRef?, _ args: UnsafePointer<PyRef?>?, _ count: Int) -> PyRef? {
     entry {
         let given = try arguments(args, count, expected: 2, name: "_loads")
-        let data = try bytes(of: given[0])
         let format = propertyListFormat(PyLong_AsLong(given[1]))
         if PyErr_Occurred() != nil { throw PythonErrorSet() }
+        // A binary property list is built straight from its bytes, with the GIL held (as
+        // plistlib reads): most of the time is building Python objects, which needs it.
+        // What the fast reader declines goes through the library's reader below.
+        if fastPathsEnabled, format == nil || format == .binary, let helpers {
+            let outcome = try withBuffer(of: given[0]) { fastLoads($0, helpers: helpers) }
+            switch outcome {
+            case .value(let value): return value
+            case .pythonError: throw PythonErrorSet()
+            case .declined: break
+            }
+        }
+        let data = try bytes(of: given[0])
         let value = try withoutGIL { () throws(KeyedArchiveError) -> PropertyList in
             do {
                 if let format { return try PropertyList(from: data, format: format) }
