@@ -32,6 +32,14 @@ struct FastUnarchiver {
     private var natures: [Nature] = []
     /// The class-description entry of each object.
     private var classOf: [Int] = []
+    /// The plist objects (values) of the fields a natural conversion reads, by entry; for a
+    /// class description, its `$classname`.
+    private var fieldA: [Int] = []
+    private var fieldB: [Int] = []
+    /// What each plist object is as a dictionary key (``Key``), by plist object; 0 unknown.
+    private var keyKinds: [UInt8] = []
+    /// The `str` of each plist object used as a field name (owned), by plist object.
+    private var keyStrings: [PyRef?] = []
     /// Converted objects (owned), and plain values (owned), by entry.
     private var converted: [PyRef?] = []
     /// 1 while an object is being converted (a reference back is a `Cycle`).
@@ -54,6 +62,35 @@ struct FastUnarchiver {
     /// Releases every Python object held.
     func release() {
         for object in converted { ka_xdecref(object) }
+        for object in keyStrings { ka_xdecref(object) }
+    }
+
+    /// The dictionary keys an archive's checks and conversions look for, numbered for
+    /// ``keyKinds``: each distinct key object is compared with the names once.
+    enum Key {
+        static let names: [StaticString] = [
+            "$class", "$classname", "$classes", "$classhints", "NS.objects", "NS.keys", "NS.string", "NS.data",
+            "NS.bytes", "NS.time", "NS.uuidbytes", "NS.base", "NS.relative",
+        ]
+        static let classReference: UInt8 = 1
+        static let className: UInt8 = 2
+        static let classes: UInt8 = 3
+        static let classHints: UInt8 = 4
+        static let objects: UInt8 = 5
+        static let keys: UInt8 = 6
+        static let string: UInt8 = 7
+        static let data: UInt8 = 8
+        static let bytes: UInt8 = 9
+        static let time: UInt8 = 10
+        static let uuidBytes: UInt8 = 11
+        static let base: UInt8 = 12
+        static let relative: UInt8 = 13
+        /// Slots of the names above, 1 to 13.
+        static let slots = 14
+        /// Another key starting with `$` (escaped or reserved).
+        static let otherDollar: UInt8 = 14
+        /// Any other key.
+        static let other: UInt8 = 15
     }
 
     // MARK: Checking
@@ -119,7 +156,13 @@ struct FastUnarchiver {
         kinds = Array(repeating: .null, count: count)
         natures = Array(repeating: .none, count: count)
         classOf = Array(repeating: 0, count: count)
-        var classNatures: [Int: Nature] = [:]
+        fieldA = Array(repeating: -1, count: count)
+        fieldB = Array(repeating: -1, count: count)
+        keyKinds = Array(repeating: 0, count: plist.objectCount)
+        keyStrings = Array(repeating: nil, count: plist.objectCount)
+        /// The nature of each class description's objects, by entry (0: not yet known).
+        var classNatures = [UInt8](repeating: 0, count: count)
+        var slots = [Int](repeating: -1, count: Key.slots)
         // Values the library's reader counts (shared plain objects count each time).
         var values = 0
         let budget = defaultValueBudget(plist.length) / 2
@@ -132,63 +175,46 @@ struct FastUnarchiver {
                 kinds[uid] = .plain
                 continue
             }
-            guard entry.count <= 64 else { throw .declined }
-            var classReference: FastBinaryPropertyList.Object?
-            var hasClassName = false
+            // The entry's fields: each known key at most once (a key given twice is the
+            // library's to read), every value a reference in range, a scalar or a flat array.
+            for slot in 0..<Key.slots { slots[slot] = -1 }
+            var others = 0
             for field in 0..<entry.count {
-                guard let keyIndex = plist.reference(entry, field), let key = plist.object(keyIndex),
-                    key.kind == 0x5, key.count > 0
+                guard let keyIndex = plist.reference(entry, field),
+                    let valueIndex = plist.reference(entry, entry.count + field)
                 else { throw .declined }
-                // A key given twice: the library's choice is its own.
-                for earlier in 0..<field {
-                    guard let otherIndex = plist.reference(entry, earlier), let other = plist.object(otherIndex),
-                        !plist.sameBytes(other, key)
-                    else { throw .declined }
+                let kind = try keyKind(keyIndex)
+                if kind < Key.otherDollar {
+                    guard slots[Int(kind)] == -1 else { throw .declined }
+                    slots[Int(kind)] = valueIndex
+                } else if kind == Key.otherDollar {
+                    throw .declined
+                } else {
+                    others += 1
                 }
-                if plist.equals(key, "$class") {
-                    guard let valueIndex = plist.reference(entry, entry.count + field),
-                        let value = plist.object(valueIndex), value.kind == 0x8
-                    else { throw .declined }
-                    classReference = value
-                } else if plist.equals(key, "$classname") {
-                    hasClassName = true
+                if kind != Key.classReference {
+                    guard let value = plist.object(valueIndex) else { throw .declined }
+                    values += try checkFieldValue(value, count: count)
                 }
             }
             values += 2 * entry.count
-            guard let classReference else {
-                guard hasClassName else { throw .declined }
-                try checkClassDescription(entry)
+            guard values <= budget else { throw .declined }
+            guard slots[Int(Key.classReference)] >= 0 else {
+                try checkClassDescription(slots: slots, others: others)
                 kinds[uid] = .classDescription
+                fieldA[uid] = slots[Int(Key.className)]
                 continue
             }
+            guard let classReference = plist.object(slots[Int(Key.classReference)]), classReference.kind == 0x8
+            else { throw .declined }
             let classUID = plist.unsigned(classReference.payload, classReference.count)
             guard classUID > 0, classUID < UInt64(count) else { throw .declined }
             let classIndex = Int(classUID)
-            let nature: Nature
-            if let known = classNatures[classIndex] {
-                nature = known
-            } else {
-                guard let description = plist.object(entries[classIndex]), description.kind == 0xD else {
-                    throw .declined
-                }
-                try checkClassDescription(description)
-                nature = try self.nature(ofClassDescription: description)
-                classNatures[classIndex] = nature
+            if classNatures[classIndex] == 0 {
+                classNatures[classIndex] = try natureOfClass(at: classIndex).rawValue
             }
-            // Every field: `$class`, or an unescaped key whose value is a reference in range, a
-            // scalar or a flat array of those.
-            for field in 0..<entry.count {
-                guard let keyIndex = plist.reference(entry, field), let key = plist.object(keyIndex),
-                    let valueIndex = plist.reference(entry, entry.count + field), let value = plist.object(valueIndex)
-                else { throw .declined }
-                if plist.base[key.payload] == UInt8(ascii: "$") {
-                    guard plist.equals(key, "$class") else { throw .declined }
-                    continue
-                }
-                values += try checkFieldValue(value, count: count)
-            }
-            guard values <= budget else { throw .declined }
-            try checkFields(of: entry, nature: nature, count: count)
+            guard let nature = Nature(rawValue: classNatures[classIndex]) else { throw .declined }
+            try checkFields(uid, slots: slots, nature: nature, count: count)
             kinds[uid] = .object
             natures[uid] = nature
             classOf[uid] = classIndex
@@ -196,6 +222,24 @@ struct FastUnarchiver {
         guard values <= budget else { throw .declined }
         converted = Array(repeating: nil, count: count)
         enclosing = Array(repeating: false, count: count)
+    }
+
+    /// What plist object `index` is as a dictionary key (``Key``): an ASCII string is
+    /// required (any other key is declined).
+    private mutating func keyKind(_ index: Int) throws(FastStop) -> UInt8 {
+        let known = keyKinds[index]
+        if known != 0 { return known }
+        guard let key = plist.object(index), key.kind == 0x5, key.count > 0 else { throw .declined }
+        var kind = Key.other
+        if plist.base[key.payload] == UInt8(ascii: "$") || plist.base[key.payload] == UInt8(ascii: "N") {
+            if plist.base[key.payload] == UInt8(ascii: "$") { kind = Key.otherDollar }
+            for (number, name) in Key.names.enumerated() where plist.equals(key, name) {
+                kind = UInt8(number + 1)
+                break
+            }
+        }
+        keyKinds[index] = kind
+        return kind
     }
 
     /// A scalar as the library reads it (no UID, no container).
@@ -234,39 +278,23 @@ struct FastUnarchiver {
         }
     }
 
-    /// A class description as `ClassDescription(parsing:)` accepts it, with no other keys.
-    private func checkClassDescription(_ entry: FastBinaryPropertyList.Object) throws(FastStop) {
-        var hasName = false
-        for field in 0..<entry.count {
-            guard let keyIndex = plist.reference(entry, field), let key = plist.object(keyIndex),
-                let valueIndex = plist.reference(entry, entry.count + field), let value = plist.object(valueIndex)
-            else { throw .declined }
-            if plist.equals(key, "$classname") {
-                guard value.kind == 0x5 else { throw .declined }
-                hasName = true
-            } else if plist.equals(key, "$classes") || plist.equals(key, "$classhints") {
-                guard value.kind == 0xA else { throw .declined }
-                for element in 0..<value.count {
-                    guard let index = plist.reference(value, element), let name = plist.object(index),
-                        name.kind == 0x5
-                    else { throw .declined }
-                }
-            } else {
-                throw .declined
+    /// A class description as `ClassDescription(parsing:)` accepts it, with no other keys:
+    /// `$classname` a string, `$classes` and `$classhints` (if any) arrays of strings.
+    private func checkClassDescription(slots: [Int], others: Int) throws(FastStop) {
+        guard others == 0, let name = plist.object(slots[Int(Key.className)]), name.kind == 0x5 else {
+            throw .declined
+        }
+        for slot in [Key.classes, Key.classHints] where slots[Int(slot)] >= 0 {
+            guard let value = plist.object(slots[Int(slot)]), value.kind == 0xA else { throw .declined }
+            for element in 0..<value.count {
+                guard let index = plist.reference(value, element), let name = plist.object(index), name.kind == 0x5
+                else { throw .declined }
             }
         }
-        guard hasName else { throw .declined }
-    }
-
-    /// The ASCII string object under `key` in a dictionary, if any.
-    private func field(_ entry: FastBinaryPropertyList.Object, _ key: StaticString) -> FastBinaryPropertyList.Object? {
-        for field in 0..<entry.count {
-            guard let keyIndex = plist.reference(entry, field), let name = plist.object(keyIndex),
-                plist.equals(name, key), let valueIndex = plist.reference(entry, entry.count + field)
-            else { continue }
-            return plist.object(valueIndex)
+        for slot in 1..<Key.slots
+        where slot != Int(Key.className) && slot != Int(Key.classes) && slot != Int(Key.classHints) {
+            guard slots[slot] == -1 else { throw .declined }
         }
-        return nil
     }
 
     /// Whether the class name (ASCII) is one the natural conversions or the catalogue may
@@ -282,10 +310,27 @@ struct FastUnarchiver {
         return bytes.first == UInt8(ascii: "_") || bytes.contains(UInt8(ascii: "."))
     }
 
-    /// The conversion of a class, from its description; declined for a class whose value
-    /// the library's catalogue or natural conversions give in a way this reader does not.
-    private func nature(ofClassDescription description: FastBinaryPropertyList.Object) throws(FastStop) -> Nature {
-        guard let name = field(description, "$classname") else { throw .declined }
+    /// The conversion of the objects of the class described at entry `uid` (checked here);
+    /// declined for a class whose value the library's catalogue or natural conversions give
+    /// in a way this reader does not.
+    private mutating func natureOfClass(at uid: Int) throws(FastStop) -> Nature {
+        guard let description = plist.object(entries[uid]), description.kind == 0xD else { throw .declined }
+        var slots = [Int](repeating: -1, count: Key.slots)
+        var others = 0
+        for field in 0..<description.count {
+            guard let keyIndex = plist.reference(description, field),
+                let valueIndex = plist.reference(description, description.count + field)
+            else { throw .declined }
+            let kind = try keyKind(keyIndex)
+            guard kind < Key.otherDollar, slots[Int(kind)] == -1 else {
+                others += 1
+                continue
+            }
+            slots[Int(kind)] = valueIndex
+        }
+        guard slots[Int(Key.classReference)] == -1 else { throw .declined }
+        try checkClassDescription(slots: slots, others: others)
+        guard let name = plist.object(slots[Int(Key.className)]) else { throw .declined }
         let known: [(StaticString, Nature)] = [
             ("NSArray", .list), ("NSMutableArray", .list), ("NSSet", .list), ("NSMutableSet", .list),
             ("NSOrderedSet", .list), ("NSMutableOrderedSet", .list), ("NSDictionary", .dictionary),
@@ -297,7 +342,7 @@ struct FastUnarchiver {
         if isApplePrefixed(name) { throw .declined }
         // A class of its own: its ancestors other than NSObject must not be Apple's either
         // (a subclass of NSMutableArray is a list, of NSAttributedString a summary).
-        if let chain = field(description, "$classes") {
+        if slots[Int(Key.classes)] >= 0, let chain = plist.object(slots[Int(Key.classes)]) {
             for element in 0..<min(chain.count, 64) {
                 guard let index = plist.reference(chain, element), let ancestor = plist.object(index) else {
                     throw .declined
@@ -309,37 +354,48 @@ struct FastUnarchiver {
         return .generic
     }
 
-    /// The fields a natural conversion reads, present in the form it reads them.
-    private func checkFields(of entry: FastBinaryPropertyList.Object, nature: Nature, count: Int) throws(FastStop) {
+    /// The fields a natural conversion reads, present in the form it reads them; kept in
+    /// ``fieldA`` and ``fieldB``.
+    private mutating func checkFields(_ uid: Int, slots: [Int], nature: Nature, count: Int) throws(FastStop) {
+        func slot(_ key: UInt8) -> FastBinaryPropertyList.Object? {
+            slots[Int(key)] >= 0 ? plist.object(slots[Int(key)]) : nil
+        }
         switch nature {
         case .list:
-            guard let objects = field(entry, "NS.objects"), objects.kind == 0xA else { throw .declined }
+            guard let objects = slot(Key.objects), objects.kind == 0xA else { throw .declined }
+            fieldA[uid] = slots[Int(Key.objects)]
         case .dictionary:
-            guard let keys = field(entry, "NS.keys"), keys.kind == 0xA, let objects = field(entry, "NS.objects"),
-                objects.kind == 0xA, keys.count == objects.count
+            guard let keys = slot(Key.keys), keys.kind == 0xA, let objects = slot(Key.objects), objects.kind == 0xA,
+                keys.count == objects.count
             else { throw .declined }
+            fieldA[uid] = slots[Int(Key.keys)]
+            fieldB[uid] = slots[Int(Key.objects)]
         case .string:
-            guard field(entry, "NS.string") != nil else { throw .declined }
+            guard slots[Int(Key.string)] >= 0 else { throw .declined }
+            fieldA[uid] = slots[Int(Key.string)]
         case .data:
-            guard field(entry, "NS.data") != nil || field(entry, "NS.bytes") != nil else { throw .declined }
+            fieldA[uid] = slots[Int(Key.data)] >= 0 ? slots[Int(Key.data)] : slots[Int(Key.bytes)]
+            guard fieldA[uid] >= 0 else { throw .declined }
         case .date:
-            guard let time = field(entry, "NS.time"), time.kind == 0x1 || time.kind == 0x2 else { throw .declined }
+            guard let time = slot(Key.time), time.kind == 0x1 || time.kind == 0x2 else { throw .declined }
+            fieldA[uid] = slots[Int(Key.time)]
         case .uuid:
-            guard let bytes = field(entry, "NS.uuidbytes"), bytes.kind == 0x4, bytes.count == 16 else {
-                throw .declined
-            }
+            guard let bytes = slot(Key.uuidBytes), bytes.kind == 0x4, bytes.count == 16 else { throw .declined }
+            fieldA[uid] = slots[Int(Key.uuidBytes)]
         case .url:
-            if let base = field(entry, "NS.base") {
+            if let base = slot(Key.base) {
                 guard base.kind == 0x8, plist.unsigned(base.payload, base.count) == 0 else { throw .declined }
             }
-            guard let relative = field(entry, "NS.relative") else { throw .declined }
+            guard let relative = slot(Key.relative) else { throw .declined }
             if relative.kind == 0x8 {
-                let uid = Int(plist.unsigned(relative.payload, relative.count))
-                guard uid > 0, uid < count, let target = plist.object(entries[uid]),
-                    target.kind == 0x5 || target.kind == 0x6
+                let target = Int(plist.unsigned(relative.payload, relative.count))
+                guard target > 0, target < count, let text = plist.object(entries[target]),
+                    text.kind == 0x5 || text.kind == 0x6
                 else { throw .declined }
+                fieldA[uid] = entries[target]
             } else {
                 guard relative.kind == 0x5 || relative.kind == 0x6 else { throw .declined }
+                fieldA[uid] = slots[Int(Key.relative)]
             }
         case .null, .generic, .none: return
         }
@@ -368,9 +424,7 @@ struct FastUnarchiver {
             ka_incref(made)
             return made
         case .classDescription:
-            guard let description = plist.object(entries[uid]), let name = field(description, "$classname") else {
-                throw .declined
-            }
+            guard let name = plist.object(fieldA[uid]) else { throw .declined }
             return try plist.string(name)
         case .object:
             if enclosing[uid] {
@@ -399,6 +453,12 @@ struct FastUnarchiver {
         }
     }
 
+    /// The value of plist object `index` (a field's value).
+    private mutating func value(at index: Int, depth: Int) throws(FastStop) -> PyRef {
+        guard let object = plist.object(index) else { throw .declined }
+        return try value(object, depth: depth)
+    }
+
     private mutating func list(_ array: FastBinaryPropertyList.Object, depth: Int) throws(FastStop) -> PyRef {
         guard let list = PyList_New(array.count) else { throw .pythonError }
         for element in 0..<array.count {
@@ -415,19 +475,29 @@ struct FastUnarchiver {
         return list
     }
 
-    private mutating func naturalValue(_ uid: Int, depth: Int) throws(FastStop) -> PyRef {
-        guard let entry = plist.object(entries[uid]) else { throw .declined }
-        func required(_ key: StaticString) throws(FastStop) -> FastBinaryPropertyList.Object {
-            guard let found = field(entry, key) else { throw .declined }
-            return found
+    /// The `str` of a field name (plist object `index`), made once.
+    private mutating func keyString(_ index: Int) throws(FastStop) -> PyRef {
+        if let known = keyStrings[index] {
+            ka_incref(known)
+            return known
         }
+        guard let key = plist.object(index) else { throw .declined }
+        let made = try plist.string(key)
+        keyStrings[index] = made
+        ka_incref(made)
+        return made
+    }
+
+    private mutating func naturalValue(_ uid: Int, depth: Int) throws(FastStop) -> PyRef {
         switch natures[uid] {
         case .list:
-            return try list(try required("NS.objects"), depth: depth)
+            guard let objects = plist.object(fieldA[uid]) else { throw .declined }
+            return try list(objects, depth: depth)
         case .dictionary:
-            let keys = try required("NS.keys")
-            let objects = try required("NS.objects")
-            guard keys.count == objects.count, let result = PyDict_New() else { throw .pythonError }
+            guard let keys = plist.object(fieldA[uid]), let objects = plist.object(fieldB[uid]),
+                keys.count == objects.count
+            else { throw .declined }
+            guard let result = PyDict_New() else { throw .pythonError }
             for entry in 0..<keys.count {
                 do throws(FastStop) {
                     guard let keyIndex = plist.reference(keys, entry), let key = plist.object(keyIndex),
@@ -446,17 +516,16 @@ struct FastUnarchiver {
                 }
             }
             return result
-        case .string:
-            return try value(try required("NS.string"), depth: depth)
-        case .data:
-            if let data = field(entry, "NS.data") { return try value(data, depth: depth) }
-            return try value(try required("NS.bytes"), depth: depth)
+        case .string, .data:
+            return try value(at: fieldA[uid], depth: depth)
         case .date:
-            let time = try required("NS.time")
+            guard let time = plist.object(fieldA[uid]) else { throw .declined }
             let bits = plist.unsigned(time.payload, time.count)
             let seconds: Double
             if time.kind == 0x2 {
-                seconds = time.count == 4 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : Double(bitPattern: bits)
+                seconds =
+                    time.count == 4
+                    ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : Double(bitPattern: bits)
             } else {
                 seconds = Double(time.count == 8 ? Int64(bitPattern: bits) : Int64(bits))
             }
@@ -465,7 +534,7 @@ struct FastUnarchiver {
         case .null:
             return ka_none()
         case .uuid:
-            let bytes = try required("NS.uuidbytes")
+            guard let bytes = plist.object(fieldA[uid]) else { throw .declined }
             guard
                 let made = call(
                     helpers.uuidFromBytes,
@@ -476,40 +545,37 @@ struct FastUnarchiver {
             else { throw .pythonError }
             return made
         case .url:
-            let relative = try required("NS.relative")
-            if relative.kind == 0x8 {
-                guard let target = plist.object(entries[Int(plist.unsigned(relative.payload, relative.count))]) else {
-                    throw .declined
-                }
-                return try plist.string(target)
-            }
-            return try plist.string(relative)
+            guard let text = plist.object(fieldA[uid]) else { throw .declined }
+            return try plist.string(text)
         case .generic:
+            guard let entry = plist.object(entries[uid]), let name = plist.object(fieldA[classOf[uid]]) else {
+                throw .declined
+            }
             guard let result = PyDict_New() else { throw .pythonError }
             do throws(FastStop) {
-                guard let description = plist.object(entries[classOf[uid]]),
-                    let name = field(description, "$classname")
-                else { throw FastStop.declined }
                 let className = try plist.string(name)
                 guard let classKey = PyUnicode_FromStringAndSize("$class", 6) else {
                     ka_decref(className)
                     throw FastStop.pythonError
                 }
                 try setItem(result, className, classKey)
+                var fields = 1
                 for field in 0..<entry.count {
-                    guard let keyIndex = plist.reference(entry, field), let key = plist.object(keyIndex),
-                        let valueIndex = plist.reference(entry, entry.count + field),
-                        let item = plist.object(valueIndex)
+                    guard let keyIndex = plist.reference(entry, field),
+                        let valueIndex = plist.reference(entry, entry.count + field)
                     else { throw FastStop.declined }
-                    if plist.equals(key, "$class") { continue }
-                    let keyObject = try plist.string(key)
+                    if keyKinds[keyIndex] == Key.classReference { continue }
+                    let keyObject = try keyString(keyIndex)
                     let made: PyRef
-                    do { made = try value(item, depth: depth + 1) } catch {
+                    do { made = try value(at: valueIndex, depth: depth + 1) } catch {
                         ka_decref(keyObject)
                         throw error
                     }
                     try setItem(result, made, keyObject)
+                    fields += 1
                 }
+                // A field name given twice: the library's to read.
+                guard PyDict_Size(result) == fields else { throw FastStop.declined }
             } catch {
                 ka_decref(result)
                 throw error
