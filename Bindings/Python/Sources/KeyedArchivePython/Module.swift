@@ -164,11 +164,18 @@ func makeDate(_ date: Date) -> PyRef? {
     let day = dayOfYear - (153 * monthPrime + 2) / 5 + 1
     let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
     let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-    let fields: [Int64] = [
+    // The arguments' tuple filled directly (no Swift array per date: dates are a third of
+    // reading a date-heavy binary list).
+    guard let arguments = PyTuple_New(7) else { return nil }
+    defer { ka_decref(arguments) }
+    for (index, field) in [
         year, month, day, within / 3_600_000_000, within / 60_000_000 % 60, within / 1_000_000 % 60,
         within % 1_000_000,
-    ]
-    return call(helpers.datetimeClass, fields.map { PyLong_FromLongLong($0) })
+    ].enumerated() {
+        guard let number = PyLong_FromLongLong(field) else { return nil }
+        PyTuple_SetItem(arguments, index, number)
+    }
+    return PyObject_CallObject(helpers.datetimeClass, arguments)
 }
 
 // MARK: - Arguments
