@@ -126,7 +126,8 @@ def values(seed):
     def value(depth):
         kind = rng.randrange(9 if depth < 3 else 6)
         if kind == 0:
-            return rng.randrange(-2**63, 2**63)
+            # 16-byte integers too (plistlib writes 2**63 and up so).
+            return rng.choice([rng.randrange(-2**63, 2**63), rng.randrange(2**63, 2**64), 2**64 - 1, -1])
         if kind == 1:
             return rng.choice(["", "a", "ünï", "\U0001F600", "x" * 300, "Title"])
         if kind == 2:

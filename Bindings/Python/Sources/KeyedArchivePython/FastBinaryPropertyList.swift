@@ -23,14 +23,23 @@ enum FastStop: Error {
     case declined
 }
 
+/// The source line of the last ``FastStop/declined``, 0 if none: why the last input took
+/// the library's path (`_keyedarchive._fast_paths(None)` returns it, for diagnostics).
+nonisolated(unsafe) var lastDeclinedLine = 0
+
+/// ``FastStop/declined``, noting where.
+func declined(_ line: Int = #line) -> FastStop {
+    lastDeclinedLine = line
+    return .declined
+}
+
 /// A binary property list read in place, for building Python objects straight from its bytes
 /// (no ``PropertyList`` tree, no Swift `String`): `loads` and `unarchive` read binary input
 /// through it, as plistlib's own reader does, with each object built once.
 ///
 /// It accepts only what it reads exactly as the library does and *declines* anything else
 /// (``FastStop/declined``): a malformed trailer, object or reference, an unknown marker, a
-/// 16-byte integer, a set, a non-string or repeated dictionary key, a non-finite date, a
-/// lone surrogate, a container that contains itself, nesting beyond 400 levels, an expansion
+/// set, a non-string or repeated dictionary key, a non-finite date, a lone surrogate, a container that contains itself, nesting beyond 400 levels, an expansion
 /// beyond half the library's value budget. The caller then runs the library's reader, which
 /// gives the same value or the library's error with its location: the fast path never
 /// decides an error itself. Every read is bounds-checked against the buffer.
@@ -122,7 +131,7 @@ struct FastBinaryPropertyList {
             let width: Int
             switch kind {
             case 0x1:
-                guard low <= 3 else { return nil }
+                guard low <= 4 else { return nil }
                 width = 1 << low
             case 0x2:
                 guard low == 2 || low == 3 else { return nil }
@@ -217,6 +226,25 @@ struct FastBinaryPropertyList {
         let made: PyRef?
         switch object.kind {
         case 0x0: made = PyBool_FromLong(object.marker == 0x09 ? 1 : 0)
+        case 0x1 where object.count == 16:
+            // 128 bits, signed (as the library and plistlib read them): high << 64 | low.
+            let high = Int64(bitPattern: unsigned(object.payload, 8))
+            let low = unsigned(object.payload + 8, 8)
+            if high == 0 {
+                made = PyLong_FromUnsignedLongLong(low)
+            } else if high == -1, low >= 1 << 63 {
+                made = PyLong_FromLongLong(Int64(bitPattern: low))
+            } else {
+                guard let upper = PyLong_FromLongLong(high) else { throw .pythonError }
+                defer { ka_decref(upper) }
+                guard let shift = PyLong_FromLong(64) else { throw .pythonError }
+                defer { ka_decref(shift) }
+                guard let shifted = PyNumber_Lshift(upper, shift) else { throw .pythonError }
+                defer { ka_decref(shifted) }
+                guard let lower = PyLong_FromUnsignedLongLong(low) else { throw .pythonError }
+                defer { ka_decref(lower) }
+                made = PyNumber_Or(shifted, lower)
+            }
         case 0x1:
             let value = unsigned(object.payload, object.count)
             made = object.count == 8 ? PyLong_FromLongLong(Int64(bitPattern: value)) : PyLong_FromLongLong(Int64(value))
@@ -226,13 +254,13 @@ struct FastBinaryPropertyList {
                 object.count == 4 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : Double(bitPattern: bits))
         case 0x3:
             let seconds = Double(bitPattern: unsigned(object.payload, 8))
-            guard seconds.isFinite else { throw .declined }
+            guard seconds.isFinite else { throw declined() }
             made = makeDate(Date(timeIntervalSinceReferenceDate: seconds))
         case 0x4:
             made = PyBytes_FromStringAndSize(
                 UnsafeRawPointer(base + object.payload).assumingMemoryBound(to: CChar.self), object.count)
         case 0x5, 0x6: return try string(object)
-        default: throw .declined
+        default: throw declined()
         }
         guard let made else { throw .pythonError }
         return made
@@ -255,10 +283,10 @@ struct FastBinaryPropertyList {
                 ? PyUnicode_FromStringAndSize(start, object.count)
                 : PyUnicode_DecodeLatin1(start, object.count, nil)
         case 0x6:
-            guard isWellFormedUTF16(object) else { throw .declined }
+            guard isWellFormedUTF16(object) else { throw declined() }
             var order: Int32 = 1
             made = PyUnicode_DecodeUTF16(start, 2 * object.count, nil, &order)
-        default: throw .declined
+        default: throw declined()
         }
         guard let made else { throw .pythonError }
         return made
@@ -303,7 +331,7 @@ struct FastPropertyListBuilder {
         guard sizes[plist.topObject] <= budget / 2, heights[plist.topObject] <= FastBinaryPropertyList.maximumDepth
         else {
             ka_decref(root)
-            throw .declined
+            throw declined()
         }
         return root
     }
@@ -315,7 +343,7 @@ struct FastPropertyListBuilder {
             return known
         }
         guard state[index] == 0, depth <= FastBinaryPropertyList.maximumDepth, let object = plist.object(index)
-        else { throw .declined }
+        else { throw declined() }
         let made: PyRef
         switch object.kind {
         case 0xA:
@@ -326,7 +354,7 @@ struct FastPropertyListBuilder {
             for element in 0..<object.count {
                 guard let child = plist.reference(object, element) else {
                     ka_decref(list)
-                    throw .declined
+                    throw declined()
                 }
                 let item: PyRef
                 do { item = try value(child, depth: depth + 1) } catch {
@@ -349,7 +377,7 @@ struct FastPropertyListBuilder {
                 do throws(FastStop) {
                     guard let keyIndex = plist.reference(object, entry),
                         let valueIndex = plist.reference(object, object.count + entry)
-                    else { throw FastStop.declined }
+                    else { throw declined() }
                     let key = try self.key(keyIndex)
                     let item: PyRef
                     do { item = try value(valueIndex, depth: depth + 1) } catch {
@@ -370,7 +398,7 @@ struct FastPropertyListBuilder {
             // A key given twice: the library's order and choice are its own.
             guard PyDict_Size(dictionary) == object.count else {
                 ka_decref(dictionary)
-                throw .declined
+                throw declined()
             }
             sizes[index] = size
             heights[index] = height + 1
@@ -396,12 +424,12 @@ struct FastPropertyListBuilder {
     /// A dictionary key: a string object, built once.
     private mutating func key(_ index: Int) throws(FastStop) -> PyRef {
         if state[index] == 2, let known = built[index] {
-            guard ka_is_str(known) != 0 else { throw .declined }
+            guard ka_is_str(known) != 0 else { throw declined() }
             ka_incref(known)
             return known
         }
         guard state[index] == 0, let object = plist.object(index), object.kind == 0x5 || object.kind == 0x6 else {
-            throw .declined
+            throw declined()
         }
         let made = try plist.string(object)
         built[index] = made

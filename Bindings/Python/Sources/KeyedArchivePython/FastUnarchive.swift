@@ -45,6 +45,8 @@ struct FastUnarchiver {
     /// 1 while an object is being converted (a reference back is a `Cycle`).
     private var enclosing: [Bool] = []
     private var rootUID = 0
+    /// `$top`, when it has no `root`.
+    private var topEntries: FastBinaryPropertyList.Object?
 
     enum EntryKind: UInt8 {
         case null, plain, classDescription, object
@@ -98,7 +100,7 @@ struct FastUnarchiver {
     /// Reads the header and checks every entry; throws ``FastStop/declined`` for anything
     /// this reader does not convert exactly as the library's path.
     mutating func check() throws(FastStop) {
-        guard let root = plist.object(plist.topObject), root.kind == 0xD, root.count == 4 else { throw .declined }
+        guard let root = plist.object(plist.topObject), root.kind == 0xD, root.count == 4 else { throw declined() }
         var objectsArray: FastBinaryPropertyList.Object?
         var top: FastBinaryPropertyList.Object?
         var sawArchiver = false
@@ -106,52 +108,55 @@ struct FastUnarchiver {
         for entry in 0..<4 {
             guard let keyIndex = plist.reference(root, entry), let valueIndex = plist.reference(root, 4 + entry),
                 let key = plist.object(keyIndex), let value = plist.object(valueIndex)
-            else { throw .declined }
+            else { throw declined() }
             if plist.equals(key, "$archiver") {
-                guard !sawArchiver, plist.equals(value, "NSKeyedArchiver") else { throw .declined }
+                guard !sawArchiver, plist.equals(value, "NSKeyedArchiver") else { throw declined() }
                 sawArchiver = true
             } else if plist.equals(key, "$version") {
                 guard !sawVersion, value.kind == 0x1, value.count <= 8,
                     plist.unsigned(value.payload, value.count) == 100_000
-                else { throw .declined }
+                else { throw declined() }
                 sawVersion = true
             } else if plist.equals(key, "$top") {
-                guard top == nil, value.kind == 0xD else { throw .declined }
+                guard top == nil, value.kind == 0xD else { throw declined() }
                 top = value
             } else if plist.equals(key, "$objects") {
-                guard objectsArray == nil, value.kind == 0xA else { throw .declined }
+                guard objectsArray == nil, value.kind == 0xA else { throw declined() }
                 objectsArray = value
             } else {
-                throw .declined
+                throw declined()
             }
         }
-        guard sawArchiver, sawVersion, let top, let objectsArray else { throw .declined }
+        guard sawArchiver, sawVersion, let top, let objectsArray else { throw declined() }
         let count = objectsArray.count
-        guard count >= 1, count <= 1 << 24 else { throw .declined }
+        guard count >= 1, count <= 1 << 24 else { throw declined() }
         entries = []
         entries.reserveCapacity(count)
         for uid in 0..<count {
-            guard let index = plist.reference(objectsArray, uid) else { throw .declined }
+            guard let index = plist.reference(objectsArray, uid) else { throw declined() }
             entries.append(index)
         }
-        guard let null = plist.object(entries[0]), plist.equals(null, "$null") else { throw .declined }
-        // `$top`: references only, one of them `root`.
+        guard let null = plist.object(entries[0]), plist.equals(null, "$null") else { throw declined() }
+        // `$top`: references in range and scalars, under unescaped keys; `root` a reference,
+        // or absent (the archive's value is then its `$top` entries).
         var foundRoot = false
         for entry in 0..<top.count {
             guard let keyIndex = plist.reference(top, entry), let valueIndex = plist.reference(top, top.count + entry),
                 let key = plist.object(keyIndex), key.kind == 0x5, key.count > 0,
-                plist.base[key.payload] != UInt8(ascii: "$"), let value = plist.object(valueIndex),
-                value.kind == 0x8
-            else { throw .declined }
-            let uid = plist.unsigned(value.payload, value.count)
-            guard uid < UInt64(count) else { throw .declined }
+                plist.base[key.payload] != UInt8(ascii: "$"), let value = plist.object(valueIndex)
+            else { throw declined() }
+            if value.kind == 0x8 {
+                guard plist.unsigned(value.payload, value.count) < UInt64(count) else { throw declined() }
+            } else {
+                try checkScalar(value)
+            }
             if plist.equals(key, "root") {
-                guard !foundRoot else { throw .declined }
+                guard !foundRoot, value.kind == 0x8 else { throw declined() }
                 foundRoot = true
-                rootUID = Int(uid)
+                rootUID = Int(plist.unsigned(value.payload, value.count))
             }
         }
-        guard foundRoot else { throw .declined }
+        topEntries = foundRoot ? nil : top
 
         kinds = Array(repeating: .null, count: count)
         natures = Array(repeating: .none, count: count)
@@ -167,10 +172,10 @@ struct FastUnarchiver {
         var values = 0
         let budget = defaultValueBudget(plist.length) / 2
         for uid in 1..<max(1, count) {
-            guard let entry = plist.object(entries[uid]) else { throw .declined }
+            guard let entry = plist.object(entries[uid]) else { throw declined() }
             values += 1
             if entry.kind != 0xD {
-                guard entry.kind != 0xA, entry.kind != 0x8 else { throw .declined }
+                guard entry.kind != 0xA, entry.kind != 0x8 else { throw declined() }
                 try checkScalar(entry)
                 kinds[uid] = .plain
                 continue
@@ -182,23 +187,23 @@ struct FastUnarchiver {
             for field in 0..<entry.count {
                 guard let keyIndex = plist.reference(entry, field),
                     let valueIndex = plist.reference(entry, entry.count + field)
-                else { throw .declined }
+                else { throw declined() }
                 let kind = try keyKind(keyIndex)
                 if kind < Key.otherDollar {
-                    guard slots[Int(kind)] == -1 else { throw .declined }
+                    guard slots[Int(kind)] == -1 else { throw declined() }
                     slots[Int(kind)] = valueIndex
                 } else if kind == Key.otherDollar {
-                    throw .declined
+                    throw declined()
                 } else {
                     others += 1
                 }
                 if kind != Key.classReference {
-                    guard let value = plist.object(valueIndex) else { throw .declined }
+                    guard let value = plist.object(valueIndex) else { throw declined() }
                     values += try checkFieldValue(value, count: count)
                 }
             }
             values += 2 * entry.count
-            guard values <= budget else { throw .declined }
+            guard values <= budget else { throw declined() }
             guard slots[Int(Key.classReference)] >= 0 else {
                 try checkClassDescription(slots: slots, others: others)
                 kinds[uid] = .classDescription
@@ -206,20 +211,20 @@ struct FastUnarchiver {
                 continue
             }
             guard let classReference = plist.object(slots[Int(Key.classReference)]), classReference.kind == 0x8
-            else { throw .declined }
+            else { throw declined() }
             let classUID = plist.unsigned(classReference.payload, classReference.count)
-            guard classUID > 0, classUID < UInt64(count) else { throw .declined }
+            guard classUID > 0, classUID < UInt64(count) else { throw declined() }
             let classIndex = Int(classUID)
             if classNatures[classIndex] == 0 {
                 classNatures[classIndex] = try natureOfClass(at: classIndex).rawValue
             }
-            guard let nature = Nature(rawValue: classNatures[classIndex]) else { throw .declined }
+            guard let nature = Nature(rawValue: classNatures[classIndex]) else { throw declined() }
             try checkFields(uid, slots: slots, nature: nature, count: count)
             kinds[uid] = .object
             natures[uid] = nature
             classOf[uid] = classIndex
         }
-        guard values <= budget else { throw .declined }
+        guard values <= budget else { throw declined() }
         converted = Array(repeating: nil, count: count)
         enclosing = Array(repeating: false, count: count)
     }
@@ -229,7 +234,7 @@ struct FastUnarchiver {
     private mutating func keyKind(_ index: Int) throws(FastStop) -> UInt8 {
         let known = keyKinds[index]
         if known != 0 { return known }
-        guard let key = plist.object(index), key.kind == 0x5, key.count > 0 else { throw .declined }
+        guard let key = plist.object(index), key.kind == 0x5, key.count > 0 else { throw declined() }
         var kind = Key.other
         if plist.base[key.payload] == UInt8(ascii: "$") || plist.base[key.payload] == UInt8(ascii: "N") {
             if plist.base[key.payload] == UInt8(ascii: "$") { kind = Key.otherDollar }
@@ -247,10 +252,10 @@ struct FastUnarchiver {
         switch object.kind {
         case 0x0, 0x1, 0x2, 0x4, 0x5: return
         case 0x3:
-            guard Double(bitPattern: plist.unsigned(object.payload, 8)).isFinite else { throw .declined }
+            guard Double(bitPattern: plist.unsigned(object.payload, 8)).isFinite else { throw declined() }
         case 0x6:
-            guard plist.isWellFormedUTF16(object) else { throw .declined }
-        default: throw .declined
+            guard plist.isWellFormedUTF16(object) else { throw declined() }
+        default: throw declined()
         }
     }
 
@@ -258,15 +263,15 @@ struct FastUnarchiver {
     private func checkFieldValue(_ value: FastBinaryPropertyList.Object, count: Int) throws(FastStop) -> Int {
         switch value.kind {
         case 0x8:
-            guard plist.unsigned(value.payload, value.count) < UInt64(count) else { throw .declined }
+            guard plist.unsigned(value.payload, value.count) < UInt64(count) else { throw declined() }
             return 2
         case 0xA:
             for element in 0..<value.count {
                 guard let index = plist.reference(value, element), let object = plist.object(index) else {
-                    throw .declined
+                    throw declined()
                 }
                 if object.kind == 0x8 {
-                    guard plist.unsigned(object.payload, object.count) < UInt64(count) else { throw .declined }
+                    guard plist.unsigned(object.payload, object.count) < UInt64(count) else { throw declined() }
                 } else {
                     try checkScalar(object)
                 }
@@ -282,18 +287,18 @@ struct FastUnarchiver {
     /// `$classname` a string, `$classes` and `$classhints` (if any) arrays of strings.
     private func checkClassDescription(slots: [Int], others: Int) throws(FastStop) {
         guard others == 0, let name = plist.object(slots[Int(Key.className)]), name.kind == 0x5 else {
-            throw .declined
+            throw declined()
         }
         for slot in [Key.classes, Key.classHints] where slots[Int(slot)] >= 0 {
-            guard let value = plist.object(slots[Int(slot)]), value.kind == 0xA else { throw .declined }
+            guard let value = plist.object(slots[Int(slot)]), value.kind == 0xA else { throw declined() }
             for element in 0..<value.count {
                 guard let index = plist.reference(value, element), let name = plist.object(index), name.kind == 0x5
-                else { throw .declined }
+                else { throw declined() }
             }
         }
         for slot in 1..<Key.slots
         where slot != Int(Key.className) && slot != Int(Key.classes) && slot != Int(Key.classHints) {
-            guard slots[slot] == -1 else { throw .declined }
+            guard slots[slot] == -1 else { throw declined() }
         }
     }
 
@@ -314,13 +319,13 @@ struct FastUnarchiver {
     /// declined for a class whose value the library's catalogue or natural conversions give
     /// in a way this reader does not.
     private mutating func natureOfClass(at uid: Int) throws(FastStop) -> Nature {
-        guard let description = plist.object(entries[uid]), description.kind == 0xD else { throw .declined }
+        guard let description = plist.object(entries[uid]), description.kind == 0xD else { throw declined() }
         var slots = [Int](repeating: -1, count: Key.slots)
         var others = 0
         for field in 0..<description.count {
             guard let keyIndex = plist.reference(description, field),
                 let valueIndex = plist.reference(description, description.count + field)
-            else { throw .declined }
+            else { throw declined() }
             let kind = try keyKind(keyIndex)
             guard kind < Key.otherDollar, slots[Int(kind)] == -1 else {
                 others += 1
@@ -328,9 +333,9 @@ struct FastUnarchiver {
             }
             slots[Int(kind)] = valueIndex
         }
-        guard slots[Int(Key.classReference)] == -1 else { throw .declined }
+        guard slots[Int(Key.classReference)] == -1 else { throw declined() }
         try checkClassDescription(slots: slots, others: others)
-        guard let name = plist.object(slots[Int(Key.className)]) else { throw .declined }
+        guard let name = plist.object(slots[Int(Key.className)]) else { throw declined() }
         let known: [(StaticString, Nature)] = [
             ("NSArray", .list), ("NSMutableArray", .list), ("NSSet", .list), ("NSMutableSet", .list),
             ("NSOrderedSet", .list), ("NSMutableOrderedSet", .list), ("NSDictionary", .dictionary),
@@ -339,16 +344,16 @@ struct FastUnarchiver {
             ("NSUUID", .uuid), ("NSURL", .url),
         ]
         for (text, nature) in known where plist.equals(name, text) { return nature }
-        if isApplePrefixed(name) { throw .declined }
+        if isApplePrefixed(name) { throw declined() }
         // A class of its own: its ancestors other than NSObject must not be Apple's either
         // (a subclass of NSMutableArray is a list, of NSAttributedString a summary).
         if slots[Int(Key.classes)] >= 0, let chain = plist.object(slots[Int(Key.classes)]) {
             for element in 0..<min(chain.count, 64) {
                 guard let index = plist.reference(chain, element), let ancestor = plist.object(index) else {
-                    throw .declined
+                    throw declined()
                 }
                 if plist.equals(ancestor, "NSObject") { continue }
-                if isApplePrefixed(ancestor) { throw .declined }
+                if isApplePrefixed(ancestor) { throw declined() }
             }
         }
         return .generic
@@ -362,39 +367,41 @@ struct FastUnarchiver {
         }
         switch nature {
         case .list:
-            guard let objects = slot(Key.objects), objects.kind == 0xA else { throw .declined }
+            guard let objects = slot(Key.objects), objects.kind == 0xA else { throw declined() }
             fieldA[uid] = slots[Int(Key.objects)]
         case .dictionary:
             guard let keys = slot(Key.keys), keys.kind == 0xA, let objects = slot(Key.objects), objects.kind == 0xA,
                 keys.count == objects.count
-            else { throw .declined }
+            else { throw declined() }
             fieldA[uid] = slots[Int(Key.keys)]
             fieldB[uid] = slots[Int(Key.objects)]
         case .string:
-            guard slots[Int(Key.string)] >= 0 else { throw .declined }
+            guard slots[Int(Key.string)] >= 0 else { throw declined() }
             fieldA[uid] = slots[Int(Key.string)]
         case .data:
             fieldA[uid] = slots[Int(Key.data)] >= 0 ? slots[Int(Key.data)] : slots[Int(Key.bytes)]
-            guard fieldA[uid] >= 0 else { throw .declined }
+            guard fieldA[uid] >= 0 else { throw declined() }
         case .date:
-            guard let time = slot(Key.time), time.kind == 0x1 || time.kind == 0x2 else { throw .declined }
+            guard let time = slot(Key.time), (time.kind == 0x1 && time.count <= 8) || time.kind == 0x2 else {
+                throw declined()
+            }
             fieldA[uid] = slots[Int(Key.time)]
         case .uuid:
-            guard let bytes = slot(Key.uuidBytes), bytes.kind == 0x4, bytes.count == 16 else { throw .declined }
+            guard let bytes = slot(Key.uuidBytes), bytes.kind == 0x4, bytes.count == 16 else { throw declined() }
             fieldA[uid] = slots[Int(Key.uuidBytes)]
         case .url:
             if let base = slot(Key.base) {
-                guard base.kind == 0x8, plist.unsigned(base.payload, base.count) == 0 else { throw .declined }
+                guard base.kind == 0x8, plist.unsigned(base.payload, base.count) == 0 else { throw declined() }
             }
-            guard let relative = slot(Key.relative) else { throw .declined }
+            guard let relative = slot(Key.relative) else { throw declined() }
             if relative.kind == 0x8 {
                 let target = Int(plist.unsigned(relative.payload, relative.count))
                 guard target > 0, target < count, let text = plist.object(entries[target]),
                     text.kind == 0x5 || text.kind == 0x6
-                else { throw .declined }
+                else { throw declined() }
                 fieldA[uid] = entries[target]
             } else {
-                guard relative.kind == 0x5 || relative.kind == 0x6 else { throw .declined }
+                guard relative.kind == 0x5 || relative.kind == 0x6 else { throw declined() }
                 fieldA[uid] = slots[Int(Key.relative)]
             }
         case .null, .generic, .none: return
@@ -405,12 +412,33 @@ struct FastUnarchiver {
 
     /// The root's value (a new reference).
     mutating func convertRoot() throws(FastStop) -> PyRef {
-        try reference(rootUID, depth: 0)
+        guard let top = topEntries else { return try reference(rootUID, depth: 0) }
+        // No `root` (Interface Builder's `IB.objectdata`, Xcode's `State`): the `$top` entries.
+        guard let result = PyDict_New() else { throw .pythonError }
+        do throws(FastStop) {
+            for entry in 0..<top.count {
+                guard let keyIndex = plist.reference(top, entry), let valueIndex = plist.reference(top, top.count + entry),
+                    let key = plist.object(keyIndex)
+                else { throw declined() }
+                let name = try plist.string(key)
+                let made: PyRef
+                do { made = try value(at: valueIndex, depth: 1) } catch {
+                    ka_decref(name)
+                    throw error
+                }
+                try setItem(result, made, name)
+            }
+            guard PyDict_Size(result) == top.count else { throw declined() }
+        } catch {
+            ka_decref(result)
+            throw error
+        }
+        return result
     }
 
     /// The value at `$objects[uid]`.
     private mutating func reference(_ uid: Int, depth: Int) throws(FastStop) -> PyRef {
-        guard depth < FastBinaryPropertyList.maximumDepth else { throw .declined }
+        guard depth < FastBinaryPropertyList.maximumDepth else { throw declined() }
         if let known = converted[uid] {
             ka_incref(known)
             return known
@@ -418,13 +446,13 @@ struct FastUnarchiver {
         switch kinds[uid] {
         case .null: return ka_none()
         case .plain:
-            guard let object = plist.object(entries[uid]) else { throw .declined }
+            guard let object = plist.object(entries[uid]) else { throw declined() }
             let made = try plist.scalar(object)
             converted[uid] = made
             ka_incref(made)
             return made
         case .classDescription:
-            guard let name = plist.object(fieldA[uid]) else { throw .declined }
+            guard let name = plist.object(fieldA[uid]) else { throw declined() }
             return try plist.string(name)
         case .object:
             if enclosing[uid] {
@@ -455,7 +483,7 @@ struct FastUnarchiver {
 
     /// The value of plist object `index` (a field's value).
     private mutating func value(at index: Int, depth: Int) throws(FastStop) -> PyRef {
-        guard let object = plist.object(index) else { throw .declined }
+        guard let object = plist.object(index) else { throw declined() }
         return try value(object, depth: depth)
     }
 
@@ -464,7 +492,7 @@ struct FastUnarchiver {
         for element in 0..<array.count {
             do throws(FastStop) {
                 guard let index = plist.reference(array, element), let object = plist.object(index) else {
-                    throw FastStop.declined
+                    throw declined()
                 }
                 PyList_SetItem(list, element, try value(object, depth: depth + 1))
             } catch {
@@ -481,7 +509,7 @@ struct FastUnarchiver {
             ka_incref(known)
             return known
         }
-        guard let key = plist.object(index) else { throw .declined }
+        guard let key = plist.object(index) else { throw declined() }
         let made = try plist.string(key)
         keyStrings[index] = made
         ka_incref(made)
@@ -491,18 +519,18 @@ struct FastUnarchiver {
     private mutating func naturalValue(_ uid: Int, depth: Int) throws(FastStop) -> PyRef {
         switch natures[uid] {
         case .list:
-            guard let objects = plist.object(fieldA[uid]) else { throw .declined }
+            guard let objects = plist.object(fieldA[uid]) else { throw declined() }
             return try list(objects, depth: depth)
         case .dictionary:
             guard let keys = plist.object(fieldA[uid]), let objects = plist.object(fieldB[uid]),
                 keys.count == objects.count
-            else { throw .declined }
+            else { throw declined() }
             guard let result = PyDict_New() else { throw .pythonError }
             for entry in 0..<keys.count {
                 do throws(FastStop) {
                     guard let keyIndex = plist.reference(keys, entry), let key = plist.object(keyIndex),
                         let valueIndex = plist.reference(objects, entry), let item = plist.object(valueIndex)
-                    else { throw FastStop.declined }
+                    else { throw declined() }
                     let name = try value(key, depth: depth + 1)
                     let made: PyRef
                     do { made = try value(item, depth: depth + 1) } catch {
@@ -519,7 +547,7 @@ struct FastUnarchiver {
         case .string, .data:
             return try value(at: fieldA[uid], depth: depth)
         case .date:
-            guard let time = plist.object(fieldA[uid]) else { throw .declined }
+            guard let time = plist.object(fieldA[uid]) else { throw declined() }
             let bits = plist.unsigned(time.payload, time.count)
             let seconds: Double
             if time.kind == 0x2 {
@@ -534,7 +562,7 @@ struct FastUnarchiver {
         case .null:
             return ka_none()
         case .uuid:
-            guard let bytes = plist.object(fieldA[uid]) else { throw .declined }
+            guard let bytes = plist.object(fieldA[uid]) else { throw declined() }
             guard
                 let made = call(
                     helpers.uuidFromBytes,
@@ -545,11 +573,11 @@ struct FastUnarchiver {
             else { throw .pythonError }
             return made
         case .url:
-            guard let text = plist.object(fieldA[uid]) else { throw .declined }
+            guard let text = plist.object(fieldA[uid]) else { throw declined() }
             return try plist.string(text)
         case .generic:
             guard let entry = plist.object(entries[uid]), let name = plist.object(fieldA[classOf[uid]]) else {
-                throw .declined
+                throw declined()
             }
             guard let result = PyDict_New() else { throw .pythonError }
             do throws(FastStop) {
@@ -563,7 +591,7 @@ struct FastUnarchiver {
                 for field in 0..<entry.count {
                     guard let keyIndex = plist.reference(entry, field),
                         let valueIndex = plist.reference(entry, entry.count + field)
-                    else { throw FastStop.declined }
+                    else { throw declined() }
                     if keyKinds[keyIndex] == Key.classReference { continue }
                     let keyObject = try keyString(keyIndex)
                     let made: PyRef
@@ -575,14 +603,14 @@ struct FastUnarchiver {
                     fields += 1
                 }
                 // A field name given twice: the library's to read.
-                guard PyDict_Size(result) == fields else { throw FastStop.declined }
+                guard PyDict_Size(result) == fields else { throw declined() }
             } catch {
                 ka_decref(result)
                 throw error
             }
             return result
         case .none:
-            throw .declined
+            throw declined()
         }
     }
 

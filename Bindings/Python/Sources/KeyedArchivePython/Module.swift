@@ -263,6 +263,7 @@ private func setup(_ module: PyRef?, _ args: UnsafePointer<PyRef?>?, _ count: In
 private func fastPaths(_ module: PyRef?, _ args: UnsafePointer<PyRef?>?, _ count: Int) -> PyRef? {
     entry {
         let given = try arguments(args, count, expected: 1, name: "_fast_paths")
+        if ka_is_none(given[0]) != 0 { return PyLong_FromLongLong(Int64(lastDeclinedLine)) }
         let previous = fastPathsEnabled
         fastPathsEnabled = PyObject_IsTrue(given[0]) == 1
         return PyBool_FromLong(previous ? 1 : 0)
@@ -271,7 +272,7 @@ private func fastPaths(_ module: PyRef?, _ args: UnsafePointer<PyRef?>?, _ count
 
 private let functions: [(name: String, function: KAFastFunction, doc: String)] = [
     ("_setup", { setup($0, $1, $2) }, "Hands the package's Python helpers to the extension."),
-    ("_fast_paths", { fastPaths($0, $1, $2) }, "_fast_paths(enabled) -> previous (for the tests)"),
+    ("_fast_paths", { fastPaths($0, $1, $2) }, "_fast_paths(enabled) -> previous (for the tests); _fast_paths(None) -> line of the last decline"),
     ("_loads", { loadsFunction($0, $1, $2) }, "_loads(data, fmt) -> value"),
     ("_dumps", { dumpsFunction($0, $1, $2) }, "_dumps(value, fmt, sort_keys, skipkeys) -> bytes"),
     ("_unarchive", { unarchiveFunction($0, $1, $2) }, "_unarchive(data, allowed, objects) -> value"),
