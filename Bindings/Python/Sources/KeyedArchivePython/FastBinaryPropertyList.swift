@@ -193,13 +193,16 @@ struct FastBinaryPropertyList {
     func sameBytes(_ first: Object, _ second: Object) -> Bool {
         guard first.kind == second.kind, first.count == second.count else { return false }
         let length = first.kind == 0x6 ? 2 * first.count : first.count
-        for index in 0..<length where base[first.payload + index] != base[second.payload + index] { return false }
+        for index in 0..<length where base[first.payload + index] != base[second.payload + index] {
+            return false
+        }
         return true
     }
 
     /// The bytes of a string or data object.
     func bytes(_ object: Object) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(start: base + object.payload, count: object.kind == 0x6 ? 2 * object.count : object.count)
+        UnsafeBufferPointer(
+            start: base + object.payload, count: object.kind == 0x6 ? 2 * object.count : object.count)
     }
 
     /// Whether a UTF-16 string object has no lone surrogate (the library refuses one).
@@ -247,11 +250,14 @@ struct FastBinaryPropertyList {
             }
         case 0x1:
             let value = unsigned(object.payload, object.count)
-            made = object.count == 8 ? PyLong_FromLongLong(Int64(bitPattern: value)) : PyLong_FromLongLong(Int64(value))
+            made =
+                object.count == 8
+                ? PyLong_FromLongLong(Int64(bitPattern: value)) : PyLong_FromLongLong(Int64(value))
         case 0x2:
             let bits = unsigned(object.payload, object.count)
             made = PyFloat_FromDouble(
-                object.count == 4 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : Double(bitPattern: bits))
+                object.count == 4
+                    ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : Double(bitPattern: bits))
         case 0x3:
             let seconds = Double(bitPattern: unsigned(object.payload, 8))
             guard seconds.isFinite else { throw declined() }
@@ -328,7 +334,8 @@ struct FastPropertyListBuilder {
         let root = try value(plist.topObject, depth: 1)
         // The library refuses more than `budget` values or 512 levels: leave anything near
         // either to it.
-        guard sizes[plist.topObject] <= budget / 2, heights[plist.topObject] <= FastBinaryPropertyList.maximumDepth
+        guard sizes[plist.topObject] <= budget / 2,
+            heights[plist.topObject] <= FastBinaryPropertyList.maximumDepth
         else {
             ka_decref(root)
             throw declined()
@@ -342,7 +349,8 @@ struct FastPropertyListBuilder {
             ka_incref(known)
             return known
         }
-        guard state[index] == 0, depth <= FastBinaryPropertyList.maximumDepth, let object = plist.object(index)
+        guard state[index] == 0, depth <= FastBinaryPropertyList.maximumDepth,
+            let object = plist.object(index)
         else { throw declined() }
         let made: PyRef
         switch object.kind {
@@ -428,7 +436,8 @@ struct FastPropertyListBuilder {
             ka_incref(known)
             return known
         }
-        guard state[index] == 0, let object = plist.object(index), object.kind == 0x5 || object.kind == 0x6 else {
+        guard state[index] == 0, let object = plist.object(index), object.kind == 0x5 || object.kind == 0x6
+        else {
             throw declined()
         }
         let made = try plist.string(object)
@@ -448,7 +457,8 @@ struct FastPropertyListBuilder {
 /// The value budget the library's readers give an input of `length` bytes by default.
 func defaultValueBudget(_ length: Int) -> Int {
     let options = PropertyListReadingOptions()
-    let (scaled, overflow) = max(0, length).multipliedReportingOverflow(by: max(0, options.maximumExpansionFactor))
+    let (scaled, overflow) = max(0, length).multipliedReportingOverflow(
+        by: max(0, options.maximumExpansionFactor))
     if overflow { return Int.max }
     let (total, overflowTotal) = scaled.addingReportingOverflow(max(0, options.baseValueAllowance))
     return overflowTotal ? Int.max : total
@@ -459,7 +469,9 @@ func withBuffer<T>(of object: PyRef, _ body: (UnsafeRawBufferPointer) throws -> 
     var view = Py_buffer()
     guard PyObject_GetBuffer(object, &view, PyBUF_SIMPLE) == 0 else { throw PythonErrorSet() }
     defer { PyBuffer_Release(&view) }
-    guard let base = view.buf, view.len > 0 else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+    guard let base = view.buf, view.len > 0 else {
+        return try body(UnsafeRawBufferPointer(start: nil, count: 0))
+    }
     return try body(UnsafeRawBufferPointer(start: base, count: view.len))
 }
 

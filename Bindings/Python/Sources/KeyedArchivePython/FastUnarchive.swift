@@ -71,7 +71,8 @@ struct FastUnarchiver {
     /// ``keyKinds``: each distinct key object is compared with the names once.
     enum Key {
         static let names: [StaticString] = [
-            "$class", "$classname", "$classes", "$classhints", "NS.objects", "NS.keys", "NS.string", "NS.data",
+            "$class", "$classname", "$classes", "$classhints", "NS.objects", "NS.keys", "NS.string",
+            "NS.data",
             "NS.bytes", "NS.time", "NS.uuidbytes", "NS.base", "NS.relative",
         ]
         static let classReference: UInt8 = 1
@@ -100,13 +101,16 @@ struct FastUnarchiver {
     /// Reads the header and checks every entry; throws ``FastStop/declined`` for anything
     /// this reader does not convert exactly as the library's path.
     mutating func check() throws(FastStop) {
-        guard let root = plist.object(plist.topObject), root.kind == 0xD, root.count == 4 else { throw declined() }
+        guard let root = plist.object(plist.topObject), root.kind == 0xD, root.count == 4 else {
+            throw declined()
+        }
         var objectsArray: FastBinaryPropertyList.Object?
         var top: FastBinaryPropertyList.Object?
         var sawArchiver = false
         var sawVersion = false
         for entry in 0..<4 {
-            guard let keyIndex = plist.reference(root, entry), let valueIndex = plist.reference(root, 4 + entry),
+            guard let keyIndex = plist.reference(root, entry),
+                let valueIndex = plist.reference(root, 4 + entry),
                 let key = plist.object(keyIndex), let value = plist.object(valueIndex)
             else { throw declined() }
             if plist.equals(key, "$archiver") {
@@ -141,7 +145,8 @@ struct FastUnarchiver {
         // or absent (the archive's value is then its `$top` entries).
         var foundRoot = false
         for entry in 0..<top.count {
-            guard let keyIndex = plist.reference(top, entry), let valueIndex = plist.reference(top, top.count + entry),
+            guard let keyIndex = plist.reference(top, entry),
+                let valueIndex = plist.reference(top, top.count + entry),
                 let key = plist.object(keyIndex), key.kind == 0x5, key.count > 0,
                 plist.base[key.payload] != UInt8(ascii: "$"), let value = plist.object(valueIndex)
             else { throw declined() }
@@ -210,7 +215,8 @@ struct FastUnarchiver {
                 fieldA[uid] = slots[Int(Key.className)]
                 continue
             }
-            guard let classReference = plist.object(slots[Int(Key.classReference)]), classReference.kind == 0x8
+            guard let classReference = plist.object(slots[Int(Key.classReference)]),
+                classReference.kind == 0x8
             else { throw declined() }
             let classUID = plist.unsigned(classReference.payload, classReference.count)
             guard classUID > 0, classUID < UInt64(count) else { throw declined() }
@@ -271,7 +277,9 @@ struct FastUnarchiver {
                     throw declined()
                 }
                 if object.kind == 0x8 {
-                    guard plist.unsigned(object.payload, object.count) < UInt64(count) else { throw declined() }
+                    guard plist.unsigned(object.payload, object.count) < UInt64(count) else {
+                        throw declined()
+                    }
                 } else {
                     try checkScalar(object)
                 }
@@ -292,7 +300,8 @@ struct FastUnarchiver {
         for slot in [Key.classes, Key.classHints] where slots[Int(slot)] >= 0 {
             guard let value = plist.object(slots[Int(slot)]), value.kind == 0xA else { throw declined() }
             for element in 0..<value.count {
-                guard let index = plist.reference(value, element), let name = plist.object(index), name.kind == 0x5
+                guard let index = plist.reference(value, element), let name = plist.object(index),
+                    name.kind == 0x5
                 else { throw declined() }
             }
         }
@@ -370,7 +379,8 @@ struct FastUnarchiver {
             guard let objects = slot(Key.objects), objects.kind == 0xA else { throw declined() }
             fieldA[uid] = slots[Int(Key.objects)]
         case .dictionary:
-            guard let keys = slot(Key.keys), keys.kind == 0xA, let objects = slot(Key.objects), objects.kind == 0xA,
+            guard let keys = slot(Key.keys), keys.kind == 0xA, let objects = slot(Key.objects),
+                objects.kind == 0xA,
                 keys.count == objects.count
             else { throw declined() }
             fieldA[uid] = slots[Int(Key.keys)]
@@ -387,11 +397,15 @@ struct FastUnarchiver {
             }
             fieldA[uid] = slots[Int(Key.time)]
         case .uuid:
-            guard let bytes = slot(Key.uuidBytes), bytes.kind == 0x4, bytes.count == 16 else { throw declined() }
+            guard let bytes = slot(Key.uuidBytes), bytes.kind == 0x4, bytes.count == 16 else {
+                throw declined()
+            }
             fieldA[uid] = slots[Int(Key.uuidBytes)]
         case .url:
             if let base = slot(Key.base) {
-                guard base.kind == 0x8, plist.unsigned(base.payload, base.count) == 0 else { throw declined() }
+                guard base.kind == 0x8, plist.unsigned(base.payload, base.count) == 0 else {
+                    throw declined()
+                }
             }
             guard let relative = slot(Key.relative) else { throw declined() }
             if relative.kind == 0x8 {
@@ -417,7 +431,8 @@ struct FastUnarchiver {
         guard let result = PyDict_New() else { throw .pythonError }
         do throws(FastStop) {
             for entry in 0..<top.count {
-                guard let keyIndex = plist.reference(top, entry), let valueIndex = plist.reference(top, top.count + entry),
+                guard let keyIndex = plist.reference(top, entry),
+                    let valueIndex = plist.reference(top, top.count + entry),
                     let key = plist.object(keyIndex)
                 else { throw declined() }
                 let name = try plist.string(key)
@@ -471,7 +486,8 @@ struct FastUnarchiver {
     }
 
     /// A field's value: a reference, a scalar or a flat array.
-    private mutating func value(_ object: FastBinaryPropertyList.Object, depth: Int) throws(FastStop) -> PyRef {
+    private mutating func value(_ object: FastBinaryPropertyList.Object, depth: Int) throws(FastStop) -> PyRef
+    {
         switch object.kind {
         case 0x8:
             let uid = Int(plist.unsigned(object.payload, object.count))
@@ -557,7 +573,9 @@ struct FastUnarchiver {
             } else {
                 seconds = Double(time.count == 8 ? Int64(bitPattern: bits) : Int64(bits))
             }
-            guard let made = makeDate(Date(timeIntervalSinceReferenceDate: seconds)) else { throw .pythonError }
+            guard let made = makeDate(Date(timeIntervalSinceReferenceDate: seconds)) else {
+                throw .pythonError
+            }
             return made
         case .null:
             return ka_none()
@@ -568,7 +586,8 @@ struct FastUnarchiver {
                     helpers.uuidFromBytes,
                     [
                         PyBytes_FromStringAndSize(
-                            UnsafeRawPointer(plist.base + bytes.payload).assumingMemoryBound(to: CChar.self), 16)
+                            UnsafeRawPointer(plist.base + bytes.payload).assumingMemoryBound(to: CChar.self),
+                            16)
                     ])
             else { throw .pythonError }
             return made

@@ -272,7 +272,10 @@ private func fastPaths(_ module: PyRef?, _ args: UnsafePointer<PyRef?>?, _ count
 
 private let functions: [(name: String, function: KAFastFunction, doc: String)] = [
     ("_setup", { setup($0, $1, $2) }, "Hands the package's Python helpers to the extension."),
-    ("_fast_paths", { fastPaths($0, $1, $2) }, "_fast_paths(enabled) -> previous (for the tests); _fast_paths(None) -> line of the last decline"),
+    (
+        "_fast_paths", { fastPaths($0, $1, $2) },
+        "_fast_paths(enabled) -> previous (for the tests); _fast_paths(None) -> line of the last decline"
+    ),
     ("_loads", { loadsFunction($0, $1, $2) }, "_loads(data, fmt) -> value"),
     ("_dumps", { dumpsFunction($0, $1, $2) }, "_dumps(value, fmt, sort_keys, skipkeys) -> bytes"),
     ("_unarchive", { unarchiveFunction($0, $1, $2) }, "_unarchive(data, allowed, objects) -> value"),

@@ -75,7 +75,8 @@ final class BlobStream: @unchecked Sendable {
             }, context)
         guard status == 0 else {
             Unmanaged<BlobStream>.fromOpaque(context).release()
-            throw KeyedArchiveError(.fileOperationFailed, "\(path): cannot start the scanning thread (\(status))")
+            throw KeyedArchiveError(
+                .fileOperationFailed, "\(path): cannot start the scanning thread (\(status))")
         }
         pthread_detach(thread)
         return stream
