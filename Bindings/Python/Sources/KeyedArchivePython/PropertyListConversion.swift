@@ -167,6 +167,9 @@ func propertyList(from object: PyRef, settings: DumpsSettings, depth: Int) throw
         return .array(elements)
     }
     if PyObject_IsInstance(object, helpers.datetimeClass) == 1 {
+        if let seconds = try naiveSeconds(of: object) {
+            return .date(Date(timeIntervalSinceReferenceDate: seconds))
+        }
         ka_incref(object)
         guard let seconds = call(helpers.secondsFromDate, [object]) else { throw PythonErrorSet() }
         defer { ka_decref(seconds) }
@@ -185,6 +188,39 @@ func propertyList(from object: PyRef, settings: DumpsSettings, depth: Int) throw
     }
     raise(ka_exc_type_error(), "unsupported type: \(typeName ?? "object")")
     throw PythonErrorSet()
+}
+
+/// Seconds since 2001-01-01 of a naive `datetime`, from its fields, exactly as
+/// `(value - datetime(2001, 1, 1)).total_seconds()` computes them (whole microseconds over a
+/// million, one correctly rounded division); `nil` for an aware datetime or one more than
+/// 285 years from 2001, which the Python helper converts.
+func naiveSeconds(of object: PyRef) throws(PythonErrorSet) -> Double? {
+    guard let zone = PyObject_GetAttrString(object, "tzinfo") else { throw PythonErrorSet() }
+    let naive = ka_is_none(zone) != 0
+    ka_decref(zone)
+    guard naive else { return nil }
+    var fields: [Int64] = []
+    fields.reserveCapacity(7)
+    for name in ["year", "month", "day", "hour", "minute", "second", "microsecond"] {
+        guard let value = PyObject_GetAttrString(object, name) else { throw PythonErrorSet() }
+        let number = PyLong_AsLongLong(value)
+        ka_decref(value)
+        if number == -1, PyErr_Occurred() != nil { throw PythonErrorSet() }
+        fields.append(number)
+    }
+    // Days from 1970-01-01 to the civil date (Howard Hinnant's days_from_civil); the fields
+    // are datetime's own, in range.
+    let year = fields[1] <= 2 ? fields[0] - 1 : fields[0]
+    let era = (year >= 0 ? year : year - 399) / 400
+    let yearOfEra = year - era * 400
+    let monthIndex = fields[1] > 2 ? fields[1] - 3 : fields[1] + 9
+    let dayOfYear = (153 * monthIndex + 2) / 5 + fields[2] - 1
+    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+    let days = era * 146_097 + dayOfEra - 719_468 - 11_323  // since 2001-01-01
+    let microseconds =
+        ((days * 86_400 + fields[3] * 3_600 + fields[4] * 60 + fields[5]) * 1_000_000) + fields[6]
+    guard microseconds.magnitude < 1 << 53 else { return nil }
+    return Double(microseconds) / 1e6
 }
 
 /// An `int` as a property-list integer: any value from -2¹²⁷ to 2¹²⁷-1.
