@@ -266,3 +266,11 @@ def test_dates_are_written_with_plistlibs_exact_seconds():
         theirs = plistlib.dumps(value, fmt=plistlib.FMT_BINARY)
         assert ours[8] == theirs[8] == 0x33
         assert ours[9:17] == theirs[9:17], value
+
+
+def test_keys_are_sorted_by_code_point_as_plistlib_sorts():
+    keys = ["b", "a", "é", "z", "\ufffd", "\U0001F600", "\ufb01", "ä", "A", "", "aa", "\u00ff", "\u0100"]
+    value = {key: index for index, key in enumerate(keys)}
+    for fmt in (plistlib.FMT_XML, plistlib.FMT_BINARY):
+        assert list(plistlib.loads(keyedarchive.dumps(value, fmt=fmt))) == sorted(keys)
+    assert keyedarchive.dumps(value, fmt=plistlib.FMT_XML) == plistlib.dumps(value, fmt=plistlib.FMT_XML)
