@@ -178,3 +178,19 @@ def test_shared_objects_and_cycles():
     objects = bytearray(plistlib.dumps([[1]], fmt=plistlib.FMT_BINARY))
     with pytest.raises(keyedarchive.InvalidFileError):
         keyedarchive.loads(bytes(objects).replace(b"\xa1\x01", b"\xa1\x00", 1))
+
+
+@pytest.mark.parametrize("entries", [[plistlib.UID(1)], [plistlib.UID(2), plistlib.UID(1)]])
+def test_plain_references_to_themselves_raise(entries):
+    # Found by fuzz.py: a plain `$objects` entry that is a reference to itself recursed
+    # without end in the library path's converter (a segmentation fault); now an error.
+    data = plistlib.dumps({"$archiver": "NSKeyedArchiver", "$version": 100000, "$top": {"root": plistlib.UID(1)},
+                           "$objects": ["$null"] + entries}, fmt=plistlib.FMT_BINARY)
+    for fast in (True, False):
+        previous = _keyedarchive._fast_paths(fast)
+        try:
+            for objects in (False, True):
+                with pytest.raises(keyedarchive.InvalidFileError):
+                    keyedarchive.unarchive(data, objects=objects)
+        finally:
+            _keyedarchive._fast_paths(previous)

@@ -71,7 +71,9 @@ struct ArchiveConverter {
             }
             switch node {
             case .null: return ka_none()
-            case .value(let plain): return try convert(plain, depth: depth)
+            // One level deeper: a plain entry that is itself a reference (`$objects[1]` =
+            // `UID(1)`) would otherwise recurse without end (found by fuzz.py).
+            case .value(let plain): return try convert(plain, depth: depth + 1)
             case .classDescription(let description): return try checked(makeString(description.className))
             case .object(let object): return try convertObject(object, uid: uid, depth: depth)
             }
