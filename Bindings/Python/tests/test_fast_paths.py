@@ -194,3 +194,35 @@ def test_plain_references_to_themselves_raise(entries):
                     keyedarchive.unarchive(data, objects=objects)
         finally:
             _keyedarchive._fast_paths(previous)
+
+
+# Found by fuzz.py (seed 3): plain entries referring to each other in a cycle, with an object
+# of a class the library summarises; the summary re-encoded the graph and recursed without end.
+PLAIN_CYCLE_WITH_SUMMARY = bytes.fromhex(
+    "62706c6973743030d40102030405063b3c582476657273696f6e58246f626a6563747359246172636869766572542474"
+    "6f7012000186a0ad07080f101a1b1c24252b31343755246e756c6cd3090a0b0c0d0e584e53537472696e675624636c61"
+    "73735c4e53417474726962757465738002800c800359537563636565646564d311120a131619574e532e6b6579735a4e"
+    "532e6f626a65637473a2141580048005a2171880068009800b564e53466f6e74574e53436f6c6f72d41d1e1f0a202122"
+    "23564e5353697a65584e5366466c616773564e534e616d65234026000000000000110d10800780085f10162e4170706c"
+    "6553797374656d5549466f6e74426f6c64d2262728295a24636c6173736e616d655824636c6173736573564e53466f6e"
+    "74a2282a584e534f626a656374d32c2d0a2e2f30574e5357686974655c4e53436f6c6f7253706163654230001003800a"
+    "d226273233574e53436f6c6f72a2322ad2262735365c4e5344696374696f6e617279a2352ad2262738395f10124e5341"
+    "747472696275746564537472696e67a23a2a5f10124e5341747472696275746564537472696e675f100f4e534b657965"
+    "644172636869766572d13d3e54726f6f74800100080011001a0023002d003200370045004b0052005b0062006f007100"
+    "73006f007f0086008e0099009c009e00a000a300a500a700a900b000b800c100c800d100d800e100e400e600e8010101"
+    "060111011a01210124012d0134013c0149014c014e01500155015d0160016501720175017a018f019201a701b901bc01"
+    "c10000000000000201000000000000003f000000000000000000000000000001c3")
+
+
+def test_plain_cycle_with_a_summarised_class_raises_or_reads():
+    for fast in (True, False):
+        previous = _keyedarchive._fast_paths(fast)
+        try:
+            for objects in (False, True):
+                agree_or_error = outcome(lambda d: keyedarchive.unarchive(d, objects=objects),
+                                         PLAIN_CYCLE_WITH_SUMMARY)
+                assert agree_or_error[0] in ("value", "error")
+                if agree_or_error[0] == "error":
+                    assert agree_or_error[1] is keyedarchive.InvalidFileError
+        finally:
+            _keyedarchive._fast_paths(previous)
