@@ -57,12 +57,19 @@ def blobs(path, recover=False, problems=None):
     rows first (table and key order), then, with ``recover``, what deleted and older data
     (free space, the freelist, the WAL's older frames, the rollback journal) still holds.
 
-    The whole scan runs without the GIL before the first BLOB is yielded. A damaged page is
-    skipped, and its description appended to ``problems`` (a list) when one is given; a file
-    that is not a database raises :class:`keyedarchive.InvalidFileError`.
+    A lazy iterator: the database is scanned on a thread of its own, without the GIL, at
+    most a few dozen BLOBs ahead of the iteration (memory stays bounded however large the
+    database), and stopping the iteration early stops the scan. A damaged page is skipped,
+    and its description appended to ``problems`` (a list) when one is given, once the scan
+    has ended; a file that is not a database raises :class:`keyedarchive.InvalidFileError`
+    when the iteration starts.
     """
-    found, reported = _keyedarchive._sqlite_blobs(str(path), bool(recover))
-    if problems is not None:
-        problems.extend(reported)
-    for fields in found:
-        yield _decode(Blob(*fields))
+    stream = _keyedarchive._sqlite_open(str(path), bool(recover))
+    while True:
+        found, reported = _keyedarchive._sqlite_next(stream)
+        for fields in found:
+            yield _decode(Blob(*fields))
+        if reported is not None:
+            if problems is not None:
+                problems.extend(reported)
+            return

@@ -249,3 +249,28 @@ def _binary_date(seconds):
     # bplist00, one date object (0x33 + big-endian double), offset table, trailer.
     body = b"bplist00" + b"\x33" + struct.pack(">d", seconds)
     return body + bytes([8]) + struct.pack(">6xBBQQQ", 1, 1, 1, 0, len(body))
+
+
+def test_dates_are_written_with_plistlibs_exact_seconds():
+    # Naive datetimes are converted from their fields in the extension: the 8 bytes written
+    # must be the double plistlib writes, `(value - datetime(2001, 1, 1)).total_seconds()`,
+    # for any year and microsecond (beyond 285 years from 2001 the Python helper converts).
+    rng = random.Random(11)
+    values = [datetime.datetime(1, 1, 1), datetime.datetime(9999, 12, 31, 23, 59, 59, 999999),
+              datetime.datetime(2001, 1, 1), datetime.datetime(2000, 12, 31, 23, 59, 59, 999999),
+              datetime.datetime(1716, 3, 1, 0, 0, 0, 1), datetime.datetime(2286, 2, 28, 12, 0, 0, 999999)]
+    values += [datetime.datetime(1, 1, 1) + datetime.timedelta(microseconds=rng.randrange(315537897600000000))
+               for _ in range(3000)]
+    for value in values:
+        ours = keyedarchive.dumps(value, fmt=keyedarchive.FMT_BINARY)
+        theirs = plistlib.dumps(value, fmt=plistlib.FMT_BINARY)
+        assert ours[8] == theirs[8] == 0x33
+        assert ours[9:17] == theirs[9:17], value
+
+
+def test_keys_are_sorted_by_code_point_as_plistlib_sorts():
+    keys = ["b", "a", "é", "z", "\ufffd", "\U0001F600", "\ufb01", "ä", "A", "", "aa", "\u00ff", "\u0100"]
+    value = {key: index for index, key in enumerate(keys)}
+    for fmt in (plistlib.FMT_XML, plistlib.FMT_BINARY):
+        assert list(plistlib.loads(keyedarchive.dumps(value, fmt=fmt))) == sorted(keys)
+    assert keyedarchive.dumps(value, fmt=plistlib.FMT_XML) == plistlib.dumps(value, fmt=plistlib.FMT_XML)

@@ -65,3 +65,41 @@ def test_not_a_database_raises(tmp_path):
         list(keyedarchive.sqlite.blobs(path))
     with pytest.raises(keyedarchive.InvalidFileError):
         list(keyedarchive.sqlite.blobs(tmp_path / "missing.sqlite"))
+
+
+def make_many(path, count):
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, data BLOB)")
+    connection.executemany("INSERT INTO t VALUES (?, ?)",
+                           ((i, i.to_bytes(4, "big") * 64) for i in range(1, count + 1)))
+    connection.commit()
+    connection.close()
+
+
+def test_blobs_is_a_lazy_bounded_iterator(tmp_path):
+    path = tmp_path / "many.sqlite"
+    make_many(path, 5000)
+    # The scan runs on its own thread at most a few dozen BLOBs ahead: the first batch
+    # handed over is a small part of the 5,000, and the scan has not ended (no problems yet).
+    stream = keyedarchive._keyedarchive._sqlite_open(str(path), False)
+    first, reported = keyedarchive._keyedarchive._sqlite_next(stream)
+    assert reported is None
+    assert 1 <= len(first) <= 64
+    assert first[0][2] == 1
+    del stream  # stops the scan
+    iterator = keyedarchive.sqlite.blobs(path)
+    assert iter(iterator) is iterator
+    blob = next(iterator)
+    assert (blob.table, blob.column, blob.rowid, blob.data) == ("t", "data", 1, (1).to_bytes(4, "big") * 64)
+    iterator.close()
+    # Results unchanged: every BLOB, in order.
+    problems = []
+    found = list(keyedarchive.sqlite.blobs(path, problems=problems))
+    assert [(b.rowid, b.data) for b in found] == [(i, i.to_bytes(4, "big") * 64) for i in range(1, 5001)]
+    assert problems == []
+    # Iterations abandoned half way neither hang nor fail.
+    for _ in range(50):
+        iterator = keyedarchive.sqlite.blobs(path, recover=True)
+        for _, blob in zip(range(40), iterator):
+            pass
+        iterator.close()

@@ -42,6 +42,11 @@ struct PythonHelpers {
 
 nonisolated(unsafe) var helpers: PythonHelpers?
 
+/// Whether `loads` and `unarchive` try their fast readers (``FastBinaryPropertyList``,
+/// ``FastUnarchiver``) first; the tests turn them off to compare with the library's path.
+/// Read and written with the GIL held.
+nonisolated(unsafe) var fastPathsEnabled = true
+
 // MARK: - Errors
 
 /// Raises `error` as the package's `InvalidFileError` (a `plistlib.InvalidFileException`).
@@ -159,11 +164,18 @@ func makeDate(_ date: Date) -> PyRef? {
     let day = dayOfYear - (153 * monthPrime + 2) / 5 + 1
     let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
     let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-    let fields: [Int64] = [
+    // The arguments' tuple filled directly (no Swift array per date: dates are a third of
+    // reading a date-heavy binary list).
+    guard let arguments = PyTuple_New(7) else { return nil }
+    defer { ka_decref(arguments) }
+    for (index, field) in [
         year, month, day, within / 3_600_000_000, within / 60_000_000 % 60, within / 1_000_000 % 60,
         within % 1_000_000,
-    ]
-    return call(helpers.datetimeClass, fields.map { PyLong_FromLongLong($0) })
+    ].enumerated() {
+        guard let number = PyLong_FromLongLong(field) else { return nil }
+        PyTuple_SetItem(arguments, index, number)
+    }
+    return PyObject_CallObject(helpers.datetimeClass, arguments)
 }
 
 // MARK: - Arguments
@@ -246,17 +258,31 @@ private func setup(_ module: PyRef?, _ args: UnsafePointer<PyRef?>?, _ count: In
     }
 }
 
+/// `_fast_paths(enabled)`: turns the fast readers on or off (for the tests); returns the
+/// previous setting.
+private func fastPaths(_ module: PyRef?, _ args: UnsafePointer<PyRef?>?, _ count: Int) -> PyRef? {
+    entry {
+        let given = try arguments(args, count, expected: 1, name: "_fast_paths")
+        if ka_is_none(given[0]) != 0 { return PyLong_FromLongLong(Int64(lastDeclinedLine)) }
+        let previous = fastPathsEnabled
+        fastPathsEnabled = PyObject_IsTrue(given[0]) == 1
+        return PyBool_FromLong(previous ? 1 : 0)
+    }
+}
+
 private let functions: [(name: String, function: KAFastFunction, doc: String)] = [
     ("_setup", { setup($0, $1, $2) }, "Hands the package's Python helpers to the extension."),
+    (
+        "_fast_paths", { fastPaths($0, $1, $2) },
+        "_fast_paths(enabled) -> previous (for the tests); _fast_paths(None) -> line of the last decline"
+    ),
     ("_loads", { loadsFunction($0, $1, $2) }, "_loads(data, fmt) -> value"),
     ("_dumps", { dumpsFunction($0, $1, $2) }, "_dumps(value, fmt, sort_keys, skipkeys) -> bytes"),
     ("_unarchive", { unarchiveFunction($0, $1, $2) }, "_unarchive(data, allowed, objects) -> value"),
     ("_typedstream_loads", { typedStreamFunction($0, $1, $2) }, "_typedstream_loads(data, objects) -> value"),
     ("_imessage_text", { iMessageTextFunction($0, $1, $2) }, "_imessage_text(data) -> (text, runs)"),
-    (
-        "_sqlite_blobs", { sqliteBlobsFunction($0, $1, $2) },
-        "_sqlite_blobs(path, recover) -> (blobs, problems)"
-    ),
+    ("_sqlite_open", { sqliteOpenFunction($0, $1, $2) }, "_sqlite_open(path, recover) -> stream"),
+    ("_sqlite_next", { sqliteNextFunction($0, $1, $2) }, "_sqlite_next(stream) -> (blobs, problems or None)"),
 ]
 
 /// The entry point Python calls when it imports `keyedarchive._keyedarchive`.

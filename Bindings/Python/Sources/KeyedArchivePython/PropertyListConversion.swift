@@ -73,9 +73,20 @@ func makeObject(_ value: PropertyList) -> PyRef? {
 func loadsFunction(_ module: PyRef?, _ args: UnsafePointer<PyRef?>?, _ count: Int) -> PyRef? {
     entry {
         let given = try arguments(args, count, expected: 2, name: "_loads")
-        let data = try bytes(of: given[0])
         let format = propertyListFormat(PyLong_AsLong(given[1]))
         if PyErr_Occurred() != nil { throw PythonErrorSet() }
+        // A binary property list is built straight from its bytes, with the GIL held (as
+        // plistlib reads): most of the time is building Python objects, which needs it.
+        // What the fast reader declines goes through the library's reader below.
+        if fastPathsEnabled, format == nil || format == .binary, let helpers {
+            let outcome = try withBuffer(of: given[0]) { fastLoads($0, helpers: helpers) }
+            switch outcome {
+            case .value(let value): return value
+            case .pythonError: throw PythonErrorSet()
+            case .declined: break
+            }
+        }
+        let data = try bytes(of: given[0])
         let value = try withoutGIL { () throws(KeyedArchiveError) -> PropertyList in
             do {
                 if let format { return try PropertyList(from: data, format: format) }
@@ -125,6 +136,7 @@ func propertyList(from object: PyRef, settings: DumpsSettings, depth: Int) throw
         var key: PyRef?
         var value: PyRef?
         var pairs: [(String, PyRef)] = []
+        pairs.reserveCapacity(Int(PyDict_Size(object)))
         while PyDict_Next(object, &position, &key, &value) != 0 {
             guard let key, let value else { continue }
             guard ka_is_str(key) != 0 else {
@@ -135,7 +147,8 @@ func propertyList(from object: PyRef, settings: DumpsSettings, depth: Int) throw
             pairs.append((try string(of: key), value))
         }
         if settings.sortKeys {
-            pairs.sort { $0.0.unicodeScalars.lexicographicallyPrecedes($1.0.unicodeScalars) }
+            // By code point, as plistlib sorts: UTF-8 bytes compare in code-point order.
+            pairs.sort { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
         }
         for (name, value) in pairs {
             entries[name] = try propertyList(from: value, settings: settings, depth: depth + 1)
@@ -156,6 +169,9 @@ func propertyList(from object: PyRef, settings: DumpsSettings, depth: Int) throw
         return .array(elements)
     }
     if PyObject_IsInstance(object, helpers.datetimeClass) == 1 {
+        if let seconds = try naiveSeconds(of: object) {
+            return .date(Date(timeIntervalSinceReferenceDate: seconds))
+        }
         ka_incref(object)
         guard let seconds = call(helpers.secondsFromDate, [object]) else { throw PythonErrorSet() }
         defer { ka_decref(seconds) }
@@ -174,6 +190,55 @@ func propertyList(from object: PyRef, settings: DumpsSettings, depth: Int) throw
     }
     raise(ka_exc_type_error(), "unsupported type: \(typeName ?? "object")")
     throw PythonErrorSet()
+}
+
+/// The interned names of `datetime`'s `tzinfo` and fields, made on first use (with the GIL).
+nonisolated(unsafe) var dateFieldNames: [PyRef] = []
+
+/// Seconds since 2001-01-01 of a naive `datetime`, from its fields, exactly as
+/// `(value - datetime(2001, 1, 1)).total_seconds()` computes them (whole microseconds over a
+/// million, one correctly rounded division); `nil` for an aware datetime or one more than
+/// 285 years from 2001, which the Python helper converts.
+func naiveSeconds(of object: PyRef) throws(PythonErrorSet) -> Double? {
+    if dateFieldNames.isEmpty {
+        for name in ["tzinfo", "year", "month", "day", "hour", "minute", "second", "microsecond"] {
+            guard let interned = PyUnicode_InternFromString(name) else { throw PythonErrorSet() }
+            dateFieldNames.append(interned)
+        }
+    }
+    guard let zone = PyObject_GetAttr(object, dateFieldNames[0]) else { throw PythonErrorSet() }
+    let naive = ka_is_none(zone) != 0
+    ka_decref(zone)
+    guard naive else { return nil }
+    var fields: (Int64, Int64, Int64, Int64, Int64, Int64, Int64) = (0, 0, 0, 0, 0, 0, 0)
+    for index in 1..<8 {
+        guard let value = PyObject_GetAttr(object, dateFieldNames[index]) else { throw PythonErrorSet() }
+        let number = PyLong_AsLongLong(value)
+        ka_decref(value)
+        if number == -1, PyErr_Occurred() != nil { throw PythonErrorSet() }
+        switch index {
+        case 1: fields.0 = number
+        case 2: fields.1 = number
+        case 3: fields.2 = number
+        case 4: fields.3 = number
+        case 5: fields.4 = number
+        case 6: fields.5 = number
+        default: fields.6 = number
+        }
+    }
+    // Days from 1970-01-01 to the civil date (Howard Hinnant's days_from_civil); the fields
+    // are datetime's own, in range.
+    let year = fields.1 <= 2 ? fields.0 - 1 : fields.0
+    let era = (year >= 0 ? year : year - 399) / 400
+    let yearOfEra = year - era * 400
+    let monthIndex = fields.1 > 2 ? fields.1 - 3 : fields.1 + 9
+    let dayOfYear = (153 * monthIndex + 2) / 5 + fields.2 - 1
+    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+    let days = era * 146_097 + dayOfEra - 719_468 - 11_323  // since 2001-01-01
+    let microseconds =
+        ((days * 86_400 + fields.3 * 3_600 + fields.4 * 60 + fields.5) * 1_000_000) + fields.6
+    guard microseconds.magnitude < 1 << 53 else { return nil }
+    return Double(microseconds) / 1e6
 }
 
 /// An `int` as a property-list integer: any value from -2¹²⁷ to 2¹²⁷-1.
