@@ -121,7 +121,13 @@ final class BinaryArchiveSource {
         keyCache.initialize(repeating: CachedKeyIndex(), count: Self.keyCacheSize)
         self.keyTexts = DictionaryKeyTexts()
         headerNotes = notes
-        headerNotes += try ArchiveHeader.validate(null: object(at: 0), recovering: options.recoversFromDamage)
+        // Read without keeping it (`object(at:)` would): the first insertion into
+        // `materialized` makes the runtime look up `Int: Hashable`, a scan of every
+        // conformance record of the process, ~0.36 M instructions the first time.
+        let null = try withScanner { scanner in
+            try materialize(entryObject(0, scanner: scanner), scanner: scanner)
+        }
+        headerNotes += try ArchiveHeader.validate(null: null, recovering: options.recoversFromDamage)
     }
 
     /// Opens a keyed archive given as a property-list value (parsed from OpenStep text, or

@@ -160,6 +160,22 @@ struct IdiomaticFastPathTests {
         #expect(set.first { $0.key == "b" }?.serial == 2)
     }
 
+    @Test func aHashableTypeBuildsItsOwnSets() throws {
+        // The default the conformance picked (the `Hashable` one): a set, first kept.
+        let first = Keyed(key: "a", serial: 1)
+        let built = try #require(
+            Keyed.keyedArchiveSet(keepingFirstOf: [first, Keyed(key: "a", serial: 2)]) as? Set<Keyed>)
+        #expect(built.count == 1)
+        #expect(built.first === first)
+        // A conformance that does not know its type is `Hashable` (an array's) gives none,
+        // and the unarchiver builds the set itself.
+        #expect([String].keyedArchiveSet(keepingFirstOf: [["x"]]) == nil)
+        let sets: Set<[String]> = [["a", "b"], ["c"], []]
+        let decoded = try KeyedUnarchiver.unarchivedObject(
+            ofClass: Set<[String]>.self, from: Self.archive(sets))
+        #expect(decoded == sets)
+    }
+
     @Test func aSetSharesItsInstancesWithOtherKeys() throws {
         let a = Keyed(key: "a", serial: 1)
         let archiver = KeyedArchiver(requiringSecureCoding: true)
