@@ -824,6 +824,16 @@ extension KeyedUnarchiver {
         }
     }
 
+    /// `$objects[uid]` as a property-list value, not kept by the source (see
+    /// ``BinaryArchiveSource/uncachedObject(at:)``).
+    func uncachedObject(at uid: Int) throws -> PropertyList {
+        do {
+            return try source.uncachedObject(at: uid)
+        } catch let error as KeyedArchiveError {
+            throw inputFailure(error, reading: uid)
+        }
+    }
+
     /// `$objects[uid]` as an entry: an object's fields (read in place from a binary
     /// archive) or a plain value.
     @inline(__always)
@@ -866,7 +876,8 @@ extension KeyedUnarchiver {
         if let known = classes[classUID] { return known }
         let description: ClassDescription
         do {
-            description = try ClassDescription(parsing: object(at: classUID), uid: classUID)
+            // Not kept by the source: `classes` keeps it parsed.
+            description = try ClassDescription(parsing: uncachedObject(at: classUID), uid: classUID)
         } catch let error as KeyedArchiveError {
             throw located(error)
         }
