@@ -14,7 +14,9 @@ import Darwin
 /// sanitizer, and a secondary thread may have only 512 KB (Apple's default) or 128 KB
 /// (musl's). These paths ask ``isLow()`` as they go deeper and fail with
 /// `limitExceeded` while ``reserve`` bytes remain, instead of overflowing.
-package enum StackHeadroom {
+// `@usableFromInline`: without it the `@inlinable` members below are not serialized, and
+// other modules call `uncheckedDepth` out of line for every object decoded.
+@usableFromInline package enum StackHeadroom {
     /// The stack that must remain free for one more level and for unwinding with an error.
     @inlinable package static var reserve: Int { 64 * 1024 }
 

@@ -121,7 +121,8 @@ final class BinaryArchiveSource {
         keyCache.initialize(repeating: CachedKeyIndex(), count: Self.keyCacheSize)
         self.keyTexts = DictionaryKeyTexts()
         headerNotes = notes
-        headerNotes += try ArchiveHeader.validate(null: object(at: 0), recovering: options.recoversFromDamage)
+        headerNotes += try ArchiveHeader.validate(
+            null: uncachedObject(at: 0), recovering: options.recoversFromDamage)
     }
 
     /// Opens a keyed archive given as a property-list value (parsed from OpenStep text, or
@@ -193,6 +194,18 @@ final class BinaryArchiveSource {
             case .array, .set: return .plain(try self.object(at: uid))
             default: return .plain(try scanner.scalar(object))
             }
+        }
+    }
+
+    /// `$objects[index]` built as ``object(at:)`` builds it, but not kept: for entries
+    /// their reader keeps in its own form (`$objects[0]`, checked once; class descriptions,
+    /// kept parsed by the unarchiver). The first insertion into `materialized` makes the
+    /// runtime look up `Int: Hashable` for its storage, a scan of every conformance record
+    /// of the process (~0.36 M instructions, once per process), which a typed decode then
+    /// never pays.
+    func uncachedObject(at index: Int) throws -> PropertyList {
+        try withScanner { scanner in
+            try materialize(entryObject(index, scanner: scanner), scanner: scanner)
         }
     }
 

@@ -164,8 +164,6 @@ public final class KeyedUnarchiver {
     @exclusivity(unchecked) var resolutionsUnchanged = true
     /// Types set with ``setClass(_:forClassName:)-swift.method``.
     var classMap: [String: any KeyedCoding.Type] = [:]
-    /// Resolved types by class description and requested type, beyond the one kept in `classes`.
-    @exclusivity(unchecked) var resolutions: [ResolutionKey: any KeyedCoding.Type] = [:]
     /// The whole archive as a graph, built the first time an unknown class decodes generically.
     var genericGraph: ArchivedObjectGraph?
 
@@ -585,6 +583,18 @@ final class ResolvedClass {
     /// The catalogue's class for the description's name (`.some(nil)`: not catalogued),
     /// looked up the first time it is asked (see ``KeyedUnarchiver/cataloguedClass(of:uid:)``).
     var catalogued: CataloguedClass??
+    /// Every type resolved for the description, by requested type (usually one). A list
+    /// rather than a dictionary keyed by description and type: the first insertion into
+    /// such a dictionary made the runtime look up the key's `Hashable` conformance, a scan
+    /// of every conformance record of the process (~0.36 M instructions, once per process).
+    /// Its length is bounded by the types the program asks for, not by the input.
+    var resolved: [(requested: ObjectIdentifier, chosen: any KeyedCoding.Type)] = []
+
+    /// The type resolved for `requested` before, if any.
+    func chosen(for requested: ObjectIdentifier) -> (any KeyedCoding.Type)? {
+        for entry in resolved where entry.requested == requested { return entry.chosen }
+        return nil
+    }
 
     init(
         description: ClassDescription, requested: ObjectIdentifier? = nil,
@@ -594,12 +604,6 @@ final class ResolvedClass {
         self.requested = requested
         self.chosen = chosen
     }
-}
-
-/// A class description resolved for a requested type.
-struct ResolutionKey: Hashable {
-    let classUID: Int
-    let requested: ObjectIdentifier
 }
 
 // MARK: - Engine
@@ -694,7 +698,6 @@ extension KeyedUnarchiver {
 
     /// Drops the types resolved for class descriptions, after the rules changed.
     func forgetResolutions() {
-        resolutions.removeAll()
         classes.removeAll()
         untypedDecodings.removeAll()
         // Collections decoded under the old rules would skip the new ones.
@@ -821,6 +824,16 @@ extension KeyedUnarchiver {
         }
     }
 
+    /// `$objects[uid]` as a property-list value, not kept by the source (see
+    /// ``BinaryArchiveSource/uncachedObject(at:)``).
+    func uncachedObject(at uid: Int) throws -> PropertyList {
+        do {
+            return try source.uncachedObject(at: uid)
+        } catch let error as KeyedArchiveError {
+            throw inputFailure(error, reading: uid)
+        }
+    }
+
     /// `$objects[uid]` as an entry: an object's fields (read in place from a binary
     /// archive) or a plain value.
     @inline(__always)
@@ -863,7 +876,8 @@ extension KeyedUnarchiver {
         if let known = classes[classUID] { return known }
         let description: ClassDescription
         do {
-            description = try ClassDescription(parsing: object(at: classUID), uid: classUID)
+            // Not kept by the source: `classes` keeps it parsed.
+            description = try ClassDescription(parsing: uncachedObject(at: classUID), uid: classUID)
         } catch let error as KeyedArchiveError {
             throw located(error)
         }
@@ -1178,7 +1192,8 @@ extension KeyedUnarchiver {
             // value is decoded at most twice, so decoding stays linear in the archive.
             // So are a few small types rarely shared (see UnsharedValueTypes).
             let small = MemoryLayout<U>.size <= MemoryLayout<(Int, Int, Int)>.size
-            if (small && !UnsharedValueTypes.contains(typeID, registered: rarelySharedTypes))
+            if (small && !UnsharedValueTypes.contains(typeID)
+                && (rarelySharedTypes.isEmpty || !rarelySharedTypes.contains(typeID)))
                 || valuesReadOnce.contains(uid)
             {
                 decoded.insert(DecodedObject(type: typeID, isInstance: false, value: value), forKey: uid)
@@ -1225,30 +1240,32 @@ extension KeyedUnarchiver {
         -> any KeyedCoding.Type
     {
         let requested = ObjectIdentifier(T.self)
-        if let known = classes[description.uid], let chosen = known.chosen, known.requested == requested {
+        let known = classes[description.uid]
+        if let known, let chosen = known.chosen, known.requested == requested {
             return chosen
         }
-        let key = ResolutionKey(classUID: description.uid, requested: requested)
         let chosen: any KeyedCoding.Type
-        if let known = resolutions[key] {
-            chosen = known
+        if let earlier = known?.chosen(for: requested) {
+            chosen = earlier
         } else {
             guard let found = try resolve(description, allowed: [T.self]) else {
                 throw unmatched(description, allowed: [T.self])
             }
             try checkSecureCoding(found, className: description.name)
-            resolutions[key] = found
             chosen = found
         }
         // Remember it with the description: the next object of this class usually asks
         // for the same type.
-        if let known = classes[description.uid] {
-            known.requested = requested
-            known.chosen = chosen
+        let resolved: ResolvedClass
+        if let known {
+            resolved = known
+            resolved.requested = requested
+            resolved.chosen = chosen
         } else {
-            classes[description.uid] = ResolvedClass(
-                description: description, requested: requested, chosen: chosen)
+            resolved = ResolvedClass(description: description, requested: requested, chosen: chosen)
+            classes[description.uid] = resolved
         }
+        if resolved.chosen(for: requested) == nil { resolved.resolved.append((requested, chosen)) }
         return chosen
     }
 
@@ -1310,8 +1327,12 @@ extension KeyedUnarchiver {
     }
 
     func accepts(_ type: any KeyedCoding.Type, className name: String) -> Bool {
-        if let standard = type as? any ArchiveStandardType.Type { return standard.accepts(className: name) }
+        // The type's own name first: a standard type accepts it too (its
+        // `acceptedClassNames` start with it), and the `as?` below is a conformance lookup
+        // that scans every conformance record of the process the first time for each type
+        // (~0.36 M instructions).
         if type.archivedClassName == name { return true }
+        if let standard = type as? any ArchiveStandardType.Type { return standard.accepts(className: name) }
         return ArchiveClassRegistry.shared.className(for: type) == name
     }
 
@@ -1366,10 +1387,11 @@ extension KeyedUnarchiver {
 enum UnsharedValueTypes {
     private static let identifiers = (ObjectIdentifier(URL.self), ObjectIdentifier(Data.self))
 
+    /// Whether `identifier` is one of the built-in types; the unarchiver checks the
+    /// registered ones itself (an empty list first: iterating it retained and released the
+    /// array for every value cached).
     @inline(__always)
-    static func contains(_ identifier: ObjectIdentifier, registered: [ObjectIdentifier]) -> Bool {
-        if identifier == identifiers.0 || identifier == identifiers.1 { return true }
-        for type in registered where type == identifier { return true }
-        return false
+    static func contains(_ identifier: ObjectIdentifier) -> Bool {
+        identifier == identifiers.0 || identifier == identifiers.1
     }
 }

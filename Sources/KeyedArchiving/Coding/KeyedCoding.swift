@@ -65,6 +65,19 @@ public protocol KeyedCoding {
     /// - Throws: Whatever the `decode…` calls throw (a ``KeyedArchiveError``), or an
     ///   error of your own when the contents are unacceptable; the whole decode fails.
     init(coder: KeyedUnarchiver) throws
+
+    /// Builds a set of `elements`, keeping the first of equal elements, for the
+    /// unarchiver's decoding of `Set<Self>`; `nil` when `Self` is not `Hashable`.
+    ///
+    /// Do not implement it: the default does the work, and its point is where it is
+    /// compiled. The default is generic code the compiler specializes for each
+    /// conforming type in that type's own module, so a set of your elements is built by
+    /// code that knows their type, rather than by the unarchiver's unspecialized code,
+    /// which would look the set's run-time metadata up again for every element.
+    ///
+    /// - Parameter elements: The decoded elements, in archive order.
+    /// - Returns: A `Set<Self>` of them, or `nil`.
+    static func keyedArchiveSet(keepingFirstOf elements: [Self]) -> Any?
 }
 
 extension KeyedCoding {
@@ -73,6 +86,24 @@ extension KeyedCoding {
 
     /// `nil`: superclass names are derived from the Swift class hierarchy.
     public static var archivedSuperclassNames: [String]? { nil }
+
+    /// `nil`: only a `Hashable` type makes sets; see the `Hashable` default.
+    @inlinable
+    public static func keyedArchiveSet(keepingFirstOf elements: [Self]) -> Any? { nil }
+}
+
+extension KeyedCoding where Self: Hashable {
+    /// A `Set<Self>` of `elements`, of equal elements the first kept (`insert` leaves an
+    /// element already present), built by code specialized for `Self`.
+    ///
+    /// - Parameter elements: The decoded elements, in archive order.
+    /// - Returns: The set.
+    @inlinable
+    public static func keyedArchiveSet(keepingFirstOf elements: [Self]) -> Any? {
+        var set = Set<Self>(minimumCapacity: elements.count)
+        for element in elements { set.insert(element) }
+        return set
+    }
 }
 
 /// A ``KeyedCoding`` type that can be decoded safely from untrusted archives: the

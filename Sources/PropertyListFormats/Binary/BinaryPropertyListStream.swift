@@ -223,6 +223,7 @@ final class BinaryPropertyListStream {
         return object
     }
 
+    @inline(__always)
     func addReal(_ value: Double) -> Int {
         let object = beginObject()
         writeByte(0x23)
@@ -258,6 +259,7 @@ final class BinaryPropertyListStream {
         return addNewUID(value)
     }
 
+    @inline(__always)
     private func addNewUID(_ value: UInt64) -> Int {
         let object = beginObject()
         BinaryPropertyListWidth.withWidth(toHold: value) { width in
@@ -269,6 +271,7 @@ final class BinaryPropertyListStream {
     }
 
     /// Adds an array of objects added before.
+    @inline(__always)
     func addArray(_ elements: UnsafeBufferPointer<UInt32>) -> Int {
         let object = beginObject()
         writeHeader(0xA0, count: elements.count)

@@ -291,6 +291,7 @@ struct XMLBinaryBuilder: XMLValueBuilder {
 
     mutating func string(_ text: UnsafeBufferPointer<UInt8>) -> Int { stream.addString(utf8: text) }
     mutating func integer(_ value: PropertyListInteger) -> Int { stream.addInteger(value) }
+    @inline(__always)
     mutating func real(_ value: Double) -> Int { stream.addReal(value) }
     mutating func date(_ seconds: Double) -> Int { stream.addDate(seconds) }
     mutating func data(_ bytes: Data) -> Int { stream.addData(bytes) }
@@ -308,6 +309,7 @@ struct XMLBinaryBuilder: XMLValueBuilder {
         )
     }
 
+    @inline(__always)
     mutating func array(from valueStart: Int) -> Int {
         let object = stream.addArray(values.elements(from: valueStart))
         values.removeAll(from: valueStart)
@@ -317,19 +319,25 @@ struct XMLBinaryBuilder: XMLValueBuilder {
     mutating func dictionary(keysFrom keyStart: Int, valuesFrom valueStart: Int) -> XMLDictionaryResult<Int> {
         let keyObjects = keys.elements(from: keyStart)
         let valueObjects = values.elements(from: valueStart)
-        defer {
-            keys.removeAll(from: keyStart)
-            values.removeAll(from: valueStart)
-        }
+        // The stacks are cut after the result is written, not in a `defer` (which the
+        // compiler outlined into a call per dictionary).
+        let result: XMLDictionaryResult<Int>
         // Every key `CF$UID` (that text has one object) and the last value an integer: the
         // dictionary the tree builder merges to one entry, a UID.
         if convertsUIDs, uidKey >= 0, !keyObjects.isEmpty, keyObjects.allSatisfy({ Int($0) == uidKey }),
             let last = valueObjects.last, let number = stream.integerValue(of: Int(last))
         {
-            guard let uid = number.uint64Value else { return .uidOutOfRange(number) }
-            return .value(stream.addUID(uid))
+            if let uid = number.uint64Value {
+                result = .value(stream.addUID(uid))
+            } else {
+                result = .uidOutOfRange(number)
+            }
+        } else {
+            result = .value(stream.addDictionary(keys: keyObjects, values: valueObjects))
         }
-        return .value(stream.addDictionary(keys: keyObjects, values: valueObjects))
+        keys.removeAll(from: keyStart)
+        values.removeAll(from: valueStart)
+        return result
     }
 
     /// The binary property list, `top` its root.

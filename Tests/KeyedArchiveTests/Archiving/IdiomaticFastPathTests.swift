@@ -160,6 +160,27 @@ struct IdiomaticFastPathTests {
         #expect(set.first { $0.key == "b" }?.serial == 2)
     }
 
+    /// `keyedArchiveSet` through the conformance's witness, as the unarchiver calls it (a
+    /// call on the concrete type would pick the `Hashable` extension whatever the witness).
+    static func witnessSet<T: KeyedCoding>(_ elements: [T]) -> Any? {
+        T.keyedArchiveSet(keepingFirstOf: elements)
+    }
+
+    @Test func aHashableTypeBuildsItsOwnSets() throws {
+        // The default the conformance picked (the `Hashable` one): a set, first kept.
+        let first = Keyed(key: "a", serial: 1)
+        let built = try #require(Self.witnessSet([first, Keyed(key: "a", serial: 2)]) as? Set<Keyed>)
+        #expect(built.count == 1)
+        #expect(built.first === first)
+        // A conformance that does not know its type is `Hashable` (an array's) gives none,
+        // and the unarchiver builds the set itself.
+        #expect(Self.witnessSet([["x"]]) == nil)
+        let sets: Set<[String]> = [["a", "b"], ["c"], []]
+        let decoded = try KeyedUnarchiver.unarchivedObject(
+            ofClass: Set<[String]>.self, from: Self.archive(sets))
+        #expect(decoded == sets)
+    }
+
     @Test func aSetSharesItsInstancesWithOtherKeys() throws {
         let a = Keyed(key: "a", serial: 1)
         let archiver = KeyedArchiver(requiringSecureCoding: true)
