@@ -25,6 +25,20 @@ enum PeersHarness {
         let openStep: [Data]
     }
 
+    /// Parses every document into `holder`; out of line, so that callgrind can count it
+    /// alone (`--toggle-collect='*parseAll*'`).
+    @inline(never)
+    private static func parseAll(_ documents: [Data], into holder: Holder) throws {
+        for data in documents { holder.trees.append(try PropertyList(from: data)) }
+    }
+
+    /// Releases the trees `holder` holds; out of line, so that callgrind can count it alone
+    /// (`--toggle-collect='*releaseAll*'`).
+    @inline(never)
+    private static func releaseAll(_ holder: Holder) {
+        holder.trees = []
+    }
+
     static func run(directory: String, rounds: Int, only: String? = nil) throws {
         let folder = URL(fileURLWithPath: directory)
         func read(_ name: String) throws -> Data { try Data(contentsOf: folder.appendingPathComponent(name)) }
@@ -60,7 +74,7 @@ enum PeersHarness {
                     guard !documents.isEmpty, wants(name) else { return }
                     holder.trees.reserveCapacity(documents.count)
                     let start = clock.now
-                    for data in documents { holder.trees.append(try PropertyList(from: data)) }
+                    try parseAll(documents, into: holder)
                     report(name, round, clock.now - start)
                     holder.trees = []
                 }
@@ -82,7 +96,7 @@ enum PeersHarness {
                 }
                 if releases {
                     let start = clock.now
-                    holder.trees = []
+                    releaseAll(holder)
                     report("release-\(input.name)", round, clock.now - start)
                 }
                 holder.trees = []

@@ -276,7 +276,8 @@ BARE = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$/:.-
 
 
 def openstep_string(text):
-    if text and all(character in BARE for character in text):
+    # `//` and `/*` inside a bare word start a comment.
+    if text and all(character in BARE for character in text) and "//" not in text and "/*" not in text:
         return text
     escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
     return '"' + escaped + '"'
