@@ -21,6 +21,16 @@ final class GraphEncodingSession {
     /// The most objects written, or `nil` for no limit.
     let maximumObjects: Int?
     private var wrappers: [Int: GraphObjectCoding] = [:]
+    /// The plain entries (arrays, dictionaries, references stored as `$objects` entries of
+    /// their own) being written, innermost last: such an entry that refers to itself,
+    /// directly or through others, would otherwise be written without end.
+    var plainEntriesInProgress: [Int] = []
+    /// The `$objects` index each plain entry was written at, so that an entry referred to
+    /// from several places is written once (entries sharing one another would otherwise be
+    /// written exponentially many times).
+    var plainEntriesWritten: [Int: Int] = [:]
+    /// The deepest chain of plain entries referring to each other that is written.
+    static let maximumPlainDepth = 256
 
     init(graph: ArchivedObjectGraph, maximumObjects: Int? = nil) {
         self.graph = graph
@@ -104,7 +114,24 @@ extension KeyedArchiver {
             case .real(let number): return table.uniqueIndex(of: .real(number.bitPattern))
             case .bool(let flag): return table.uniqueIndex(of: .bool(flag))
             case .data(let bytes): return table.uniqueIndex(of: .data(bytes))
-            default: return table.plainEntry(graphValueObject(value, session: session))
+            default:
+                if let written = session.plainEntriesWritten[uid] { return written }
+                if session.plainEntriesInProgress.contains(uid) {
+                    record(.invalidArchive, "$objects entry #\(uid) refers to itself through plain entries")
+                    return 0
+                }
+                guard session.plainEntriesInProgress.count < GraphEncodingSession.maximumPlainDepth else {
+                    record(
+                        .limitExceeded,
+                        "plain $objects entries refer to each other more than "
+                            + "\(GraphEncodingSession.maximumPlainDepth) deep (at #\(uid))")
+                    return 0
+                }
+                session.plainEntriesInProgress.append(uid)
+                let entry = table.plainEntry(graphValueObject(value, session: session))
+                session.plainEntriesInProgress.removeLast()
+                session.plainEntriesWritten[uid] = entry
+                return entry
             }
         case .object(let object)?:
             if session.isFull {
