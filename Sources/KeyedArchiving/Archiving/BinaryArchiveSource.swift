@@ -210,6 +210,15 @@ final class BinaryArchiveSource {
         return value
     }
 
+    /// Counts `values` against the current operation's budget, as materializing them
+    /// would (for values read in place instead); `false`, with nothing counted, when fewer
+    /// remain (materializing would then throw `limitExceeded`).
+    func spend(_ values: Int) -> Bool {
+        guard values >= 0, values <= operationBudget else { return false }
+        operationBudget -= values
+        return true
+    }
+
     /// Starts an operation over the archive (a top-level decode, building the object
     /// graph): it gets the whole budget of values, which everything it materializes shares.
     func beginOperation() {

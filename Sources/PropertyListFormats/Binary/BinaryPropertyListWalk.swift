@@ -78,6 +78,8 @@ package enum BinaryPropertyListWalk {
         /// The entry order of each list of key objects seen, by the list: every object of one
         /// archived class has the same keys. Bounded by the file's length (each list is in it).
         var orders: [[Int]: [Int]] = [:]
+        /// The dictionaries opened so far (the caches above serve from the second on).
+        var dictionariesSeen = 0
 
         init(scanner: BinaryPropertyListScanner, maximumDepth: Int, maximumValues: Int, sortsKeys: Bool) {
             self.scanner = scanner
@@ -155,13 +157,25 @@ package enum BinaryPropertyListWalk {
             for position in 0..<dictionary.count {
                 keyIndices.append(try scanner.reference(dictionary, at: position))
             }
-            if let order = orders[keyIndices] { return order }
+            // The first dictionary's keys are read and ordered without the caches: a small
+            // document (a BLOB of a database sweep) often has no other, and filling the
+            // tables cost more than the rest of the walk.
+            let caches = dictionariesSeen > 0
+            dictionariesSeen += 1
+            if caches, let order = orders[keyIndices] { return order }
             var texts: [String] = []
             texts.reserveCapacity(dictionary.count)
+            // A few keys are compared with those before them; more go through a set (both by
+            // `==`, as the dictionary reading gives compares keys).
             var known: Set<String> = []
+            let comparesInPlace = dictionary.count <= 16
             for position in 0..<dictionary.count {
-                let text = try key(keyIndices[position], position: position, of: dictionary)
-                guard known.insert(text).inserted else {
+                let text =
+                    caches
+                    ? try key(keyIndices[position], position: position, of: dictionary)
+                    : try scanner.key(keyIndices[position], position: position, of: dictionary)
+                let repeated = comparesInPlace ? texts.contains(text) : !known.insert(text).inserted
+                guard !repeated else {
                     throw KeyedArchiveError(
                         .unsupportedFormat,
                         "object \(dictionary.index): the key \"\(text)\" is given twice; "
@@ -172,16 +186,16 @@ package enum BinaryPropertyListWalk {
             }
             var order: [Int] = []
             order.reserveCapacity(2 * texts.count)
+            // By UTF-8 bytes, which order strings as their Unicode scalar values do.
             let positions =
                 sortsKeys
-                ? texts.indices.sorted(by: {
-                    texts[$0].unicodeScalars.lexicographicallyPrecedes(texts[$1].unicodeScalars)
-                }) : Array(texts.indices)
+                ? texts.indices.sorted(by: { texts[$0].utf8.lexicographicallyPrecedes(texts[$1].utf8) })
+                : Array(texts.indices)
             for position in positions {
                 order.append(position)
                 order.append(position)
             }
-            orders[keyIndices] = order
+            if caches { orders[keyIndices] = order }
             return order
         }
 
