@@ -407,6 +407,13 @@ final class OutputLines {
 
     /// Appends the line `{"key":value,…}` (keys are the tool's own names: plain ASCII).
     func append(_ fields: [(String, String)]) {
+        if fields.allSatisfy({ $0.1.utf8.count <= Tool.longestCopiedValue }) {
+            // The whole line in one access to the buffer (each access to a class's stored
+            // property is checked for exclusivity: three a field cost a tenth of the line).
+            Self.appendLine(fields, to: &bytes)
+            if bytes.count >= Self.capacity { flush() }
+            return
+        }
         for (index, (key, value)) in fields.enumerated() {
             bytes.append(index == 0 ? 0x7B : 0x2C)
             bytes.append(0x22)
@@ -419,5 +426,20 @@ final class OutputLines {
         bytes.append(0x7D)
         bytes.append(0x0A)
         if bytes.count >= Self.capacity { flush() }
+    }
+
+    private static func appendLine(_ fields: [(String, String)], to bytes: inout [UInt8]) {
+        for (index, (key, value)) in fields.enumerated() {
+            bytes.append(index == 0 ? 0x7B : 0x2C)
+            bytes.append(0x22)
+            var key = key
+            key.withUTF8 { bytes.append(contentsOf: $0) }
+            bytes.append(0x22)
+            bytes.append(0x3A)
+            var value = value
+            value.withUTF8 { bytes.append(contentsOf: $0) }
+        }
+        bytes.append(0x7D)
+        bytes.append(0x0A)
     }
 }
