@@ -88,7 +88,8 @@ extension Tool {
                         case .text(let text):
                             guard let (format, topLevel) = Self.textKind(text) else { continue }
                             summary.columns[index].texts += 1
-                            summary.columns[index].textFormats[format, default: [:]][topLevel, default: 0] += 1
+                            summary.columns[index].textFormats[format, default: [:]][topLevel, default: 0] +=
+                                1
                         default:
                             continue
                         }
@@ -158,7 +159,8 @@ extension Tool {
         var utf8 = text.utf8[...]
         if utf8.starts(with: [0xEF, 0xBB, 0xBF]) { utf8 = utf8.dropFirst(3) }
         utf8 = utf8.drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
-        for prefix in ["<", "bplist", "YnBsaXN0MD", "PD94bWwg", "PHBsaXN0"] where utf8.starts(with: prefix.utf8) {
+        for prefix in ["<", "bplist", "YnBsaXN0MD", "PD94bWwg", "PHBsaXN0"]
+        where utf8.starts(with: prefix.utf8) {
             return true
         }
         return false

@@ -172,7 +172,9 @@ struct SQLiteSummaryTests {
         #expect(other.errorLines == ["\(folder)/body.typedstream: not an SQLite database (no SQLite header)"])
     }
 
-    @Test("sqlite DB counts property lists kept as TEXT (as text or Base64), UTF-8 and UTF-16; not text that only looks like one")
+    @Test(
+        "sqlite DB counts property lists kept as TEXT (as text or Base64), UTF-8 and UTF-16; not text that only looks like one"
+    )
     func summaryOfText() throws {
         let folder = try #require(SQLiteSweepTests.textFolder, "python3 could not make the databases")
         for name in ["prefs.db", "prefs16.db"] {

@@ -195,7 +195,9 @@ struct SQLiteSweepTests {
             lines.last?["error"]?.stringValue
                 == "not a readable keyed archive: $objects[1].items[1]: object reference 9 is out of range (4 objects)",
             "\(lines)")
-        let (recoveredStatus, recovered) = try Self.lines(["decode", "--jsonl", "--recover", folder + "/damaged.db"])
+        let (recoveredStatus, recovered) = try Self.lines([
+            "decode", "--jsonl", "--recover", folder + "/damaged.db",
+        ])
         #expect(recoveredStatus == 0)
         #expect(
             recovered.last?["result"]?["$problems"]

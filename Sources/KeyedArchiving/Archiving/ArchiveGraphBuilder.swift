@@ -107,7 +107,8 @@ package struct ArchiveGraphBuilder {
         for (key, value) in source.top {
             topLevel.append(
                 ArchivedObjectGraph.Field(
-                    key: archiveUnescapedKey(key), value: try convert(value, at: Location(uid: -1, key: key))))
+                    key: archiveUnescapedKey(key), value: try convert(value, at: Location(uid: -1, key: key)))
+            )
         }
         convertedContainers = [:]
         // Reference counts, and whether any reference points back (to its own node or an
@@ -154,7 +155,9 @@ package struct ArchiveGraphBuilder {
     /// The values are counted against the operation's budget as materializing the entry
     /// would count them (one per value and per key, a list's elements each time the list
     /// is referenced).
-    private mutating func inPlaceNode(at uid: Int, scanner: BinaryPropertyListScanner) -> ArchivedObjectGraph.Node? {
+    private mutating func inPlaceNode(at uid: Int, scanner: BinaryPropertyListScanner) -> ArchivedObjectGraph
+        .Node?
+    {
         guard let object = try? source.entryObject(uid, scanner: scanner) else { return nil }
         guard object.kind == .dictionary else {
             if object.kind.isContainer { return nil }
@@ -192,7 +195,8 @@ package struct ArchiveGraphBuilder {
         at uid: Int, scanner: BinaryPropertyListScanner, known: Bool = true
     ) -> ClassDescription? {
         if known, let description = knownClass(uid) { return description }
-        guard uid > 0, let object = try? source.entryObject(uid, scanner: scanner), object.kind == .dictionary,
+        guard uid > 0, let object = try? source.entryObject(uid, scanner: scanner),
+            object.kind == .dictionary,
             let (description, cost) = Self.inPlaceClassDescription(object, uid: uid, scanner: scanner),
             countValues(cost, ofEntry: uid)
         else { return nil }
@@ -256,7 +260,8 @@ package struct ArchiveGraphBuilder {
             else { return nil }
             if scanner.asciiStringEquals(keyObject, classKeyBytes) {
                 guard classUID == 0, valueObject.kind == .uid,
-                    case .reference(let uid)? = inPlaceScalar(valueObject, scanner: scanner, objectCount: objectCount)
+                    case .reference(let uid)? = inPlaceScalar(
+                        valueObject, scanner: scanner, objectCount: objectCount)
                 else { return nil }
                 classUID = uid
                 continue
@@ -278,7 +283,8 @@ package struct ArchiveGraphBuilder {
                 cost += valueObject.count
                 value = list
             } else {
-                guard let scalar = inPlaceScalar(valueObject, scanner: scanner, objectCount: objectCount) else {
+                guard let scalar = inPlaceScalar(valueObject, scanner: scanner, objectCount: objectCount)
+                else {
                     return nil
                 }
                 value = scalar
@@ -376,7 +382,9 @@ package struct ArchiveGraphBuilder {
     }
 
     /// The strings of an array or set of strings; `nil` for anything else.
-    private static func names(_ object: BinaryPropertyListObject, scanner: BinaryPropertyListScanner) -> [String]? {
+    private static func names(_ object: BinaryPropertyListObject, scanner: BinaryPropertyListScanner)
+        -> [String]?
+    {
         guard object.kind == .array || object.kind == .set else { return nil }
         var names: [String] = []
         names.reserveCapacity(object.count)
@@ -420,7 +428,8 @@ package struct ArchiveGraphBuilder {
             }
             try recover(
                 KeyedArchiveError(
-                    .invalidArchive, "a dictionary without $class or $classname", at: .keyPath(location.keyPath)))
+                    .invalidArchive, "a dictionary without $class or $classname",
+                    at: .keyPath(location.keyPath)))
             return .value(try convert(entry, at: location))
         }
         var className = Self.unknownClassName

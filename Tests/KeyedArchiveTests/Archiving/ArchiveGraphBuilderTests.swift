@@ -26,7 +26,9 @@ struct ArchiveGraphBuilderTests {
             message: "$objects[1].next: object reference 99 is out of range (3 objects)"),
         Broken(
             name: "reference out of range in a list",
-            objects: ["$null", ["$class": .uid(2), "NS.objects": [.uid(0), .uid(1), .uid(50)]], widgetClass],
+            objects: [
+                "$null", ["$class": .uid(2), "NS.objects": [.uid(0), .uid(1), .uid(50)]], widgetClass,
+            ],
             message: "$objects[1].NS.objects[2]: object reference 50 is out of range (3 objects)"),
         Broken(
             name: "reference out of range in a nested dictionary",
@@ -46,7 +48,9 @@ struct ArchiveGraphBuilderTests {
             message: "$objects[1].$class: class description $objects[2] has no $classname"),
         Broken(
             name: "class name that is not a string",
-            objects: ["$null", ["$class": .uid(2), "n": 1], ["$classname": 7, "$classes": ["Acme.Widget"]]],
+            objects: [
+                "$null", ["$class": .uid(2), "n": 1], ["$classname": 7, "$classes": ["Acme.Widget"]],
+            ],
             message: "$objects[1].$class: $classname of $objects[2] is "),
         Broken(
             name: "dictionary without $class or $classname",
@@ -61,7 +65,8 @@ struct ArchiveGraphBuilderTests {
 
     @Test("an error says what and where", arguments: broken)
     func errorsSayWhere(_ archive: Broken) throws {
-        let data = try ArchiveTest.archivePlist(objects: archive.objects, top: archive.top).data(format: .binary)
+        let data = try ArchiveTest.archivePlist(objects: archive.objects, top: archive.top).data(
+            format: .binary)
         let error = try #require(ArchiveTest.error { try KeyedUnarchiver.objectGraph(from: data) })
         #expect(error.code == .invalidArchive)
         #expect(error.description.hasPrefix(archive.message), "\(error.description)")
@@ -69,7 +74,8 @@ struct ArchiveGraphBuilderTests {
 
     @Test("recovering lists each problem where it is", arguments: broken)
     func problemsSayWhere(_ archive: Broken) throws {
-        let data = try ArchiveTest.archivePlist(objects: archive.objects, top: archive.top).data(format: .binary)
+        let data = try ArchiveTest.archivePlist(objects: archive.objects, top: archive.top).data(
+            format: .binary)
         let graph = try KeyedUnarchiver.objectGraph(
             from: data, options: KeyedUnarchivingOptions(recoversFromDamage: true))
         #expect(
@@ -84,12 +90,20 @@ struct ArchiveGraphBuilderTests {
             objects: [
                 "$null",
                 [
-                    "$class": .uid(2), "name": "Ada", "ключ": "значение", "$$dollar": true, "when": .date(Date(timeIntervalSinceReferenceDate: 5)),
-                    "bytes": .data(Data([1, 2, 3])), "big": .integer(PropertyListInteger(UInt64.max)), "ratio": 0.25,
+                    "$class": .uid(2), "name": "Ada", "ключ": "значение", "$$dollar": true,
+                    "when": .date(Date(timeIntervalSinceReferenceDate: 5)),
+                    "bytes": .data(Data([1, 2, 3])), "big": .integer(PropertyListInteger(UInt64.max)),
+                    "ratio": 0.25,
                     "list": [.uid(3), .uid(0), 7, "x"], "owner": .uid(3),
                 ],
-                ["$classname": "Acme.Widget", "$classes": ["Acme.Widget", "NSObject"], "$classhints": ["Widget"]],
-                ["$class": .uid(4), "nested": ["a": [1, 2], "b": ["c": .uid(1)]], "lists": [[.uid(1)], []]],
+                [
+                    "$classname": "Acme.Widget", "$classes": ["Acme.Widget", "NSObject"],
+                    "$classhints": ["Widget"],
+                ],
+                [
+                    "$class": .uid(4), "nested": ["a": [1, 2], "b": ["c": .uid(1)]],
+                    "lists": [[.uid(1)], []],
+                ],
                 ArchiveTest.classDescription("Acme.Owner"),
                 "a string",
                 42,
@@ -100,7 +114,9 @@ struct ArchiveGraphBuilderTests {
         #expect(widget.className == "Acme.Widget")
         #expect(widget.classChain == ["Acme.Widget", "NSObject"] && widget.classHints == ["Widget"])
         #expect(
-            widget.fields.map(\.key) == ["name", "ключ", "$dollar", "when", "bytes", "big", "ratio", "list", "owner"])
+            widget.fields.map(\.key) == [
+                "name", "ключ", "$dollar", "when", "bytes", "big", "ratio", "list", "owner",
+            ])
         #expect(widget["ключ"] == .string("значение"))
         #expect(widget["$dollar"] == .bool(true))
         #expect(widget["when"] == .date(Date(timeIntervalSinceReferenceDate: 5)))
@@ -114,10 +130,16 @@ struct ArchiveGraphBuilderTests {
             owner["nested"]
                 == .dictionary([
                     ArchivedObjectGraph.Field(key: "a", value: .array([.integer(1), .integer(2)])),
-                    ArchivedObjectGraph.Field(key: "b", value: .dictionary([.init(key: "c", value: .reference(1))])),
+                    ArchivedObjectGraph.Field(
+                        key: "b", value: .dictionary([.init(key: "c", value: .reference(1))])),
                 ]))
         #expect(owner["lists"] == .array([.array([.reference(1)]), .array([])]))
-        #expect(graph[2] == .classDescription(.init(className: "Acme.Widget", classChain: ["Acme.Widget", "NSObject"], classHints: ["Widget"])))
+        #expect(
+            graph[2]
+                == .classDescription(
+                    .init(
+                        className: "Acme.Widget", classChain: ["Acme.Widget", "NSObject"],
+                        classHints: ["Widget"])))
         #expect(graph[5] == .value(.string("a string")))
         #expect(graph[6] == .value(.integer(42)))
         // 1 → 3 → 1 (through a nested dictionary) is a cycle.
@@ -145,12 +167,17 @@ struct ArchiveGraphBuilderTests {
     /// A budget too small for the archive fails read in place as it does the general way.
     @Test func budgetStillApplies() throws {
         let archive = ArchiveTest.archivePlist(
-            objects: ["$null", ["$class": .uid(2), "NS.objects": .array((0..<200).map { _ in .uid(0) })], ArchiveTest.classDescription("NSArray")],
+            objects: [
+                "$null", ["$class": .uid(2), "NS.objects": .array((0..<200).map { _ in .uid(0) })],
+                ArchiveTest.classDescription("NSArray"),
+            ],
             top: ["root": .uid(1)])
         let data = try archive.data(format: .binary)
         var options = KeyedUnarchivingOptions()
-        options.propertyListOptions = PropertyListReadingOptions(maximumExpansionFactor: 0, baseValueAllowance: 100)
-        let error = try #require(ArchiveTest.error { try KeyedUnarchiver.objectGraph(from: data, options: options) })
+        options.propertyListOptions = PropertyListReadingOptions(
+            maximumExpansionFactor: 0, baseValueAllowance: 100)
+        let error = try #require(
+            ArchiveTest.error { try KeyedUnarchiver.objectGraph(from: data, options: options) })
         #expect(error.code == .limitExceeded, "\(error)")
     }
 }
