@@ -168,12 +168,47 @@ enum ArchiveGraphJSON {
             if !plain { emit(Tool.jsonString(text)) }
         }
 
+        /// Appends a member's key, `escaped(key)` quoted, after a comma unless it is the
+        /// object's first member, on a new line for `depth` (as ``writeObject(_:depth:)``
+        /// writes each member's key), and the `: ` before its value.
+        private mutating func emitMemberKey(_ key: String, index: Int, depth: Int) {
+            if index > 0 { emit(",") }
+            newline(depth)
+            var key = key
+            let plain = key.withUTF8 { utf8 in
+                guard !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return false }
+                bytes.append(0x22)
+                // A key that starts with `$` gets one more (``escaped(_:)``).
+                if utf8.first == 0x24 { bytes.append(0x24) }
+                bytes.append(contentsOf: utf8)
+                bytes.append(0x22)
+                return true
+            }
+            if !plain { emit(Tool.jsonString(escaped(key))) }
+            emit(": ")
+        }
+
+        /// Appends a member's key given as literal text (quoted, escaped and followed by
+        /// `: ` as ``emitMemberKey(_:index:depth:)`` writes it).
+        private mutating func emitMemberKey(literal: StaticString, index: Int, depth: Int) {
+            if index > 0 { emit(",") }
+            newline(depth)
+            emit(literal)
+        }
+
         /// Appends a scalar as ``scalar(_:)`` writes it.
         private mutating func emitScalar(_ value: ArchivedObjectGraph.Value) throws {
             switch value {
             case .string(let string): emitQuoted(string)
             case .integer(let integer): emit(integer.description)
             case .bool(let flag): flag ? emit("true") : emit("false")
+            case .real(let real) where real.isFinite:
+                // As the JSON writer spells a finite real, without its setup.
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: RealText.maximumLength) { buffer in
+                    guard let start = buffer.baseAddress else { return }
+                    let length = RealText.write(real, keepsPointZero: true, to: start)
+                    bytes.append(contentsOf: UnsafeBufferPointer(start: start, count: length))
+                }
             default: emit(try Self.scalar(value))
             }
         }
@@ -206,7 +241,19 @@ enum ArchiveGraphJSON {
                 newline(depth)
                 emit("]")
             case .dictionary(let fields):
-                try writeObject(fields.map { (escaped($0.key), Member.value($0.value)) }, depth: depth)
+                // As ``writeObject(_:depth:)`` writes the fields, without a list of them.
+                try checkDepth(depth)
+                guard !fields.isEmpty else {
+                    emit("{}")
+                    return
+                }
+                emit("{")
+                for (index, field) in fields.enumerated() {
+                    emitMemberKey(field.key, index: index, depth: depth + 1)
+                    try write(field.value, depth: depth + 1)
+                }
+                newline(depth)
+                emit("}")
             case .reference(let uid):
                 try writeReference(uid, depth: depth)
             case .data(let data):
@@ -331,40 +378,63 @@ enum ArchiveGraphJSON {
                     return
                 }
                 shown[uid] = true
-                var members: [(String, Member)] = [
-                    ("$class", .quoted(object.className)),
-                    ("$uid", .literal(String(uid))),
-                ]
-                // An NSDate as its summary gives it, without decoding it through an archive
-                // of its own (a sweep meets one in most archives).
-                if summarizes, object.className == "NSDate", object.fields.count == 1,
-                    case .real(let seconds)? = object["NS.time"], seconds.isFinite
-                {
-                    let date = try Self.scalar(.string(ISO8601Date.format(seconds)))
-                    members.append(("$summary", .literal(date)))
-                    members.append(("date", .literal(date)))
-                    members.append(("seconds", .value(.real(seconds))))
-                    try writeObject(members, depth: depth)
-                    return
-                }
-                if summarizes, let summary = graph.summary(ofObjectAt: uid) {
-                    members.append(("$summary", .quoted(summary.text)))
-                    if let parts = summary.value.dictionaryValue {
-                        for (key, value) in parts {
-                            members.append((escaped(key), .value(Self.value(value))))
-                        }
+                try writeObject(object, uid: uid, depth: depth)
+            }
+        }
+
+        /// An object the first time it is reached: its members written one by one, as
+        /// ``writeObject(_:depth:)`` writes a list of them (no list is built).
+        private mutating func writeObject(_ object: ArchivedObjectGraph.Object, uid: Int, depth: Int) throws {
+            try checkDepth(depth)
+            emit("{")
+            emitMemberKey(literal: "\"$class\": ", index: 0, depth: depth + 1)
+            emitQuoted(object.className)
+            emitMemberKey(literal: "\"$uid\": ", index: 1, depth: depth + 1)
+            emit(uid)
+            var index = 2
+            defer {
+                newline(depth)
+                emit("}")
+            }
+            // An NSDate as its summary gives it, without decoding it through an archive
+            // of its own (a sweep meets one in most archives).
+            if summarizes, object.className == "NSDate", object.fields.count == 1,
+                case .real(let seconds)? = object["NS.time"], seconds.isFinite
+            {
+                let date = try Self.scalar(.string(ISO8601Date.format(seconds)))
+                emitMemberKey(literal: "\"$summary\": ", index: 2, depth: depth + 1)
+                emit(date)
+                emitMemberKey(literal: "\"date\": ", index: 3, depth: depth + 1)
+                emit(date)
+                emitMemberKey(literal: "\"seconds\": ", index: 4, depth: depth + 1)
+                try write(.real(seconds), depth: depth + 1)
+                return
+            }
+            if summarizes, let summary = graph.summary(ofObjectAt: uid) {
+                emitMemberKey(literal: "\"$summary\": ", index: 2, depth: depth + 1)
+                emitQuoted(summary.text)
+                if let parts = summary.value.dictionaryValue {
+                    for (key, value) in parts {
+                        emitMemberKey(key, index: index, depth: depth + 1)
+                        try write(Self.value(value), depth: depth + 1)
+                        index += 1
                     }
-                    try writeObject(members, depth: depth)
-                    return
                 }
-                // A dictionary whose keys are all strings: its entries as the object's members.
-                if summarizes, let entries = stringKeyedEntries(object) {
-                    for (key, value) in entries { members.append((escaped(key), .value(value))) }
-                    try writeObject(members, depth: depth)
-                    return
+                return
+            }
+            // A dictionary whose keys are all strings: its entries as the object's members.
+            if summarizes, let entries = stringKeyedEntries(object) {
+                for (key, value) in entries {
+                    emitMemberKey(key, index: index, depth: depth + 1)
+                    try write(value, depth: depth + 1)
+                    index += 1
                 }
-                for field in object.fields { members.append((escaped(field.key), .value(field.value))) }
-                try writeObject(members, depth: depth)
+                return
+            }
+            for field in object.fields {
+                emitMemberKey(field.key, index: index, depth: depth + 1)
+                try write(field.value, depth: depth + 1)
+                index += 1
             }
         }
 
@@ -380,6 +450,16 @@ enum ArchiveGraphJSON {
             else { return nil }
             var entries: [(String, ArchivedObjectGraph.Value)] = []
             entries.reserveCapacity(keys.count)
+            // A few keys are compared with those before them (no set to hash into); more
+            // go through a set. Either way by `==`.
+            if keys.count <= 16 {
+                for (key, value) in zip(keys, values) {
+                    guard let text = stringKey(key) else { return nil }
+                    for earlier in entries where earlier.0 == text { return nil }
+                    entries.append((text, value))
+                }
+                return entries
+            }
             var seen = Set<String>(minimumCapacity: keys.count)
             for (key, value) in zip(keys, values) {
                 guard let text = stringKey(key), seen.insert(text).inserted else { return nil }

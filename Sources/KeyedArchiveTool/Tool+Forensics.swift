@@ -6,6 +6,14 @@ import FoundationEssentials
 import Foundation
 #endif
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `decode --expand` (text) and `decode --jsonl`: reading archives as an examiner finds them.
 extension Tool {
     /// The archives nested in the data values `found` (each with its key path), each as
@@ -294,15 +302,19 @@ extension Tool {
         let keyCount = key.utf8CodeUnitCount
         let keyBytes = UnsafeBufferPointer(start: key.utf8Start, count: keyCount)
         let count = raw.count
-        guard count >= keyCount else { return false }
-        var index = 0
-        while index <= count - keyCount {
-            if raw[index] == 0x24 {
-                var matched = 1
-                while matched < keyCount && raw[index + matched] == keyBytes[matched] { matched += 1 }
-                if matched == keyCount { return true }
-            }
-            index += 1
+        guard count >= keyCount, let base = raw.baseAddress, let keyStart = keyBytes.baseAddress else {
+            return false
+        }
+        // Each `$` found by the C library's `memchr`: a sweep asks this of every archive
+        // BLOB and of every plain property list's JSON (a byte loop here was 2.5% of
+        // sweeping a database).
+        var start = 0
+        while count - start >= keyCount,
+            let found = memchr(base + start, 0x24, count - start - keyCount + 1)
+        {
+            let index = base.distance(to: UnsafeRawPointer(found))
+            if memcmp(base + index, keyStart, keyCount) == 0 { return true }
+            start = index + 1
         }
         return false
     }
@@ -407,6 +419,13 @@ final class OutputLines {
 
     /// Appends the line `{"key":value,…}` (keys are the tool's own names: plain ASCII).
     func append(_ fields: [(String, String)]) {
+        if fields.allSatisfy({ $0.1.utf8.count <= Tool.longestCopiedValue }) {
+            // The whole line in one access to the buffer (each access to a class's stored
+            // property is checked for exclusivity: three a field cost a tenth of the line).
+            Self.appendLine(fields, to: &bytes)
+            if bytes.count >= Self.capacity { flush() }
+            return
+        }
         for (index, (key, value)) in fields.enumerated() {
             bytes.append(index == 0 ? 0x7B : 0x2C)
             bytes.append(0x22)
@@ -419,5 +438,20 @@ final class OutputLines {
         bytes.append(0x7D)
         bytes.append(0x0A)
         if bytes.count >= Self.capacity { flush() }
+    }
+
+    private static func appendLine(_ fields: [(String, String)], to bytes: inout [UInt8]) {
+        for (index, (key, value)) in fields.enumerated() {
+            bytes.append(index == 0 ? 0x7B : 0x2C)
+            bytes.append(0x22)
+            var key = key
+            key.withUTF8 { bytes.append(contentsOf: $0) }
+            bytes.append(0x22)
+            bytes.append(0x3A)
+            var value = value
+            value.withUTF8 { bytes.append(contentsOf: $0) }
+        }
+        bytes.append(0x7D)
+        bytes.append(0x0A)
     }
 }

@@ -8,16 +8,21 @@ import Foundation
 #endif
 
 /// `keyed-archive sqlite DB`: what a database holds, table by table — its live rows (the WAL
-/// or a hot journal applied), and for each column with archive BLOBs, how many of each
-/// format and top-level class.
+/// or a hot journal applied), and for each column with archive BLOBs, or TEXT holding a
+/// property list, how many of each format and top-level class.
 extension Tool {
-    /// The archive BLOBs of one column, by format and then by top-level class.
+    /// The archive BLOBs of one column, by format and then by top-level class, and the
+    /// TEXT values that hold a property list (as `decode --jsonl` reads them).
     struct ColumnSummary {
         var name: String
         var blobs = 0
         /// Format (`keyed archive`, `property list`, `typedstream`, `gzip`, `zlib`) → class
         /// (an archive's root class, a property list's root type) → count.
         var formats: [String: [String: Int]] = [:]
+        /// TEXT values holding a property list or keyed archive (as text, or in Base64).
+        var texts = 0
+        /// Their formats and classes, as ``formats``.
+        var textFormats: [String: [String: Int]] = [:]
     }
 
     /// One table of a summary.
@@ -75,12 +80,19 @@ extension Tool {
                 try database.forEachRow(in: table) { row in
                     summary.rows += 1
                     for (index, value) in row.values.enumerated() where index < summary.columns.count {
-                        guard case .blob(let data) = value, let (format, topLevel) = Self.blobKind(data)
-                        else {
+                        switch value {
+                        case .blob(let data):
+                            guard let (format, topLevel) = Self.blobKind(data) else { continue }
+                            summary.columns[index].blobs += 1
+                            summary.columns[index].formats[format, default: [:]][topLevel, default: 0] += 1
+                        case .text(let text):
+                            guard let (format, topLevel) = Self.textKind(text) else { continue }
+                            summary.columns[index].texts += 1
+                            summary.columns[index].textFormats[format, default: [:]][topLevel, default: 0] +=
+                                1
+                        default:
                             continue
                         }
-                        summary.columns[index].blobs += 1
-                        summary.columns[index].formats[format, default: [:]][topLevel, default: 0] += 1
                     }
                 }
             } catch {
@@ -125,6 +137,33 @@ extension Tool {
             }
             return ("keyed archive", rootClass(of: graph))
         }
+    }
+
+    /// The format and top-level class of TEXT that holds a property list or keyed archive
+    /// as `decode --jsonl` reads it (XML or binary as text, or either in Base64); `nil` for
+    /// other text, and for text that only looks like one (it is text, not damage).
+    static func textKind(_ text: String) -> (format: String, topLevel: String)? {
+        guard mayHoldPropertyList(text) else { return nil }
+        var data = Data(text.utf8)
+        if let decoded = base64PropertyList(data) { data = decoded }
+        guard case .archive? = content(of: data), !TypedStreamUnarchiver.isTypedStream(data),
+            let kind = blobKind(data), kind.topLevel != "(unreadable)"
+        else { return nil }
+        return kind
+    }
+
+    /// Whether `text` starts (after a byte-order mark and white space) as a property list
+    /// kept as text may: `<`, `bplist`, or the Base64 of `bplist0`, `<?xml ` or `<plist`.
+    /// Checked before any copy: most TEXT is not.
+    static func mayHoldPropertyList(_ text: String) -> Bool {
+        var utf8 = text.utf8[...]
+        if utf8.starts(with: [0xEF, 0xBB, 0xBF]) { utf8 = utf8.dropFirst(3) }
+        utf8 = utf8.drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        for prefix in ["<", "bplist", "YnBsaXN0MD", "PD94bWwg", "PHBsaXN0"]
+        where utf8.starts(with: prefix.utf8) {
+            return true
+        }
+        return false
     }
 
     /// The class of a graph's root object, or the type of a plain root value.
@@ -189,13 +228,23 @@ extension Tool {
             + "\(header.freelistCount > 0 ? ", \(header.freelistCount) free pages" : "")\n"
         for table in tables {
             text += "  \(table.name): \(table.rows) \(table.rows == 1 ? "row" : "rows")\n"
-            for column in table.columns where column.blobs > 0 {
-                let formats = ordered(column.formats).map { format, count, classes in
-                    "\(format) \(count) (" + classes.map { "\($0) \($1)" }.joined(separator: ", ") + ")"
+            for column in table.columns where column.blobs > 0 || column.texts > 0 {
+                func counts(_ formats: [String: [String: Int]]) -> String {
+                    ordered(formats).map { format, count, classes in
+                        "\(format) \(count) (" + classes.map { "\($0) \($1)" }.joined(separator: ", ") + ")"
+                    }.joined(separator: ", ")
                 }
-                text +=
-                    "    \(column.name): \(column.blobs) \(column.blobs == 1 ? "BLOB" : "BLOBs"): "
-                    + formats.joined(separator: ", ") + "\n"
+                var parts: [String] = []
+                if column.blobs > 0 {
+                    parts.append(
+                        "\(column.blobs) \(column.blobs == 1 ? "BLOB" : "BLOBs"): " + counts(column.formats))
+                }
+                if column.texts > 0 {
+                    parts.append(
+                        "\(column.texts) \(column.texts == 1 ? "TEXT value" : "TEXT values"): "
+                            + counts(column.textFormats))
+                }
+                text += "    \(column.name): " + parts.joined(separator: "; ") + "\n"
             }
         }
         for problem in problems { text += "  problem: \(problem)\n" }
@@ -204,8 +253,9 @@ extension Tool {
 
     /// One line: `{"path": …, "encoding": …, "pageSize": n, "pages": n, "wal": bool,
     /// "tables": [{"name": …, "rows": n, "columns": [{"name": …, "blobs": n, "formats":
-    /// {"keyed archive": {"count": n, "classes": {"NSDictionary": n}}}}]}], "problems": […]}`
-    /// (columns without archive BLOBs left out).
+    /// {"keyed archive": {"count": n, "classes": {"NSDictionary": n}}}, "texts": n,
+    /// "textFormats": {…}}]}], "problems": […]}` (columns without archive BLOBs or property
+    /// lists in TEXT left out).
     static func summaryJSON(
         _ path: String, _ header: SQLiteDatabaseHeader, _ tables: [TableSummary], _ problems: [String]
     ) -> String {
@@ -213,19 +263,23 @@ extension Tool {
             "{" + members.map { jsonString($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
         }
         let tableObjects = tables.map { table in
-            let columns = table.columns.filter { $0.blobs > 0 }.map { column in
-                let formats = ordered(column.formats).map { format, count, classes in
-                    (
-                        format,
-                        object([
-                            ("count", String(count)),
-                            ("classes", object(classes.map { ($0.0, String($0.1)) })),
-                        ])
-                    )
-                }
-                return object([
+            func formats(_ counts: [String: [String: Int]]) -> String {
+                object(
+                    ordered(counts).map { format, count, classes in
+                        (
+                            format,
+                            object([
+                                ("count", String(count)),
+                                ("classes", object(classes.map { ($0.0, String($0.1)) })),
+                            ])
+                        )
+                    })
+            }
+            let columns = table.columns.filter { $0.blobs > 0 || $0.texts > 0 }.map { column in
+                object([
                     ("name", jsonString(column.name)), ("blobs", String(column.blobs)),
-                    ("formats", object(formats)),
+                    ("formats", formats(column.formats)), ("texts", String(column.texts)),
+                    ("textFormats", formats(column.textFormats)),
                 ])
             }
             return object([

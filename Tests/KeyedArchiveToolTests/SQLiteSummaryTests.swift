@@ -172,6 +172,32 @@ struct SQLiteSummaryTests {
         #expect(other.errorLines == ["\(folder)/body.typedstream: not an SQLite database (no SQLite header)"])
     }
 
+    @Test(
+        "sqlite DB counts property lists kept as TEXT (as text or Base64), UTF-8 and UTF-16; not text that only looks like one"
+    )
+    func summaryOfText() throws {
+        let folder = try #require(SQLiteSweepTests.textFolder, "python3 could not make the databases")
+        for name in ["prefs.db", "prefs16.db"] {
+            let path = folder + "/dbs/" + name
+            let run = ToolRun(["sqlite", path])
+            #expect(run.status == 0, "\(name): \(run.error)")
+            // Row 5's note, `bplist is a word here`, starts as a binary property list would
+            // and is not one: not counted.
+            #expect(
+                Array(run.outputLines.dropFirst()) == [
+                    "  prefs: 5 rows",
+                    "    value: 4 TEXT values: property list 4 (dictionary 3, array 1)",
+                ], "\(name): \(run.outputLines)")
+            let (status, lines) = try Self.lines(["sqlite", "--json", path])
+            #expect(status == 0)
+            let column = lines.first?["tables"]?[0]?["columns"]?[0]
+            #expect(column?["name"]?.stringValue == "value", "\(name)")
+            #expect(column?["blobs"] == 0 && column?["texts"] == 4, "\(name): \(String(describing: column))")
+            #expect(column?["textFormats"]?["property list"]?["classes"]?["dictionary"] == 3, "\(name)")
+            #expect(lines.first?["tables"]?[0]?["columns"]?.arrayValue?.count == 1, "\(name)")
+        }
+    }
+
     /// A body whose second run carries data holding a keyed archive, as Messages stores a
     /// data detector's result (`__kIMDataDetectedAttributeName`), in its own folder.
     static func detectedBody(_ folder: String) throws -> String {

@@ -162,4 +162,45 @@ struct SQLiteSweepTests {
         #expect(!lines.isEmpty)
         #expect(lines.allSatisfy { $0["storage"] == nil })
     }
+
+    /// `damaged.db`: one BLOB holding a keyed archive whose object refers to a missing
+    /// object, next to a good one.
+    static let damagedFolder: String? = SQLiteTestSupport.folder(
+        named: "SQLiteDamagedArchiveTests",
+        script: """
+            import os, plistlib, sqlite3, sys
+            def archive(target):
+                return plistlib.dumps({"$archiver": "NSKeyedArchiver", "$version": 100000,
+                    "$top": {"root": plistlib.UID(1)},
+                    "$objects": ["$null", {"$class": plistlib.UID(2), "title": plistlib.UID(3),
+                                           "items": [plistlib.UID(3), plistlib.UID(target)]},
+                                 {"$classname": "Note", "$classes": ["Note", "NSObject"]}, "hello"]},
+                    fmt=plistlib.FMT_BINARY)
+            c = sqlite3.connect(os.path.join(sys.argv[1], "damaged.db"))
+            c.execute("CREATE TABLE notes (ROWID INTEGER PRIMARY KEY, body BLOB)")
+            c.execute("INSERT INTO notes VALUES (1, ?)", (archive(3),))
+            c.execute("INSERT INTO notes VALUES (2, ?)", (archive(9),))
+            c.commit()
+            c.close()
+            """)
+
+    @Test("a damaged archive in a BLOB: its line says what is wrong and where; --recover lists it")
+    func damagedArchiveSaysWhere() throws {
+        let folder = try #require(Self.damagedFolder, "python3 could not make the database")
+        let (status, lines) = try Self.lines(["decode", "--jsonl", folder + "/damaged.db"])
+        #expect(status == 1)
+        #expect(lines.count == 2, "\(lines)")
+        #expect(lines.first?["result"]?["root"]?["title"]?.stringValue == "hello")
+        #expect(
+            lines.last?["error"]?.stringValue
+                == "not a readable keyed archive: $objects[1].items[1]: object reference 9 is out of range (4 objects)",
+            "\(lines)")
+        let (recoveredStatus, recovered) = try Self.lines([
+            "decode", "--jsonl", "--recover", folder + "/damaged.db",
+        ])
+        #expect(recoveredStatus == 0)
+        #expect(
+            recovered.last?["result"]?["$problems"]
+                == ["$objects[1].items[1]: object reference 9 is out of range (4 objects)"], "\(recovered)")
+    }
 }

@@ -40,8 +40,9 @@ final class BinaryArchiveSource {
     private let keyCache: UnsafeMutablePointer<CachedKeyIndex>
     /// The key-reference bytes of dictionaries whose keys are distinct texts, in a
     /// direct-mapped table by a hash of the bytes (see ``hasDistinctKeyTexts(_:scanner:)``).
-    @exclusivity(unchecked) private var distinctLayouts = [KeyLayout](
-        repeating: KeyLayout(), count: BinaryArchiveSource.layoutCacheSize)
+    /// Made at the first such question: building an object graph never asks it, and making
+    /// and freeing the table cost a tenth of opening and reading a small archive as a graph.
+    @exclusivity(unchecked) private var distinctLayouts: [KeyLayout] = []
     /// The key texts of the dictionaries last searched by text. Allocated in the initializer
     /// once nothing before the last stored property can throw (as ``keyCache`` is): a
     /// property initializer would run first, and an initializer that throws before every
@@ -221,6 +222,15 @@ final class BinaryArchiveSource {
             materialized[index] = value
         }
         return value
+    }
+
+    /// Counts `values` against the current operation's budget, as materializing them
+    /// would (for values read in place instead); `false`, with nothing counted, when fewer
+    /// remain (materializing would then throw `limitExceeded`).
+    func spend(_ values: Int) -> Bool {
+        guard values >= 0, values <= operationBudget else { return false }
+        operationBudget -= values
+        return true
     }
 
     /// Starts an operation over the archive (a top-level decode, building the object
@@ -530,6 +540,9 @@ final class BinaryArchiveSource {
         // Two ways per set: the layouts read in turn (an object and the date or array it
         // holds) may share a set.
         let slot = layout.slot(among: Self.layoutCacheSize) & ~1
+        if distinctLayouts.isEmpty {
+            distinctLayouts = [KeyLayout](repeating: KeyLayout(), count: Self.layoutCacheSize)
+        }
         var distinct = false
         if distinctLayouts[slot].matches(layout, references) {
             distinct = true

@@ -10,6 +10,14 @@ package struct ClassDescription {
     /// `$classhints`: alternative names to try when the class is unknown.
     let hints: [String]
 
+    /// A class description read by other means (an object graph's entries read in place).
+    init(uid: Int, name: String, chain: [String], hints: [String]) {
+        self.uid = uid
+        self.name = name
+        self.chain = chain
+        self.hints = hints
+    }
+
     /// Parses the entry a `$class` reference points to.
     ///
     /// - Throws: ``KeyedArchiveError`` with code `invalidArchive` (without a location).

@@ -243,6 +243,16 @@ extension ArchivedObjectGraph {
             }
         }
 
+        /// Calls `body` with each node index this node refers to, in field order.
+        func forEachReference(_ body: (Int) -> Void) {
+            switch self {
+            case .null, .classDescription: break
+            case .value(let value): value.forEachReference(body)
+            case .object(let object):
+                for field in object.fields { field.value.forEachReference(body) }
+            }
+        }
+
         /// A one-line rendering: `NSArray { NS.objects = [#2, #3] }`, `"text"`, …
         public var description: String {
             switch self {
@@ -361,7 +371,7 @@ extension ArchivedObjectGraph {
 
     /// A value inside an archived object: an inline scalar, a reference to another node, or
     /// an inline collection (such as the `NS.objects` list of references).
-    public indirect enum Value: Hashable, Sendable, CustomStringConvertible {
+    public enum Value: Hashable, Sendable, CustomStringConvertible {
         /// A reference to nothing (UID 0).
         case null
         /// A reference to the node with this index in ``ArchivedObjectGraph/nodes``.
@@ -486,6 +496,16 @@ extension ArchivedObjectGraph {
         public var referenceValue: Int? {
             if case .reference(let uid) = self { return uid }
             return nil
+        }
+
+        /// Calls `body` with each node index this value refers to, in order.
+        func forEachReference(_ body: (Int) -> Void) {
+            switch self {
+            case .reference(let uid): body(uid)
+            case .array(let values): for value in values { value.forEachReference(body) }
+            case .dictionary(let fields): for field in fields { field.value.forEachReference(body) }
+            default: break
+            }
         }
 
         func collectReferences(into result: inout [Int]) {

@@ -62,6 +62,8 @@ package enum BinaryPropertyListWalk {
         struct Frame {
             let container: BinaryPropertyListObject
             let order: [Int]
+            /// For a dictionary, the text of each key in order (read once, when ordering).
+            var keys: [String] = []
             var next = 0
         }
 
@@ -75,9 +77,12 @@ package enum BinaryPropertyListWalk {
         /// The text of each key object read so far: archives use the same few keys in
         /// thousands of dictionaries. At most one entry per object of the file.
         var keyTexts: [Int: String] = [:]
-        /// The entry order of each list of key objects seen, by the list: every object of one
-        /// archived class has the same keys. Bounded by the file's length (each list is in it).
-        var orders: [[Int]: [Int]] = [:]
+        /// The entry order and the keys' texts in that order of each list of key objects seen,
+        /// by the list: every object of one archived class has the same keys. Bounded by the
+        /// file's length (each list is in it).
+        var orders: [[Int]: (order: [Int], keys: [String])] = [:]
+        /// The dictionaries opened so far (the caches above serve from the second on).
+        var dictionariesSeen = 0
 
         init(scanner: BinaryPropertyListScanner, maximumDepth: Int, maximumValues: Int, sortsKeys: Bool) {
             self.scanner = scanner
@@ -102,11 +107,8 @@ package enum BinaryPropertyListWalk {
                 }
                 frames[last].next = frame.next + 1
                 if isDictionary {
-                    let keyIndex = try scanner.reference(frame.container, at: frame.order[2 * frame.next])
                     try spend(at: frame.container)
-                    try visit(
-                        .key(
-                            try key(keyIndex, position: frame.order[2 * frame.next], of: frame.container)))
+                    try visit(.key(frame.keys[frame.next]))
                     try open(
                         try scanner.reference(
                             frame.container, at: frame.container.count + frame.order[2 * frame.next + 1]),
@@ -139,29 +141,44 @@ package enum BinaryPropertyListWalk {
             }
             path.insert(object.index)
             if object.kind == .dictionary {
-                let order = try sortedEntries(of: object)
+                let (order, keys) = try sortedEntries(of: object)
                 try visit(.dictionaryStart(count: order.count / 2))
-                frames.append(Frame(container: object, order: order))
+                frames.append(Frame(container: object, order: order, keys: keys))
             } else {
                 try visit(.arrayStart(count: object.count))
                 frames.append(Frame(container: object, order: []))
             }
         }
 
-        /// For each key in order, the position of the key and of its value.
-        private mutating func sortedEntries(of dictionary: BinaryPropertyListObject) throws -> [Int] {
+        /// For each key in order, the position of the key and of its value; and the keys' texts
+        /// in that order.
+        private mutating func sortedEntries(of dictionary: BinaryPropertyListObject) throws -> (
+            order: [Int], keys: [String]
+        ) {
             var keyIndices: [Int] = []
             keyIndices.reserveCapacity(dictionary.count)
             for position in 0..<dictionary.count {
                 keyIndices.append(try scanner.reference(dictionary, at: position))
             }
-            if let order = orders[keyIndices] { return order }
+            // The first dictionary's keys are read and ordered without the caches: a small
+            // document (a BLOB of a database sweep) often has no other, and filling the
+            // tables cost more than the rest of the walk.
+            let caches = dictionariesSeen > 0
+            dictionariesSeen += 1
+            if caches, let known = orders[keyIndices] { return known }
             var texts: [String] = []
             texts.reserveCapacity(dictionary.count)
+            // A few keys are compared with those before them; more go through a set (both by
+            // `==`, as the dictionary reading gives compares keys).
             var known: Set<String> = []
+            let comparesInPlace = dictionary.count <= 16
             for position in 0..<dictionary.count {
-                let text = try key(keyIndices[position], position: position, of: dictionary)
-                guard known.insert(text).inserted else {
+                let text =
+                    caches
+                    ? try key(keyIndices[position], position: position, of: dictionary)
+                    : try scanner.key(keyIndices[position], position: position, of: dictionary)
+                let repeated = comparesInPlace ? texts.contains(text) : !known.insert(text).inserted
+                guard !repeated else {
                     throw KeyedArchiveError(
                         .unsupportedFormat,
                         "object \(dictionary.index): the key \"\(text)\" is given twice; "
@@ -172,17 +189,20 @@ package enum BinaryPropertyListWalk {
             }
             var order: [Int] = []
             order.reserveCapacity(2 * texts.count)
+            var keys: [String] = []
+            keys.reserveCapacity(texts.count)
+            // By UTF-8 bytes, which order strings as their Unicode scalar values do.
             let positions =
                 sortsKeys
-                ? texts.indices.sorted(by: {
-                    texts[$0].unicodeScalars.lexicographicallyPrecedes(texts[$1].unicodeScalars)
-                }) : Array(texts.indices)
+                ? texts.indices.sorted(by: { texts[$0].utf8.lexicographicallyPrecedes(texts[$1].utf8) })
+                : Array(texts.indices)
             for position in positions {
                 order.append(position)
                 order.append(position)
+                keys.append(texts[position])
             }
-            orders[keyIndices] = order
-            return order
+            if caches { orders[keyIndices] = (order, keys) }
+            return (order, keys)
         }
 
         /// The text of key object `index`, read once.
