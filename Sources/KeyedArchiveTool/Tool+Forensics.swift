@@ -427,12 +427,7 @@ final class OutputLines {
             return
         }
         for (index, (key, value)) in fields.enumerated() {
-            bytes.append(index == 0 ? 0x7B : 0x2C)
-            bytes.append(0x22)
-            var key = key
-            key.withUTF8 { bytes.append(contentsOf: $0) }
-            bytes.append(0x22)
-            bytes.append(0x3A)
+            Self.appendKey(index: index, key: key, to: &bytes)
             append(value)
         }
         bytes.append(0x7D)
@@ -440,14 +435,19 @@ final class OutputLines {
         if bytes.count >= Self.capacity { flush() }
     }
 
+    /// Appends `{"key":` for the first field (`index` 0), `,"key":` for the others.
+    private static func appendKey(index: Int, key: String, to bytes: inout [UInt8]) {
+        bytes.append(index == 0 ? 0x7B : 0x2C)
+        bytes.append(0x22)
+        var key = key
+        key.withUTF8 { bytes.append(contentsOf: $0) }
+        bytes.append(0x22)
+        bytes.append(0x3A)
+    }
+
     private static func appendLine(_ fields: [(String, String)], to bytes: inout [UInt8]) {
         for (index, (key, value)) in fields.enumerated() {
-            bytes.append(index == 0 ? 0x7B : 0x2C)
-            bytes.append(0x22)
-            var key = key
-            key.withUTF8 { bytes.append(contentsOf: $0) }
-            bytes.append(0x22)
-            bytes.append(0x3A)
+            appendKey(index: index, key: key, to: &bytes)
             var value = value
             value.withUTF8 { bytes.append(contentsOf: $0) }
         }

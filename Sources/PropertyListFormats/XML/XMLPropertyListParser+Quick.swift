@@ -241,26 +241,28 @@ extension XMLPropertyListParser {
     @inline(__always)
     private mutating func readQuickContent(closing tag: Tag) -> Range<Int>? {
         let contentStart = index
-        var position = index
+        let position = nextMarkupStart(from: index)
+        index = position
+        guard skipEndTag(tag) else { return nil }
+        return contentStart..<position
+    }
+
+    /// The offset of the first `<` at or after `position`, or the input's length: eight
+    /// bytes at a time while there are eight.
+    @inline(__always)
+    func nextMarkupStart(from start: Int) -> Int {
+        var position = start
         if let base = bytes.baseAddress {
-            // Eight bytes at a time while there are eight.
             while count - position >= 8 {
                 let word = UInt64(
                     littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
                 let found = Self.zeroBytes(word ^ 0x3C3C_3C3C_3C3C_3C3C)
-                if found != 0 {
-                    position += found.trailingZeroBitCount >> 3
-                    index = position
-                    guard skipEndTag(tag) else { return nil }
-                    return contentStart..<position
-                }
+                if found != 0 { return position + found.trailingZeroBitCount >> 3 }
                 position += 8
             }
         }
         while position < count, bytes[position] != UInt8(ascii: "<") { position += 1 }
-        index = position
-        guard skipEndTag(tag) else { return nil }
-        return contentStart..<position
+        return position
     }
 
     /// Moves past `</tag>` at `index`, written exactly so; `false` for anything else.

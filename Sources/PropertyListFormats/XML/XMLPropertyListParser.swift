@@ -672,8 +672,7 @@ struct XMLPropertyListParser {
     /// consuming the end tag.
     private mutating func readPlainContent(of tag: Tag) throws -> Range<Int> {
         let contentStart = index
-        var position = index
-        while position < count, bytes[position] != UInt8(ascii: "<") { position += 1 }
+        let position = nextMarkupStart(from: index)
         index = position
         try expectEndTag(tag)
         return contentStart..<position

@@ -481,6 +481,41 @@ struct BinaryPropertyListShapeTests {
         #expect(try BPlist.read(wrapped([0x64, 0x00, 0x61, 0xD8, 0x3D, 0xDE, 0x00, 0x00, 0xE9])) == ["a😀é"])
     }
 
+    /// The UTF-16 reader's four-units-at-a-time ASCII path against the expected text, on
+    /// random strings mixing ASCII runs of every length with 2-, 3- and 4-byte characters,
+    /// and with a lone surrogate put in at a random place (fixed seed, so a failure repeats).
+    @Test func utf16StringsOfMixedTextMatchUnitByUnit() throws {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33) % bound
+        }
+        let pieces: [String] = ["a", "Zq", "0123", "hello, ", "é", "ß", "Ж", "説明", "€", "😀", "𝄞", "<&>", " "]
+        func object(_ units: [UInt16]) -> [UInt8] {
+            let header: [UInt8] =
+                units.count < 15
+                ? [0x60 | UInt8(units.count)]
+                : [0x6F, 0x11] + BPlist.bigEndian(UInt64(units.count), width: 2)
+            return header + units.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        }
+        for _ in 0..<1500 {
+            let text = (0..<(1 + next(24))).map { _ in pieces[next(pieces.count)] }.joined()
+            var units = Array(text.utf16)
+            // At least one unit outside ASCII, as a writer stores such a string.
+            if units.allSatisfy({ $0 < 0x80 }) { units.insert(0xE9, at: next(units.count + 1)) }
+            let expected = String(decoding: units, as: UTF16.self)
+            #expect(try BPlist.read(wrapped(object(units))) == [.string(expected)])
+            // A lone surrogate anywhere is refused, at its offset.
+            let lone: UInt16 = next(2) == 0 ? 0xD83D : 0xDE00
+            var broken = units
+            let position = next(units.count + 1)
+            broken.insert(lone, at: position)
+            if lone == 0xD83D, position < units.count, units[position] & 0xFC00 == 0xDC00 { continue }
+            if lone == 0xDE00, position > 0, units[position - 1] & 0xFC00 == 0xD800 { continue }
+            #expect(throws: KeyedArchiveError.self) { try BPlist.read(wrapped(object(broken))) }
+        }
+    }
+
     @Test func longCountsUseAnIntegerObject() throws {
         let text = String(repeating: "x", count: 20)
         #expect(try BPlist.read(wrapped([0x5F, 0x10, 20] + Array(text.utf8))) == [.string(text)])

@@ -24,63 +24,10 @@ struct ArchiveConverter {
     private var converted: [Int: PyRef] = [:]
     private var enclosing: Set<Int> = []
 
-    /// Whether plain `$objects` entries refer to each other in a cycle (`$objects[1]` =
-    /// `UID(1)`, never written by an archiver): the library's summaries re-encode the graph
-    /// and would recurse without end (found by fuzz.py), so such an archive gets none.
-    private let hasPlainCycle: Bool
-
     init(graph: ArchivedObjectGraph, objects: Bool, helpers: PythonHelpers) {
         self.graph = graph
         self.objects = objects
         self.helpers = helpers
-        hasPlainCycle = Self.plainCycle(in: graph.nodes)
-    }
-
-    /// Whether the plain entries' references (to other plain entries) form a cycle:
-    /// an iterative depth-first search over plain nodes only.
-    static func plainCycle(in nodes: [ArchivedObjectGraph.Node]) -> Bool {
-        func references(_ value: ArchivedObjectGraph.Value, into found: inout [Int]) {
-            switch value {
-            case .reference(let uid): found.append(uid)
-            case .array(let elements): for element in elements { references(element, into: &found) }
-            case .dictionary(let fields): for field in fields { references(field.value, into: &found) }
-            default: break
-            }
-        }
-        var edges: [[Int]] = Array(repeating: [], count: nodes.count)
-        var anyEdge = false
-        for (uid, node) in nodes.enumerated() {
-            guard case .value(let plain) = node else { continue }
-            var found: [Int] = []
-            references(plain, into: &found)
-            edges[uid] = found.filter { target in
-                guard nodes.indices.contains(target), case .value = nodes[target] else { return false }
-                return true
-            }
-            anyEdge = anyEdge || !edges[uid].isEmpty
-        }
-        guard anyEdge else { return false }
-        // 0 unvisited, 1 on the path, 2 done.
-        var state = [UInt8](repeating: 0, count: nodes.count)
-        for start in nodes.indices where state[start] == 0 && !edges[start].isEmpty {
-            var stack: [(node: Int, edge: Int)] = [(start, 0)]
-            state[start] = 1
-            while let (node, edge) = stack.last {
-                if edge < edges[node].count {
-                    stack[stack.count - 1].edge = edge + 1
-                    let next = edges[node][edge]
-                    if state[next] == 1 { return true }
-                    if state[next] == 0 {
-                        state[next] = 1
-                        stack.append((next, 0))
-                    }
-                } else {
-                    state[node] = 2
-                    stack.removeLast()
-                }
-            }
-        }
-        return false
     }
 
     /// Releases the converted objects this converter holds.
@@ -292,7 +239,7 @@ struct ArchiveConverter {
         default:
             break
         }
-        if !hasPlainCycle, let summary = graph.summary(ofObjectAt: uid) {
+        if let summary = graph.summary(ofObjectAt: uid) {
             guard let made = makeObject(summary.value) else { throw PythonErrorSet() }
             if summary.value.dictionaryValue != nil, let name = makeString(object.className) {
                 PyDict_SetItemString(made, "$class", name)
