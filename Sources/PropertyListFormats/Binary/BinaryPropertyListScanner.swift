@@ -600,20 +600,6 @@ func byteCount(_ count: Int) -> String { count == 1 ? "1 byte" : "\(count) bytes
             var written = 0
             var unitIndex = 0
             while unitIndex < count {
-                // Four ASCII units at a time while there are four (the Latin text between
-                // the other characters): each unit's high byte zero, its low byte below 0x80.
-                while count - unitIndex >= 4 {
-                    let word = UInt64(
-                        littleEndian: units.loadUnaligned(fromByteOffset: 2 * unitIndex, as: UInt64.self))
-                    guard word & 0x80FF_80FF_80FF_80FF == 0 else { break }
-                    output[written] = UInt8(truncatingIfNeeded: word >> 8)
-                    output[written + 1] = UInt8(truncatingIfNeeded: word >> 24)
-                    output[written + 2] = UInt8(truncatingIfNeeded: word >> 40)
-                    output[written + 3] = UInt8(truncatingIfNeeded: word >> 56)
-                    written += 4
-                    unitIndex += 4
-                }
-                guard unitIndex < count else { break }
                 let unit = UInt32(
                     UInt16(bigEndian: units.loadUnaligned(fromByteOffset: 2 * unitIndex, as: UInt16.self)))
                 if unit < 0x80 {

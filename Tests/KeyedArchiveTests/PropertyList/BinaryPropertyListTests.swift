@@ -481,9 +481,9 @@ struct BinaryPropertyListShapeTests {
         #expect(try BPlist.read(wrapped([0x64, 0x00, 0x61, 0xD8, 0x3D, 0xDE, 0x00, 0x00, 0xE9])) == ["a😀é"])
     }
 
-    /// The UTF-16 reader's four-units-at-a-time ASCII path against the expected text, on
-    /// random strings mixing ASCII runs of every length with 2-, 3- and 4-byte characters,
-    /// and with a lone surrogate put in at a random place (fixed seed, so a failure repeats).
+    /// The UTF-16 reader, unit by unit against the expected text, on random strings mixing
+    /// ASCII runs of every length with 2-, 3- and 4-byte characters, and with a lone
+    /// surrogate put in at a random place (fixed seed, so a failure repeats).
     @Test func utf16StringsOfMixedTextMatchUnitByUnit() throws {
         var state: UInt64 = 0x2545_F491_4F6C_DD1D
         func next(_ bound: Int) -> Int {
