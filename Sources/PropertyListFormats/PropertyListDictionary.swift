@@ -1,3 +1,5 @@
+import KeyedArchiveSupport
+
 /// The dictionary of a property list: string keys mapped to values, in the order they
 /// were read or inserted.
 ///
@@ -203,6 +205,16 @@ extension PropertyListDictionary {
     }
 
     private static func areDistinct(_ keys: [String]) -> Bool {
+        // ASCII keys compare quickly with `==`; other keys by their bytes where that is
+        // exact (see `NormalizationStableText`), since `==` normalizes them.
+        if KnownASCII.isAvailable {
+            var ascii = true
+            for key in keys where !KnownASCII.flag(key) {
+                ascii = false
+                break
+            }
+            if !ascii, let distinct = NormalizationStableText.areDistinct(keys) { return distinct }
+        }
         var index = 1
         while index < keys.count {
             let key = keys[index]

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+
+@testable import KeyedArchive
+@testable import KeyedArchiveSupport
+@testable import PropertyListFormats
+
+@Suite("Keys told apart by their bytes: the normalization-stable scalars and the ASCII flag")
+struct NormalizationStableTextTests {
+    /// Every scalar value the stable set holds (surrogates are not scalars).
+    static let stableScalars: [Unicode.Scalar] = (0..<0x11_0000).compactMap { value in
+        guard NormalizationStableText.isStable(UInt32(value)) else { return nil }
+        return Unicode.Scalar(UInt32(value))
+    }
+
+    /// Each stable scalar is in NFC on its own and its canonical decomposition, where it has
+    /// one, holds a scalar outside the set (so a decomposed spelling is never stable), and it
+    /// neither composes with nor reorders around a stable scalar before it. Foundation's
+    /// normalization is the reference.
+    @Test func everyStableScalarIsInNormalFormC() {
+        let before: [String] = ["a", "e", "A", "ω", "и", "か", "カ", "가", "中", "😀", " "]
+        var failures: [String] = []
+        for scalar in Self.stableScalars {
+            let text = String(Character(scalar))
+            if text.precomposedStringWithCanonicalMapping.unicodeScalars.elementsEqual(text.unicodeScalars)
+                == false
+            {
+                failures.append("U+\(String(scalar.value, radix: 16)) is not NFC")
+            }
+            let decomposed = text.decomposedStringWithCanonicalMapping
+            if !decomposed.unicodeScalars.elementsEqual(text.unicodeScalars),
+                NormalizationStableText.kind(of: decomposed) != .other
+            {
+                failures.append("U+\(String(scalar.value, radix: 16)) decomposes into stable scalars")
+            }
+            // Canonical combining class 0 (for a scalar without a decomposition; the
+            // composed ones are starters): a mark of class 1 after it stays after it.
+            let marked = (text + "\u{0334}").decomposedStringWithCanonicalMapping.unicodeScalars
+            if decomposed.unicodeScalars.count == 1, marked.last != "\u{0334}" {
+                failures.append("U+\(String(scalar.value, radix: 16)) has a class")
+            }
+            for first in before {
+                let pair = first + text
+                if !pair.precomposedStringWithCanonicalMapping.unicodeScalars.elementsEqual(
+                    pair.unicodeScalars)
+                {
+                    failures.append("\(first) + U+\(String(scalar.value, radix: 16)) composes")
+                }
+            }
+            if failures.count > 10 { break }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+        #expect(Self.stableScalars.count > 30_000)
+    }
+
+    @Test func kindsOfText() {
+        #expect(NormalizationStableText.kind(of: "") == .ascii)
+        #expect(NormalizationStableText.kind(of: "CFBundleIdentifier-0123456789") == .ascii)
+        #expect(NormalizationStableText.kind(of: "größe") == .stable)
+        #expect(NormalizationStableText.kind(of: "説明 🎉 Ωμέγα Жизнь") == .stable)
+        #expect(NormalizationStableText.kind(of: "caf\u{E9}") == .stable)
+        #expect(NormalizationStableText.kind(of: "cafe\u{301}") == .other)
+        #expect(NormalizationStableText.kind(of: "\u{212B}") == .other)  // Ångström sign, a singleton
+        #expect(NormalizationStableText.kind(of: "\u{1100}\u{1161}") == .other)  // conjoining jamo
+    }
+
+    /// Distinctness by bytes agrees with `String`'s `==` on stable keys, and leaves keys
+    /// that are not stable (equal under canonical equivalence, different bytes) to `==`.
+    @Test func distinctKeysAgreeWithStringEquality() throws {
+        try #require(KnownASCII.isAvailable)
+        let cases: [[String]] = [
+            ["größe", "name", "説明"], ["größe", "name", "größe"], ["説明", "説明書"], ["Ж", "ж"],
+            ["caf\u{E9}", "cafe\u{301}"], ["caf\u{E9}", "x", "caf\u{E9}"], ["😀", "😁", "😀"],
+        ]
+        for keys in cases {
+            var expected = true
+            for index in keys.indices {
+                for earlier in 0..<index where keys[earlier] == keys[index] { expected = false }
+            }
+            let decided = NormalizationStableText.areDistinct(keys)
+            #expect(decided == nil || decided == expected, "\(keys)")
+            // A dictionary read with these keys keeps the first position of a repeated key.
+            let dictionary = PropertyListDictionary(
+                readKeys: keys, values: keys.indices.map { PropertyList(integerLiteral: Int64($0)) })
+            #expect(dictionary.count == Set(keys).count, "\(keys)")
+        }
+        // Canonically equivalent spellings are one key, as `String` says.
+        #expect(NormalizationStableText.areDistinct(["caf\u{E9}", "cafe\u{301}"]) == nil)
+        let read = PropertyListDictionary(readKeys: ["caf\u{E9}", "cafe\u{301}"], values: [1, 2])
+        #expect(read.count == 1 && read["caf\u{E9}"] == 2)
+    }
+
+    /// The ASCII flag read from the string's layout agrees with its bytes, on strings the
+    /// standard library builds in every way a reader builds them.
+    @Test func asciiFlagAgreesWithTheBytes() throws {
+        try #require(KnownASCII.isAvailable)
+        var samples: [String] = ["", "a", "abcdefghijklmno", "abcdefghijklmnop", "é", "説明"]
+        for length in [1, 7, 8, 15, 16, 40, 200] {
+            let ascii = String(repeating: "k", count: length)
+            samples += [ascii, ascii + "é", "é" + ascii, String(decoding: Array(ascii.utf8), as: UTF8.self)]
+            samples.append(
+                String(unsafeUninitializedCapacity: length) {
+                    _ = $0.initialize(from: ascii.utf8); return length
+                })
+            samples.append(String(decoding: Array((ascii + "ß").utf16), as: UTF16.self))
+        }
+        for sample in samples {
+            #expect(
+                KnownASCII.flag(sample) == sample.utf8.allSatisfy { $0 < 0x80 }, "\(sample.debugDescription)")
+        }
+    }
+}
