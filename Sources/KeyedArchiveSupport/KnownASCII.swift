@@ -31,8 +31,8 @@
     /// Whether the flag of `text` says ASCII. Only meaningful where ``isAvailable`` is `true`
     /// (read it once, outside a loop).
     @inline(__always)
-    @inlinable package static func flag(_ text: borrowing String) -> Bool {
-        let (first, second) = unsafeBitCast(copy text, to: (UInt64, UInt64).self)
+    @inlinable package static func flag(_ text: String) -> Bool {
+        let (first, second) = unsafeBitCast(text, to: (UInt64, UInt64).self)
         // Small: bit 61 of the second word; then its bit 62 is the ASCII flag. Large: bit 63
         // of the first word.
         if second & (1 << 61) != 0 { return second & (1 << 62) != 0 }

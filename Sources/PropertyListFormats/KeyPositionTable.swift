@@ -11,11 +11,13 @@ import KeyedArchiveSupport
 /// prepared in advance, and the table is at most half full, so probes stay short.
 ///
 /// Keys are `String`s, equal when canonically equivalent (`"é"` and `"e\u{301}"`), which
-/// their bytes do not show: only ASCII keys are hashed by their bytes. Once a key that is
-/// not ASCII is stored, the table rehashes every key with `String`'s own hash, which is
-/// consistent with its equality; until then, a key that is not ASCII is looked for by
-/// comparing it with every key (it may equal an ASCII one, as U+212A KELVIN SIGN equals
-/// `K`).
+/// their bytes do not show in general: only keys for which they do are hashed by their
+/// bytes, ASCII keys and those made of normalization-stable scalars
+/// (``NormalizationStableText``: two such keys are equal exactly when their bytes are).
+/// Once another key is stored, the table rehashes every key with `String`'s own hash, which
+/// is consistent with its equality (and normalizes every non-ASCII key it hashes, the reason
+/// for the byte hashes); until then, another key is looked for by comparing it with every
+/// key (it may equal a stored one, as U+212A KELVIN SIGN equals `K`, or `"e\u{301}"` `"é"`).
 struct KeyPositionTable: Sendable {
     /// For each slot, the key's position plus one in the low 32 bits (0 for an empty
     /// slot) and the high 32 bits of its hash above, compared before any key is; then
@@ -39,8 +41,8 @@ struct KeyPositionTable: Sendable {
         }
     }
 
-    /// Whether keys are hashed with `String`'s own hash (a key that is not ASCII was
-    /// stored), not by their bytes.
+    /// Whether keys are hashed with `String`'s own hash (a key whose bytes do not decide its
+    /// equality was stored), not by their bytes.
     private var hashesText: Bool {
         get { !slots.isEmpty && slots[slots.count - 1] & Self.textFlag != 0 }
         set {
@@ -58,25 +60,31 @@ struct KeyPositionTable: Sendable {
     /// Whether the table holds no position.
     var isEmpty: Bool { count == 0 }
 
-    /// The hash of an ASCII key's bytes, or `nil` for a key that is not ASCII.
+    /// The hash of a key's bytes, or `nil` for a key whose bytes do not decide its
+    /// equality (neither ASCII nor normalization-stable).
     @inline(__always)
     private static func byteHash(_ key: String) -> Int? {
         // In place where the bytes are contiguous (native and small strings), without the
         // copy and reference counting of `withUTF8`.
         let inPlace = key.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
-            BinaryPropertyListScanner.isASCII(bytes)
-                ? ByteHash.hash(UnsafeRawBufferPointer(bytes), seed: seed) : nil
+            hashesByBytes(bytes) ? ByteHash.hash(UnsafeRawBufferPointer(bytes), seed: seed) : nil
         }
         if let inPlace { return inPlace }
         var key = key
         return key.withUTF8 {
-            BinaryPropertyListScanner.isASCII($0)
-                ? ByteHash.hash(UnsafeRawBufferPointer($0), seed: seed) : nil
+            hashesByBytes($0) ? ByteHash.hash(UnsafeRawBufferPointer($0), seed: seed) : nil
         }
     }
 
-    /// The key's hash in this table's way, or `nil` for a key that is not ASCII while
-    /// keys are hashed by their bytes.
+    /// Whether a key's bytes decide its equality: ASCII (checked inline, the usual case),
+    /// else normalization-stable.
+    @inline(__always)
+    private static func hashesByBytes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        BinaryPropertyListScanner.isASCII(bytes) || NormalizationStableText.kind(of: bytes) != .other
+    }
+
+    /// The key's hash in this table's way, or `nil` for a key whose bytes do not decide
+    /// its equality while keys are hashed by their bytes.
     @inline(__always)
     private func hash(_ key: String) -> Int? {
         hashesText ? key.hashValue : Self.byteHash(key)
@@ -111,7 +119,8 @@ struct KeyPositionTable: Sendable {
         }
         var keyHash = hash(key)
         if keyHash == nil {
-            // The first key that is not ASCII: from now on every key is hashed as a String.
+            // The first key whose bytes do not decide its equality: from now on every key
+            // is hashed as a String.
             hashesText = true
             grow(to: capacity, keys: keys)
             keyHash = key.hashValue
@@ -154,8 +163,9 @@ struct KeyPositionTable: Sendable {
             return table
         case .repeated:
             return nil
-        case .notASCII:
-            // Hashed as Strings from the first key that is not ASCII on: the general way.
+        case .notByBytes:
+            // Hashed as Strings from the first key whose bytes do not decide its equality
+            // on: the general way.
             var table = KeyPositionTable()
             table.reserve(capacity)
             for index in 0..<count where table.insert(index, forKey: keys[index], in: keys) != nil {
@@ -168,19 +178,19 @@ struct KeyPositionTable: Sendable {
     private enum FillOutcome {
         case filled
         case repeated
-        case notASCII
+        case notByBytes
     }
 
     /// Stores the positions of the first `count` keys by their byte hashes into `slots`
     /// (all empty, `slotCount` of them plus the header), stopping at a repeated key or at
-    /// one that is not ASCII.
+    /// one whose bytes do not decide its equality.
     private static func fillDistinct(
         _ slots: UnsafeMutableBufferPointer<UInt64>, slotCount: Int, keys: UnsafeBufferPointer<String>,
         count: Int
     ) -> FillOutcome {
         let mask = slotCount - 1
         for index in 0..<count {
-            guard let hash = byteHash(keys[index]) else { return .notASCII }
+            guard let hash = byteHash(keys[index]) else { return .notByBytes }
             let tag = Self.tag(hash)
             var slot = hash & mask
             while true {

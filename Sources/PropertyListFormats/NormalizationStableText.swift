@@ -46,47 +46,51 @@ enum NormalizationStableText {
     /// Whether `text` is ASCII, else whether every scalar of it is stable.
     static func kind(of text: String) -> Kind {
         var text = text
-        return text.withUTF8 { bytes in
-            guard let base = bytes.baseAddress else { return .ascii }
-            let count = bytes.count
-            var index = 0
-            // ASCII eight bytes at a time while there are eight.
-            while count - index >= 8 {
-                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                if word & 0x8080_8080_8080_8080 != 0 { break }
-                index += 8
-            }
-            var ascii = true
-            while index < count {
-                let lead = UInt32(base[index])
-                if lead < 0x80 {
-                    index += 1
-                    continue
-                }
-                ascii = false
-                // The string's bytes are valid UTF-8: the lead byte gives the length.
-                let scalar: UInt32
-                if lead < 0xE0 {
-                    guard index + 1 < count else { return .other }
-                    scalar = (lead & 0x1F) << 6 | UInt32(base[index + 1]) & 0x3F
-                    index += 2
-                } else if lead < 0xF0 {
-                    guard index + 2 < count else { return .other }
-                    scalar =
-                        (lead & 0x0F) << 12 | (UInt32(base[index + 1]) & 0x3F) << 6 | UInt32(base[index + 2])
-                        & 0x3F
-                    index += 3
-                } else {
-                    guard index + 3 < count else { return .other }
-                    scalar =
-                        (lead & 0x07) << 18 | (UInt32(base[index + 1]) & 0x3F) << 12
-                        | (UInt32(base[index + 2]) & 0x3F) << 6 | UInt32(base[index + 3]) & 0x3F
-                    index += 4
-                }
-                guard isStable(scalar) else { return .other }
-            }
-            return ascii ? .ascii : .stable
+        return text.withUTF8 { kind(of: $0) }
+    }
+
+    /// Whether `bytes` (valid UTF-8, as a `String` holds) are ASCII, else whether every
+    /// scalar of them is stable.
+    static func kind(of bytes: UnsafeBufferPointer<UInt8>) -> Kind {
+        guard let base = bytes.baseAddress else { return .ascii }
+        let count = bytes.count
+        var index = 0
+        // ASCII eight bytes at a time while there are eight.
+        while count - index >= 8 {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            if word & 0x8080_8080_8080_8080 != 0 { break }
+            index += 8
         }
+        var ascii = true
+        while index < count {
+            let lead = UInt32(base[index])
+            if lead < 0x80 {
+                index += 1
+                continue
+            }
+            ascii = false
+            // Valid UTF-8: the lead byte gives the length.
+            let scalar: UInt32
+            if lead < 0xE0 {
+                guard index + 1 < count else { return .other }
+                scalar = (lead & 0x1F) << 6 | UInt32(base[index + 1]) & 0x3F
+                index += 2
+            } else if lead < 0xF0 {
+                guard index + 2 < count else { return .other }
+                scalar =
+                    (lead & 0x0F) << 12 | (UInt32(base[index + 1]) & 0x3F) << 6 | UInt32(base[index + 2])
+                    & 0x3F
+                index += 3
+            } else {
+                guard index + 3 < count else { return .other }
+                scalar =
+                    (lead & 0x07) << 18 | (UInt32(base[index + 1]) & 0x3F) << 12
+                    | (UInt32(base[index + 2]) & 0x3F) << 6 | UInt32(base[index + 3]) & 0x3F
+                index += 4
+            }
+            guard isStable(scalar) else { return .other }
+        }
+        return ascii ? .ascii : .stable
     }
 
     /// Whether `keys`, some not ASCII, are pairwise distinct, decided by their bytes when

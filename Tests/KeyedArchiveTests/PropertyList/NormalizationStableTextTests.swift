@@ -109,4 +109,37 @@ struct NormalizationStableTextTests {
                 KnownASCII.flag(sample) == sample.utf8.allSatisfy { $0 < 0x80 }, "\(sample.debugDescription)")
         }
     }
+
+    /// Past eight entries the position table hashes stable keys by their bytes; a key that
+    /// is canonically equal but spelled otherwise (decomposed) still finds its entry, and a
+    /// key that is not stable, inserted later, moves the table to `String`'s own hash.
+    @Test func positionTableFindsStableKeysUnderEverySpelling() {
+        let composed = ["caf\u{E9}", "größe", "説明", "Ωμέγα", "Жизнь", "😀", "カタカナ", "한국어", "naïve", "über"]
+        let keys = composed + (0..<10).map { "key\($0)" }
+        let read = PropertyListDictionary(
+            readKeys: keys, values: keys.indices.map { PropertyList(integerLiteral: Int64($0)) })
+        #expect(read.count == keys.count)
+        for (index, key) in keys.enumerated() {
+            #expect(read[key] == PropertyList(integerLiteral: Int64(index)), "\(key)")
+            let decomposed = key.decomposedStringWithCanonicalMapping
+            #expect(
+                read[decomposed] == PropertyList(integerLiteral: Int64(index)),
+                "\(decomposed.debugDescription)")
+        }
+        // A repeated key, spelled decomposed, is found as the same key.
+        let repeated = PropertyListDictionary(
+            readKeys: keys + ["cafe\u{301}"],
+            values: (0...keys.count).map { PropertyList(integerLiteral: Int64($0)) })
+        #expect(repeated.count == keys.count)
+        #expect(repeated["caf\u{E9}"] == PropertyList(integerLiteral: Int64(keys.count)))
+        // Inserting keys one by one, a decomposed one last.
+        var built = PropertyListDictionary()
+        for (index, key) in keys.enumerated() { built[key] = PropertyList(integerLiteral: Int64(index)) }
+        built["u\u{308}ber"] = 99
+        #expect(built.count == keys.count)
+        #expect(built["über"] == 99)
+        built["\u{212B}ngström"] = 7  // not stable: the table hashes as `String` from here on
+        #expect(built["Ångström"] == 7 && built.count == keys.count + 1)
+        for key in composed where key != "über" { #expect(built[key] != nil, "\(key)") }
+    }
 }
