@@ -70,35 +70,46 @@ enum UTF8Text {
                     continue
                 }
             }
-            let lead = base[index]
-            if lead < 0x80 {
-                index += 1
-                continue
-            }
-            if lead < 0xC2 { return index }
-            if lead < 0xE0 {
-                guard index + 1 < count, base[index + 1] & 0xC0 == 0x80 else { return index }
-                index += 2
-            } else if lead < 0xF0 {
-                guard index + 2 < count else { return index }
-                let second = base[index + 1]
-                guard second & 0xC0 == 0x80, base[index + 2] & 0xC0 == 0x80 else { return index }
-                if lead == 0xE0 && second < 0xA0 { return index }  // overlong
-                if lead == 0xED && second >= 0xA0 { return index }  // surrogate
-                index += 3
-            } else if lead < 0xF5 {
-                guard index + 3 < count else { return index }
-                let second = base[index + 1]
-                guard second & 0xC0 == 0x80, base[index + 2] & 0xC0 == 0x80, base[index + 3] & 0xC0 == 0x80
-                else { return index }
-                if lead == 0xF0 && second < 0x90 { return index }  // overlong
-                if lead == 0xF4 && second >= 0x90 { return index }  // beyond U+10FFFF
-                index += 4
-            } else {
-                return index
+            // Scalar by scalar for at least 16 bytes before words are tried again: in text
+            // that is mostly not ASCII, a failed word check per scalar cost more than the
+            // scalars (callgrind, the peers benchmark's non-ASCII OpenStep documents).
+            let stop = Swift.min(count, index + 16)
+            while index < stop {
+                guard let next = scalarEnd(base, at: index, count: count) else { return index }
+                index = next
             }
         }
         return nil
+    }
+
+    /// The offset after the well-formed UTF-8 sequence at `index` (which is before
+    /// `count`), or `nil` if none starts there.
+    @inline(__always)
+    private static func scalarEnd(_ base: UnsafePointer<UInt8>, at index: Int, count: Int) -> Int? {
+        let lead = base[index]
+        if lead < 0x80 { return index + 1 }
+        if lead < 0xC2 { return nil }
+        if lead < 0xE0 {
+            guard index + 1 < count, base[index + 1] & 0xC0 == 0x80 else { return nil }
+            return index + 2
+        } else if lead < 0xF0 {
+            guard index + 2 < count else { return nil }
+            let second = base[index + 1]
+            guard second & 0xC0 == 0x80, base[index + 2] & 0xC0 == 0x80 else { return nil }
+            if lead == 0xE0 && second < 0xA0 { return nil }  // overlong
+            if lead == 0xED && second >= 0xA0 { return nil }  // surrogate
+            return index + 3
+        } else if lead < 0xF5 {
+            guard index + 3 < count else { return nil }
+            let second = base[index + 1]
+            guard second & 0xC0 == 0x80, base[index + 2] & 0xC0 == 0x80, base[index + 3] & 0xC0 == 0x80
+            else { return nil }
+            if lead == 0xF0 && second < 0x90 { return nil }  // overlong
+            if lead == 0xF4 && second >= 0x90 { return nil }  // beyond U+10FFFF
+            return index + 4
+        } else {
+            return nil
+        }
     }
 
     /// The one-based line and column (in Unicode scalars) of `offset`, counting LF, CR and

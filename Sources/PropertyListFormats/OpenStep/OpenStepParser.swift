@@ -742,6 +742,9 @@ struct OpenStepParser {
         return letter < 6 ? letter &+ 10 : 0xFF
     }
 
+    /// ``hexDigit(_:)`` of every byte.
+    private static let hexDigits: [UInt8] = (0...255).map { hexDigit(UInt8($0)) }
+
     static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
@@ -778,14 +781,27 @@ struct OpenStepParser {
                     "unterminated data opened at \(describeLocation(of: start)): "
                         + "expected hexadecimal digits or '>', found end of input")
             }
-            // Runs of digit pairs, the bulk of data, without the checks for spacing and errors.
-            while position + 1 < bytes.count, written < scratch.count {
-                let high = Self.hexDigit(bytes[position])
-                let low = Self.hexDigit(bytes[position + 1])
-                guard high | low < 0x10 else { break }
-                scratch[written] = high << 4 | low
-                written += 1
-                position += 2
+            // Runs of digit pairs, the bulk of data, without the checks for spacing and errors:
+            // one table lookup a digit, in locals (a third of the instructions of computing
+            // each digit and updating `position` per pair).
+            if let input = bytes.baseAddress, let output = scratch.baseAddress {
+                var source = position
+                var target = written
+                let end = bytes.count - 1
+                let room = scratch.count
+                Self.hexDigits.withUnsafeBufferPointer { digits in
+                    guard let digits = digits.baseAddress else { return }
+                    while source < end, target < room {
+                        let high = digits[Int(input[source])]
+                        let low = digits[Int(input[source + 1])]
+                        guard high | low < 0x10 else { break }
+                        output[target] = high << 4 | low
+                        target += 1
+                        source += 2
+                    }
+                }
+                position = source
+                written = target
             }
             guard position < bytes.count else { continue }  // reported as unterminated above
             let byte = bytes[position]

@@ -29,6 +29,36 @@ struct UTF8TextTests {
         #expect(wrong.isEmpty, "\(wrong.prefix(3))")
     }
 
+    /// Long valid text (ASCII runs between 2-, 3- and 4-byte characters, so that word checks
+    /// and the scalar-by-scalar stretches alternate) with one byte broken at a random place:
+    /// the first invalid offset is the standard library's.
+    @Test func mixedTextWithOneBrokenByte() {
+        var random = SeededGenerator(seed: 0xBADC0DE)
+        func next(_ bound: Int) -> Int { Int(random.next() >> 33) % bound }
+        let pieces = [
+            "a", "key = value; ", "0123456789abcdefghijklmnopqrstuv", "é", "説明", "😀", "Жизнь", "\n",
+        ]
+        var wrong: [[UInt8]] = []
+        for _ in 0..<3000 {
+            var bytes = Array((0..<(1 + next(30))).map { _ in pieces[next(pieces.count)] }.joined().utf8)
+            if next(4) != 0 {
+                bytes[next(bytes.count)] = [0x80, 0xC0, 0xFF, 0xE0, 0xED, 0xF4, 0x41][next(7)]
+            }
+            let invalid = bytes.withUnsafeBufferPointer { UTF8Text.firstInvalid(in: $0, from: 0) }
+            let valid = String(validating: bytes, as: UTF8.self) != nil
+            if (invalid == nil) != valid { wrong.append(bytes) }
+            if let invalid {
+                // Valid up to the offset, and no sequence starting there ends well.
+                if String(validating: bytes[..<invalid], as: UTF8.self) == nil { wrong.append(bytes) }
+                let longest = (invalid + 1...Swift.min(bytes.count, invalid + 4)).contains {
+                    String(validating: bytes[..<$0], as: UTF8.self) != nil
+                }
+                if longest { wrong.append(bytes) }
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(3))")
+    }
+
     @Test func locationsCountLinesAndScalars() {
         let text = Array("a\r\nb\rcé\nd".utf8)
         let expected: [(Int, Int, Int)] = [
