@@ -140,3 +140,42 @@ enum UTF8Text {
         return .text(line: line, column: column)
     }
 }
+
+/// Bytes that ``UTF8Text/firstInvalid(in:from:)`` found well-formed UTF-8 from first to
+/// last: the one source of strings built without the standard library validating their
+/// bytes again.
+///
+/// A reader that validated its whole input builds each string from a range of it; the
+/// standard library's `String(decoding:as:)` would validate those bytes a second time (11%
+/// of reading a small OpenStep document of non-ASCII text, callgrind). A range of
+/// well-formed UTF-8 that neither starts nor ends inside a character is well-formed too,
+/// and that is checked for every range (two byte tests), so ``string(from:to:)`` is safe
+/// whatever range it is given: one that cuts a character is built by the checked path.
+/// (See "Unsafe code" in `Documentation/Internals.md`: unchecked UTF-8, allowed in this
+/// module only.)
+struct WellFormedUTF8 {
+    /// The bytes, all well-formed UTF-8.
+    let bytes: UnsafeBufferPointer<UInt8>
+
+    /// `bytes`, when they are well-formed UTF-8 from first to last; `nil` otherwise.
+    init?(validating bytes: UnsafeBufferPointer<UInt8>) {
+        guard UTF8Text.firstInvalid(in: bytes, from: 0) == nil else { return nil }
+        self.bytes = bytes
+    }
+
+    /// The text of `bytes[start..<end]`.
+    ///
+    /// - Complexity: O(*n*): the bytes are copied once and looked at once (for the string's
+    ///   ASCII flag), not validated again.
+    @inline(__always)
+    func string(from start: Int, to end: Int) -> String {
+        guard start >= 0, start < end, end <= bytes.count else { return "" }
+        let range = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        // A continuation byte (10xxxxxx) at either end means the range cuts a character.
+        guard bytes[start] & 0xC0 != 0x80, end == bytes.count || bytes[end] & 0xC0 != 0x80 else {
+            return UTF8Text.string(copying: range)
+        }
+        let isASCII = BinaryPropertyListScanner.isASCII(range)
+        return String(copying: unsafe UTF8Span(unchecked: range.span, isKnownASCII: isASCII))
+    }
+}

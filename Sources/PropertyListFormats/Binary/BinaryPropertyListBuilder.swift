@@ -99,16 +99,16 @@ package struct BinaryPropertyListBuilder {
     private let entries = BinaryPropertyListChunks<Entry>(
         outOfRange: Entry(kind: .reserved, start: 0, count: 0, hash: 0))
     /// The payloads of strings and data (what follows their headers), back to back.
-    private var scalarBytes: [UInt8] = []
+    private let scalarBytes = BinaryPropertyListStorage<UInt8>(outOfRange: 0)
     /// Element references of arrays; key then value references of dictionaries.
     /// `UInt32.max` (never an object) stands for a reference that cannot be stored.
     private let references = BinaryPropertyListStorage<UInt32>(outOfRange: UInt32.max)
     private var referenceCount: Int { references.count }
     /// Open-addressing table of scalar entries (entry index + 1; 0 is empty).
-    private var slots: [UInt32] = []
+    private let slots = BinaryPropertyListSlots()
     private var scalarCount = 0
     /// Open-addressing table of shareable containers (entry index + 1; 0 is empty).
-    private var dictionarySlots: [UInt32] = []
+    private let dictionarySlots = BinaryPropertyListSlots()
     private var shareableCount = 0
     /// The objects of UIDs added so far, by UID value (object + 1; 0 is unknown), for
     /// values below ``directUIDLimit`` when they were added.
@@ -223,28 +223,38 @@ package struct BinaryPropertyListBuilder {
         return copy.withUnsafeBytes { intern(header, payload: $0) }
     }
 
-    /// Adds a string: ASCII as marker `0x5n`, anything else as UTF-16BE (`0x6n`).
+    /// Whether ``KnownASCII`` reads the standard library's flag here (read once).
+    private static let readsASCIIFlag = KnownASCII.isAvailable
+
+    /// Adds a string: ASCII as marker `0x5n`, anything else as UTF-16BE (`0x6n`). A string
+    /// the standard library flags as ASCII is not scanned again.
     package mutating func addString(_ string: String) -> Int {
+        let knownASCII = Self.readsASCIIFlag && KnownASCII.flag(string)
+        // Read in place (a native or small string), without the copy `withUTF8` needs.
+        if let object = string.utf8.withContiguousStorageIfAvailable({
+            addString(utf8: $0, knownASCII: knownASCII)
+        }) {
+            return object
+        }
         var string = string
-        let ascii: Int? = string.withUTF8 { utf8 in
-            guard BinaryPropertyListScanner.isASCII(utf8) else { return nil }
+        return string.withUTF8 { addString(utf8: $0, knownASCII: knownASCII) }
+    }
+
+    private mutating func addString(utf8: UnsafeBufferPointer<UInt8>, knownASCII: Bool) -> Int {
+        if knownASCII || BinaryPropertyListScanner.isASCII(utf8) {
             var header = ScalarHeader()
             header.appendCount(0x50, count: utf8.count)
             return intern(header, payload: UnsafeRawBufferPointer(utf8))
         }
-        if let ascii { return ascii }
-        return string.withUTF8 { utf8 in
-            // UTF-16 takes at most twice the bytes of UTF-8 (a 1-byte scalar becomes 2
-            // bytes, a 4-byte one 4), so the units fit in space on the stack (or the heap,
-            // for a long string) with no array to grow.
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * utf8.count) { units in
-                let written = Self.bigEndianUTF16(utf8, into: units)
-                var header = ScalarHeader()
-                header.appendCount(0x60, count: written / 2)
-                return intern(
-                    header, payload: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: units[0..<written]))
-                )
-            }
+        // UTF-16 takes at most twice the bytes of UTF-8 (a 1-byte scalar becomes 2 bytes, a
+        // 4-byte one 4), so the units fit in space on the stack (or the heap, for a long
+        // string) with no array to grow.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * utf8.count) { units in
+            let written = Self.bigEndianUTF16(utf8, into: units)
+            var header = ScalarHeader()
+            header.appendCount(0x60, count: written / 2)
+            return intern(
+                header, payload: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: units[0..<written])))
         }
     }
 
@@ -617,8 +627,8 @@ package struct BinaryPropertyListBuilder {
     /// Grows the table of shareable containers before it is half full.
     @inline(__always)
     private mutating func growDictionarySlotsIfNeeded() {
-        if LinearProbing.needsGrowth(count: shareableCount, capacity: dictionarySlots.count) {
-            dictionarySlots = rehashed(dictionarySlots)
+        if LinearProbing.needsGrowth(count: shareableCount, capacity: dictionarySlots.capacity) {
+            rehash(dictionarySlots)
         }
     }
 
@@ -627,28 +637,18 @@ package struct BinaryPropertyListBuilder {
     @inline(__always)
     private func sharedSlot(hash: Int, matches: (Entry) -> Bool) -> (slot: Int, found: Bool) {
         LinearProbing.probe(
-            hash: hash, capacity: dictionarySlots.count, isEmpty: { dictionarySlots[$0] == 0 }
+            hash: hash, capacity: dictionarySlots.capacity, isEmpty: { dictionarySlots[$0] == 0 }
         ) {
             let entry = entries[Int(dictionarySlots[$0]) - 1]
             return entry.hash == hash && matches(entry)
         }
     }
 
-    /// A table twice the size holding the same entries (entry index + 1; 0 is empty).
-    private func rehashed(_ slots: [UInt32]) -> [UInt32] {
-        let capacity = LinearProbing.grownCapacity(from: slots.count, minimum: 64)
-        var grown = [UInt32](repeating: 0, count: capacity)
-        grown.withUnsafeMutableBufferPointer { grown in
-            for stored in slots where stored > 0 && stored <= entries.count {
-                let slot = LinearProbing.emptySlot(
-                    hash: Int(entries[Int(stored) - 1].hash), capacity: capacity
-                ) {
-                    grown[$0] == 0
-                }
-                grown[slot] = stored
-            }
+    /// Doubles a table (to at least `minimum` slots), keeping its entries.
+    private func rehash(_ table: BinaryPropertyListSlots, minimum: Int = 64) {
+        table.rehash(to: LinearProbing.grownCapacity(from: table.capacity, minimum: minimum)) { stored in
+            Int(entries[Int(stored) - 1].hash)
         }
-        return grown
     }
 
     private func checkReserved(_ object: Int) throws {
@@ -696,8 +696,8 @@ package struct BinaryPropertyListBuilder {
         do {
             var output = Output(
                 buffer: UnsafeMutableRawBufferPointer(start: base, count: total), scratchLimit: tableOffset)
-            output.append(contentsOf: "bplist00".utf8)
-            scalarBytes.withUnsafeBytes { scalars in
+            output.appendBigEndian(0x6270_6C69_7374_3030, width: 8)  // "bplist00"
+            scalarBytes.withUnsafeBufferPointer { scalars in
                 references.withUnsafeBufferPointer { references in
                     var index = 0
                     entries.forEachChunk { chunk in
@@ -709,8 +709,9 @@ package struct BinaryPropertyListBuilder {
                                 output.appendScalar(
                                     entry.header,
                                     payload: UnsafeRawBufferPointer(
-                                        rebasing: scalars[
-                                            entry.startIndex..<entry.startIndex + entry.elementCount]))
+                                        UnsafeBufferPointer(
+                                            rebasing: scalars[
+                                                entry.startIndex..<entry.startIndex + entry.elementCount])))
                             case .array, .dictionary:
                                 let count = entry.elementCount
                                 output.appendHeader(entry.kind == .array ? 0xA0 : 0xD0, count: count)
@@ -752,9 +753,9 @@ package struct BinaryPropertyListBuilder {
 
     /// Frees the tables that find equal objects (scalars, shareable containers, UIDs).
     private mutating func releaseLookupTables() {
-        slots = []
+        slots.removeAll()
         scalarCount = 0
-        dictionarySlots = []
+        dictionarySlots.removeAll()
         shareableCount = 0
         uidObjects = BinaryPropertyListUIDTable()
         hasTableUIDs = false
@@ -813,9 +814,13 @@ package struct BinaryPropertyListBuilder {
         _ header: ScalarHeader, payload: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)
     ) -> Int {
         let hash = Self.tableHash(ByteHash.hash(payload, seed: hashSeed ^ header.hashWord))
-        if LinearProbing.needsGrowth(count: scalarCount, capacity: slots.count) { growSlots() }
+        // 256 slots (1 KB) to start with: a small document's strings and numbers fit, where
+        // growing from 64 was 3.6% of writing one.
+        if LinearProbing.needsGrowth(count: scalarCount, capacity: slots.capacity) {
+            rehash(slots, minimum: 256)
+        }
         let (slot, found) = LinearProbing.probe(
-            hash: hash, capacity: slots.count, isEmpty: { slots[$0] == 0 }
+            hash: hash, capacity: slots.capacity, isEmpty: { slots[$0] == 0 }
         ) { slot in
             let entry = entries[Int(slots[slot]) - 1]
             return entry.hash == hash && entry.hasHeader(header) && entry.elementCount == payload.count
@@ -831,7 +836,7 @@ package struct BinaryPropertyListBuilder {
             exceedLimit("more than \(limit) objects")
             return max(entries.count - 1, 0)
         }
-        if !payload.isEmpty { scalarBytes.append(contentsOf: payload) }
+        scalarBytes.append(bytes: payload)
         let object = appendEntry(Entry(scalar: header, start: start, count: payload.count, hash: hash))
         slots[slot] = UInt32(truncatingIfNeeded: object + 1)
         scalarCount += 1
@@ -844,15 +849,12 @@ package struct BinaryPropertyListBuilder {
     }
 
     private func storedPayload(at start: Int, equals payload: UnsafeRawBufferPointer) -> Bool {
-        scalarBytes.withUnsafeBytes { bytes in
+        scalarBytes.withUnsafeBufferPointer { bytes in
             guard start >= 0, start + payload.count <= bytes.count else { return false }
             return ByteHash.equal(
-                UnsafeRawBufferPointer(rebasing: bytes[start..<start + payload.count]), payload)
+                UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<start + payload.count])),
+                payload)
         }
-    }
-
-    private mutating func growSlots() {
-        slots = rehashed(slots)
     }
 }
 
@@ -869,10 +871,6 @@ private struct Output {
     init(buffer: UnsafeMutableRawBufferPointer, scratchLimit: Int) {
         self.buffer = buffer
         self.scratchLimit = min(scratchLimit, buffer.count)
-    }
-
-    mutating func append<Bytes: Collection<UInt8>>(contentsOf bytes: Bytes) {
-        for byte in bytes { appendBigEndian(UInt64(byte), width: 1) }
     }
 
     /// Appends a scalar: its header, then its payload.

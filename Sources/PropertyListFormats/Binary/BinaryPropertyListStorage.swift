@@ -25,10 +25,10 @@ import Darwin
 final class BinaryPropertyListStorage<Element: BitwiseCopyable> {
     // Touched for every object and reference added, by one thread, never across a call
     // that could reach them again: no dynamic exclusivity checks.
-    @exclusivity(unchecked) private var base: UnsafeMutablePointer<Element>?
-    @exclusivity(unchecked) private var capacity = 0
+    @exclusivity(unchecked) fileprivate var base: UnsafeMutablePointer<Element>?
+    @exclusivity(unchecked) fileprivate var capacity = 0
     /// The number of elements stored.
-    @exclusivity(unchecked) private(set) var count = 0
+    @exclusivity(unchecked) fileprivate(set) var count = 0
     private let outOfRange: Element
 
     /// Creates an empty table whose reads out of range give `outOfRange`.
@@ -104,7 +104,7 @@ final class BinaryPropertyListStorage<Element: BitwiseCopyable> {
     }
 
     @inline(never)
-    private func grow(toHold needed: Int) {
+    fileprivate func grow(toHold needed: Int) {
         resize(to: max(needed, 2 * capacity, 256))
     }
 
@@ -191,5 +191,78 @@ final class BinaryPropertyListChunks<Element: BitwiseCopyable> {
             try body(UnsafeBufferPointer(start: chunk, count: length))
             remaining -= length
         }
+    }
+}
+
+extension BinaryPropertyListStorage where Element == UInt8 {
+    /// Appends bytes with one copy (a string's or data's payload; an array's
+    /// `append(contentsOf:)` of a raw buffer cost ~180 instructions a call, callgrind).
+    @inline(__always)
+    func append(bytes run: UnsafeRawBufferPointer) {
+        guard let source = run.baseAddress, !run.isEmpty else { return }
+        let end = count + run.count
+        if end > capacity { grow(toHold: end) }
+        guard let base, end <= capacity else { return }
+        UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: run.count)
+        count = end
+    }
+}
+
+/// An open-addressing table of objects for the builder's de-duplication (object + 1 per
+/// slot; 0 is an empty slot), a power of two slots in one zero-filled allocation.
+///
+/// A Swift array of slots cost a uniqueness check on every write and bounds checks on
+/// every probe of every string a writer interns. Reads out of range give 0 (empty, which
+/// ends a probe) and writes out of range are dropped, so a wrong slot is never a memory
+/// error. A class, never copied by its owner.
+final class BinaryPropertyListSlots {
+    // As in BinaryPropertyListStorage: no dynamic exclusivity checks.
+    @exclusivity(unchecked) private var base: UnsafeMutablePointer<UInt32>?
+    /// The number of slots (0, or a power of two).
+    @exclusivity(unchecked) private(set) var capacity = 0
+
+    deinit {
+        base?.deallocate()
+    }
+
+    @inline(__always)
+    subscript(slot: Int) -> UInt32 {
+        get {
+            guard slot >= 0, slot < capacity, let base else { return 0 }
+            return base[slot]
+        }
+        set {
+            guard slot >= 0, slot < capacity, let base else { return }
+            base[slot] = newValue
+        }
+    }
+
+    /// Moves the stored objects into a table of `newCapacity` slots (a power of two, more
+    /// than twice as many as stored), each at the first empty slot from `hash(object + 1)`.
+    func rehash(to newCapacity: Int, hash: (UInt32) -> Int) {
+        let old = base
+        let oldCapacity = capacity
+        let fresh = UnsafeMutablePointer<UInt32>.allocate(capacity: newCapacity)
+        fresh.initialize(repeating: 0, count: newCapacity)
+        base = fresh
+        capacity = newCapacity
+        if let old {
+            let mask = newCapacity - 1
+            for index in 0..<oldCapacity {
+                let stored = old[index]
+                guard stored != 0 else { continue }
+                var slot = hash(stored) & mask
+                while fresh[slot] != 0 { slot = (slot &+ 1) & mask }
+                fresh[slot] = stored
+            }
+            old.deallocate()
+        }
+    }
+
+    /// Frees the slots; the table is empty, with no capacity.
+    func removeAll() {
+        base?.deallocate()
+        base = nil
+        capacity = 0
     }
 }

@@ -62,12 +62,16 @@ extension BinaryPropertyListBuilder {
         var added: [StorageIdentity: Int] = [:]
         let root = reserveObject()
         var pending: [Int] = []  // references of the open containers, innermost last
+        // Room for a small document's open containers at once: growing from empty was five
+        // reallocations a small document (3% of writing one, callgrind).
+        pending.reserveCapacity(64)
         // The innermost open container is kept out of `parents` so that walking it touches
         // no array of frames.
         guard var current = open(value, as: root, sortsKeys: sortsKeys, pending: &pending) else {
             return root
         }
         var parents: [Frame] = []
+        parents.reserveCapacity(8)
         while true {
             let next = current.next
             if next < current.children.count {

@@ -35,9 +35,9 @@ struct OpenStepEventReader {
         _ data: Data, options: PropertyListReadingOptions, into builder: inout Builder
     ) throws -> Builder.Value {
         let budget = options.valueLimit(forInputLength: data.count)
-        return try OpenStepText.withUTF8(from: data) { buffer in
+        return try OpenStepText.withUTF8(from: data) { text in
             var reader = OpenStepEventReader(
-                bytes: buffer, maximumDepth: options.maximumDepth, budget: budget)
+                bytes: text.bytes, maximumDepth: options.maximumDepth, budget: budget)
             return try reader.readDocument(into: &builder)
         }
     }

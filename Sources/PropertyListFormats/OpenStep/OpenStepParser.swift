@@ -9,6 +9,7 @@ import Foundation
 /// The parser proper, over validated UTF-8. Every read of `bytes` is preceded by an
 /// explicit bounds check.
 struct OpenStepParser {
+    private let text: WellFormedUTF8
     private let bytes: UnsafeBufferPointer<UInt8>
     private(set) var position = 0
     private let maximumDepth: Int
@@ -16,7 +17,7 @@ struct OpenStepParser {
     /// The finished values and the keys of the open containers, innermost last: a
     /// container takes its own off the top when it closes, as arrays of exactly its size
     /// (one buffer for the whole parse, not one per container; on the call stack while it
-    /// fits, see ``withParser(bytes:maximumDepth:valueBudget:_:)``).
+    /// fits, see ``withParser(text:maximumDepth:valueBudget:_:)``).
     private let values: Stack<PropertyList>
     private let keys: Stack<String>
     /// Whether short ASCII strings may be built in place (``SmallText``), read once a parse.
@@ -25,10 +26,11 @@ struct OpenStepParser {
     private var escapeBuffer: [UInt8] = []
 
     private init(
-        bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, valueBudget: Int,
+        text: WellFormedUTF8, maximumDepth: Int, valueBudget: Int,
         valueSpace: UnsafeMutableBufferPointer<PropertyList>, keySpace: UnsafeMutableBufferPointer<String>
     ) {
-        self.bytes = bytes
+        self.text = text
+        self.bytes = text.bytes
         self.maximumDepth = maximumDepth
         self.remainingValues = valueBudget
         values = Stack(lending: valueSpace)
@@ -39,7 +41,7 @@ struct OpenStepParser {
     /// file's parse allocates nothing but its values. The stacks are emptied when `body`
     /// returns or throws.
     static func withParser<Result>(
-        bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, valueBudget: Int,
+        text: WellFormedUTF8, maximumDepth: Int, valueBudget: Int,
         _ body: (inout OpenStepParser) throws -> Result
     ) throws -> Result {
         // At most 1 KB each: larger temporary allocations ask the system for the stack's
@@ -49,7 +51,7 @@ struct OpenStepParser {
         ) { valueSpace in
             try withUnsafeTemporaryAllocation(of: String.self, capacity: 32) { keySpace in
                 var parser = OpenStepParser(
-                    bytes: bytes, maximumDepth: maximumDepth, valueBudget: valueBudget,
+                    text: text, maximumDepth: maximumDepth, valueBudget: valueBudget,
                     valueSpace: valueSpace, keySpace: keySpace)
                 defer {
                     parser.values.releaseAll()
@@ -537,11 +539,11 @@ struct OpenStepParser {
     }
 
     /// The text of `bytes[start..<end]` (whole characters) as a `String`: built in place
-    /// when short and ASCII, else copied.
+    /// when short and ASCII, else copied without validating it again (the input was).
     @inline(__always)
     private func string(from start: Int, to end: Int) -> String {
         if buildsSmallStrings, let text = SmallText.string(bytes, from: start, to: end) { return text }
-        return UTF8Text.string(copying: UnsafeBufferPointer(rebasing: bytes[start..<end]))
+        return text.string(from: start, to: end)
     }
 
     /// Parses a string in `"` or `'`, starting at the quote.

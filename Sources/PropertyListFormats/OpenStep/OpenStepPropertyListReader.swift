@@ -39,14 +39,14 @@ import Foundation
 enum OpenStepPropertyListReader {
     static func read(_ data: Data, options: PropertyListReadingOptions) throws -> PropertyList {
         let budget = options.valueLimit(forInputLength: data.count)
-        return try OpenStepText.withUTF8(from: data) { buffer in
-            guard !buffer.isEmpty else {
+        return try OpenStepText.withUTF8(from: data) { text in
+            guard !text.bytes.isEmpty else {
                 throw KeyedArchiveError(
                     .corruptData, "empty input: an OpenStep property list needs at least one character",
                     at: .text(line: 1, column: 1))
             }
             let value = try OpenStepParser.withParser(
-                bytes: buffer, maximumDepth: options.maximumDepth, valueBudget: budget
+                text: text, maximumDepth: options.maximumDepth, valueBudget: budget
             ) { parser -> PropertyList? in
                 try parser.skipWhitespace()
                 if parser.isAtEnd { return .dictionary(PropertyListDictionary()) }
@@ -63,7 +63,7 @@ enum OpenStepPropertyListReader {
             // A string followed by more text: read the whole input again as the entries of a
             // strings file, as CoreFoundation does.
             return try OpenStepParser.withParser(
-                bytes: buffer, maximumDepth: options.maximumDepth, valueBudget: budget
+                text: text, maximumDepth: options.maximumDepth, valueBudget: budget
             ) { parser in
                 try parser.parse(asStringsFile: true)
             }

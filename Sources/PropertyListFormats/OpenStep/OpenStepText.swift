@@ -14,7 +14,7 @@ enum OpenStepText {
     /// for them too). UTF-8 must be valid: CoreFoundation refuses text it cannot convert.
     /// UTF-8 input is lent in place, not copied (a small file's one allocation less).
     static func withUTF8<Result>(
-        from data: Data, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result
+        from data: Data, _ body: (WellFormedUTF8) throws -> Result
     ) throws -> Result {
         try data.withUnsafeBytes { raw in
             var bytes = raw.bindMemory(to: UInt8.self)
@@ -23,17 +23,25 @@ enum OpenStepText {
                 && (bytes[0] == 0xFE && bytes[1] == 0xFF || bytes[0] == 0xFF && bytes[1] == 0xFE)
             if isUTF16 {
                 let text = try transcodeUTF16(Array(bytes), bigEndian: bytes[0] == 0xFE)
-                return try text.withUnsafeBufferPointer(body)
+                return try text.withUnsafeBufferPointer { transcoded in
+                    // A `String`'s bytes: well-formed by construction, checked all the same.
+                    guard let text = WellFormedUTF8(validating: transcoded) else {
+                        throw KeyedArchiveError(
+                            .corruptData, "internal error: UTF-16 transcoded to invalid UTF-8")
+                    }
+                    return try body(text)
+                }
             }
             if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
                 bytes = UnsafeBufferPointer(rebasing: bytes[3...])
             }
-            if let bad = UTF8Text.firstInvalid(in: bytes, from: 0) {
+            guard let text = WellFormedUTF8(validating: bytes) else {
+                let bad = UTF8Text.firstInvalid(in: bytes, from: 0) ?? 0
                 throw KeyedArchiveError(
                     .corruptData, "invalid UTF-8 (byte 0x\(hexByte(bytes[bad])))",
                     at: UTF8Text.location(of: bad, in: bytes))
             }
-            return try body(bytes)
+            return try body(text)
         }
     }
 

@@ -134,11 +134,11 @@ struct XMLTreeBuilder: XMLValueBuilder {
             guard let uid = number.uint64Value else { return .uidOutOfRange(number) }
             return .value(.uid(uid))
         }
-        var dictionary = PropertyListDictionary(minimumCapacity: entryCount)
-        values.pop(from: valueStart) { position, value in
-            if let key = keys[keyStart + position] { dictionary[key] = value }
-        }
-        keys.pop(from: keyStart) { _, _ in }
+        // Keys and values moved out as two arrays, which become the dictionary's storage
+        // when the keys are distinct (checked by their bytes where that is exact: setting
+        // entries one by one compared each key with `==`, which normalizes non-ASCII text).
+        let dictionary = PropertyListDictionary(
+            readKeys: keys.popArray(from: keyStart), values: values.popArray(from: valueStart))
         if dictionary.count == 1, case .integer(let number) = dictionary["CF$UID"] {
             guard let uid = number.uint64Value else { return .uidOutOfRange(number) }
             return .value(.uid(uid))

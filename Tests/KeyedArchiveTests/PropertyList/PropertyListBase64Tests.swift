@@ -20,6 +20,25 @@ struct PropertyListBase64Tests {
         }
     }
 
+    /// The 6-bytes-at-a-time path (12-bit pairs, one 8-byte store) and the tail after it,
+    /// on random bytes of every value, at every alignment of the source.
+    @Test func encodesRandomBytesAtAnyOffsetAsFoundationDoes() {
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<3000 {
+            let count = round < 64 ? round : Int.random(in: 0...600, using: &generator)
+            let offset = round % 8
+            let buffer = (0..<(count + offset)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let bytes = Array(buffer[offset...])
+            var output: [UInt8] = []
+            buffer.withUnsafeBytes { whole in
+                PropertyListBase64.append(UnsafeRawBufferPointer(rebasing: whole[offset...]), to: &output)
+            }
+            #expect(
+                output == Array(Data(bytes).base64EncodedString().utf8),
+                "\(count) bytes at offset \(offset): \(bytes)")
+        }
+    }
+
     @Test(arguments: [(76, 0), (68, 1), (12, 8)])
     func linesAreIndentedAndWrapped(charactersPerLine: Int, indentation: Int) {
         for count in [0, 1, 2, 3, 56, 57, 58, 200] {

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import KeyedArchive
+@testable import KeyedArchiveSupport
 @testable import PropertyListFormats
 
 @Suite("UTF-8 text rules shared by the XML and OpenStep readers")
@@ -57,6 +58,37 @@ struct UTF8TextTests {
             }
         }
         #expect(wrong.isEmpty, "\(wrong.prefix(3))")
+    }
+
+    /// Strings built from ranges of validated text without validating again: equal to the
+    /// standard library's, ASCII-flagged exactly when ASCII, and built by the checked path
+    /// (same text, no crash) when a range cuts a character.
+    @Test func wellFormedTextBuildsTheStringsTheStandardLibraryBuilds() throws {
+        var random = SeededGenerator(seed: 0x5EED_0008)
+        let pieces = ["a", "Z", " ", "\"", "é", "ß", "Ж", "λ", "説", "明", "😀", "👍🏽", "e\u{301}", "\u{0}"]
+        for _ in 0..<2000 {
+            let length = Int(random.next() % 40)
+            let text = (0..<length).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined()
+            let bytes = Array(text.utf8)
+            try bytes.withUnsafeBufferPointer { buffer in
+                let wellFormed = try #require(WellFormedUTF8(validating: buffer))
+                for _ in 0..<8 {
+                    let first = bytes.isEmpty ? 0 : Int(random.next() % UInt64(bytes.count + 1))
+                    let second = bytes.isEmpty ? 0 : Int(random.next() % UInt64(bytes.count + 1))
+                    let (start, end) = (min(first, second), max(first, second))
+                    let range = UnsafeBufferPointer(rebasing: buffer[start..<end])
+                    let built = wellFormed.string(from: start, to: end)
+                    #expect(built == String(decoding: range, as: UTF8.self), "\(bytes[start..<end])")
+                    #expect(Array(built.utf8) == Array(String(decoding: range, as: UTF8.self).utf8))
+                    if KnownASCII.isAvailable {
+                        #expect(
+                            KnownASCII.flag(built) == range.allSatisfy { $0 < 0x80 }, "\(bytes[start..<end])")
+                    }
+                }
+            }
+        }
+        let broken: [UInt8] = [0x61, 0xFF, 0x62]
+        broken.withUnsafeBufferPointer { #expect(WellFormedUTF8(validating: $0) == nil) }
     }
 
     @Test func locationsCountLinesAndScalars() {
