@@ -35,12 +35,38 @@ public enum FuzzInput {
         }
         // Walking the value must not trap either (descriptions, JSON view).
         _ = value.description.utf8.count
+        // Strings built without validating their bytes again (`WellFormedUTF8`) must hold
+        // well-formed UTF-8, as the standard library's checked path would have made them.
+        requireWellFormedStrings(value)
         do {
             _ = try value.jsonData()
         } catch {
             requirePackageError(error, "JSON view")
         }
         return value
+    }
+
+    /// Stops the fuzzer when a string or dictionary key anywhere in `value` holds bytes that
+    /// are not well-formed UTF-8 (walked with an explicit stack, at any depth).
+    public static func requireWellFormedStrings(_ value: PropertyList) {
+        func check(_ text: String) {
+            if String(validating: Array(text.utf8), as: UTF8.self) == nil {
+                fail("a string holds ill-formed UTF-8: \(Array(text.utf8))")
+            }
+        }
+        var pending = [value]
+        while let next = pending.popLast() {
+            switch next {
+            case .string(let text): check(text)
+            case .array(let elements): pending.append(contentsOf: elements)
+            case .dictionary(let dictionary):
+                for (key, element) in dictionary {
+                    check(key)
+                    pending.append(element)
+                }
+            default: break
+            }
+        }
     }
 
     /// Stops the fuzzer unless `error` is the package's error type.

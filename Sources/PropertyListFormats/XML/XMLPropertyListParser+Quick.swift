@@ -85,17 +85,21 @@ extension XMLPropertyListParser {
                 {
                     // The key, read in place: its text, `</key>`.
                     let textStart = position + 5
-                    guard let end = quickTextEnd(from: textStart) else {
+                    guard let (end, wellFormed) = quickTextEnd(from: textStart) else {
                         index = textStart
-                        guard readQuickText(closing: .key, { builder.pushKey($0, readable: $0.count) }) != nil
+                        guard readQuickText(closing: .key, { Self.pushKey($0, $1, to: &builder) }) != nil
                         else { return nil }
                         continue
                     }
                     index = end
                     guard skipEndTag(.key) else { return nil }
-                    builder.pushKey(
-                        UnsafeBufferPointer(start: base + textStart, count: end - textStart),
-                        readable: count - textStart)
+                    if let wellFormed {
+                        builder.pushKey(wellFormed: wellFormed, readable: count - textStart)
+                    } else {
+                        builder.pushKey(
+                            UnsafeBufferPointer(start: base + textStart, count: end - textStart),
+                            readable: count - textStart)
+                    }
                     continue
                 }
                 guard case .start(let nextTag, let nextIsEmpty, _)? = readCompactStartTag() else {
@@ -106,7 +110,7 @@ extension XMLPropertyListParser {
                     if nextIsEmpty {
                         builder.pushKey(UnsafeBufferPointer(start: nil, count: 0), readable: 0)
                     } else {
-                        guard readQuickText(closing: .key, { builder.pushKey($0, readable: $0.count) }) != nil
+                        guard readQuickText(closing: .key, { Self.pushKey($0, $1, to: &builder) }) != nil
                         else {
                             return nil
                         }
@@ -141,7 +145,13 @@ extension XMLPropertyListParser {
                 if isEmpty {
                     value = builder.string(UnsafeBufferPointer(start: nil, count: 0))
                 } else {
-                    guard let string = readQuickText(closing: .string, { builder.string($0) }) else {
+                    guard
+                        let string = readQuickText(
+                            closing: .string,
+                            { text, wellFormed in
+                                wellFormed.map { builder.string(wellFormed: $0) } ?? builder.string(text)
+                            })
+                    else {
                         return nil
                     }
                     value = string
@@ -215,17 +225,33 @@ extension XMLPropertyListParser {
         return .pushed
     }
 
-    /// Reads text without markup or references up to `</tag>` and hands its bytes to `body`;
-    /// `nil` for anything else (the general path reads it).
+    /// Pushes a key read by ``readQuickText(closing:_:)``: without validating it again when
+    /// it was validated as a whole (`wellFormed`).
     @inline(__always)
-    private mutating func readQuickText<R>(closing tag: Tag, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R?
-    {
+    private static func pushKey<Builder: XMLValueBuilder>(
+        _ text: UnsafeBufferPointer<UInt8>, _ wellFormed: WellFormedUTF8?, to builder: inout Builder
+    ) {
+        if let wellFormed {
+            builder.pushKey(wellFormed: wellFormed, readable: text.count)
+        } else {
+            builder.pushKey(text, readable: text.count)
+        }
+    }
+
+    /// Reads text without markup or references up to `</tag>` and hands its bytes to `body`,
+    /// with the same bytes as ``WellFormedUTF8`` when they are not ASCII (validated on the
+    /// way; `nil` for ASCII, or text read by the general path); `nil` for anything else
+    /// (the general path reads it).
+    @inline(__always)
+    private mutating func readQuickText<R>(
+        closing tag: Tag, _ body: (UnsafeBufferPointer<UInt8>, WellFormedUTF8?) -> R
+    ) -> R? {
         let contentStart = index
-        guard let end = quickTextEnd(from: contentStart) else {
+        guard let (end, wellFormed) = quickTextEnd(from: contentStart) else {
             // References, CDATA or comments in the text: the general text reading (so that
             // one `&amp;` does not send the whole document to the general path), on bytes
-            // then checked to be UTF-8.
-            guard let value = try? readText(closing: tag, body),
+            // then checked to be UTF-8 (so `body` is told nothing was validated).
+            guard let value = try? readText(closing: tag, { body($0, nil) }),
                 UTF8Text.firstInvalid(
                     in: UnsafeBufferPointer(rebasing: bytes[contentStart..<index]), from: 0)
                     == nil
@@ -234,7 +260,7 @@ extension XMLPropertyListParser {
         }
         index = end
         guard skipEndTag(tag) else { return nil }
-        return body(UnsafeBufferPointer(rebasing: bytes[contentStart..<end]))
+        return body(UnsafeBufferPointer(rebasing: bytes[contentStart..<end]), wellFormed)
     }
 
     /// Reads the content of `<integer>` or `<real>` up to `</tag>`.
@@ -287,9 +313,10 @@ extension XMLPropertyListParser {
 
     /// The position of the first `<` from `start` on, eight bytes at a time; `nil` when an
     /// `&` comes first, there is none, or the text is not valid UTF-8 (ASCII is seen in
-    /// passing; other text is checked, as the quick reading reads unchecked input).
+    /// passing; other text is checked, as the quick reading reads unchecked input, and
+    /// comes back as ``WellFormedUTF8`` so that its string is not validated again).
     @inline(__always)
-    private func quickTextEnd(from start: Int) -> Int? {
+    private func quickTextEnd(from start: Int) -> (end: Int, wellFormed: WellFormedUTF8?)? {
         guard let base = bytes.baseAddress else { return nil }
         var position = start
         var highBits: UInt64 = 0
@@ -321,13 +348,14 @@ extension XMLPropertyListParser {
             guard position < count else { return nil }
             end = position
         }
-        if highBits & 0x8080_8080_8080_8080 != 0,
-            UTF8Text.firstInvalid(in: UnsafeBufferPointer(rebasing: bytes[start..<end]), from: 0)
-                != nil
-        {
-            return nil
+        if highBits & 0x8080_8080_8080_8080 != 0 {
+            guard let text = WellFormedUTF8(validating: UnsafeBufferPointer(rebasing: bytes[start..<end]))
+            else {
+                return nil
+            }
+            return (end, text)
         }
-        return end
+        return (end, nil)
     }
 
     /// The high bit of each byte of `word` that is zero, and no other bit.

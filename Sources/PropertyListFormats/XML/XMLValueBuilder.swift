@@ -43,6 +43,11 @@ protocol XMLValueBuilder {
 
     /// A string from its UTF-8 bytes, valid only during the call.
     mutating func string(_ text: UnsafeBufferPointer<UInt8>) -> Value
+    /// A string from bytes the parser validated (valid only during the call): a builder that
+    /// makes `String`s need not validate them again.
+    mutating func string(wellFormed text: WellFormedUTF8) -> Value
+    /// ``pushKey(_:readable:)`` for bytes the parser validated.
+    mutating func pushKey(wellFormed text: WellFormedUTF8, readable: Int)
     mutating func integer(_ value: PropertyListInteger) -> Value
     mutating func real(_ value: Double) -> Value
     /// A date, as seconds since 2001-01-01 (always finite).
@@ -72,6 +77,15 @@ protocol XMLValueBuilder {
 }
 
 extension XMLValueBuilder {
+    /// Builders that make no `String` read the bytes.
+    @inline(__always)
+    mutating func string(wellFormed text: WellFormedUTF8) -> Value { string(text.bytes) }
+
+    @inline(__always)
+    mutating func pushKey(wellFormed text: WellFormedUTF8, readable: Int) {
+        pushKey(text.bytes, readable: readable)
+    }
+
     /// Builders that make values bottom-up need not know.
     @inline(__always)
     mutating func open(dictionary: Bool) {}
@@ -104,12 +118,21 @@ struct XMLTreeBuilder: XMLValueBuilder {
         keys.push(String(decoding: text, as: UTF8.self))
     }
 
+    @inline(__always)
+    func pushKey(wellFormed text: WellFormedUTF8, readable: Int) {
+        keys.push(text.string(from: 0, to: text.bytes.count))
+    }
+
     func key(at position: Int) -> String? { keys[position] }
 
     func push(_ value: PropertyList) { values.push(value) }
 
     func string(_ text: UnsafeBufferPointer<UInt8>) -> PropertyList {
         .string(String(decoding: text, as: UTF8.self))
+    }
+
+    func string(wellFormed text: WellFormedUTF8) -> PropertyList {
+        .string(text.string(from: 0, to: text.bytes.count))
     }
 
     func integer(_ value: PropertyListInteger) -> PropertyList { .integer(value) }
