@@ -85,21 +85,23 @@ extension XMLPropertyListParser {
                 {
                     // The key, read in place: its text, `</key>`.
                     let textStart = position + 5
-                    guard let (end, wellFormed) = quickTextEnd(from: textStart) else {
+                    var validated: WellFormedUTF8?
+                    guard let end = quickTextEnd(from: textStart, validated: &validated) else {
                         index = textStart
-                        guard readQuickText(closing: .key, { Self.pushKey($0, $1, to: &builder) }) != nil
+                        guard
+                            readQuickText(
+                                closing: .key, { text, _ in builder.pushKey(text, readable: text.count) })
+                                != nil
                         else { return nil }
                         continue
                     }
                     index = end
                     guard skipEndTag(.key) else { return nil }
-                    if let wellFormed {
-                        builder.pushKey(wellFormed: wellFormed, readable: count - textStart)
-                    } else {
-                        builder.pushKey(
-                            UnsafeBufferPointer(start: base + textStart, count: end - textStart),
-                            readable: count - textStart)
-                    }
+                    // Keys are short: validating them again costs less than telling the
+                    // builder they were (measured on archives, whose every entry has one).
+                    builder.pushKey(
+                        UnsafeBufferPointer(start: base + textStart, count: end - textStart),
+                        readable: count - textStart)
                     continue
                 }
                 guard case .start(let nextTag, let nextIsEmpty, _)? = readCompactStartTag() else {
@@ -110,7 +112,10 @@ extension XMLPropertyListParser {
                     if nextIsEmpty {
                         builder.pushKey(UnsafeBufferPointer(start: nil, count: 0), readable: 0)
                     } else {
-                        guard readQuickText(closing: .key, { Self.pushKey($0, $1, to: &builder) }) != nil
+                        guard
+                            readQuickText(
+                                closing: .key, { text, _ in builder.pushKey(text, readable: text.count) })
+                                != nil
                         else {
                             return nil
                         }
@@ -225,19 +230,6 @@ extension XMLPropertyListParser {
         return .pushed
     }
 
-    /// Pushes a key read by ``readQuickText(closing:_:)``: without validating it again when
-    /// it was validated as a whole (`wellFormed`).
-    @inline(__always)
-    private static func pushKey<Builder: XMLValueBuilder>(
-        _ text: UnsafeBufferPointer<UInt8>, _ wellFormed: WellFormedUTF8?, to builder: inout Builder
-    ) {
-        if let wellFormed {
-            builder.pushKey(wellFormed: wellFormed, readable: text.count)
-        } else {
-            builder.pushKey(text, readable: text.count)
-        }
-    }
-
     /// Reads text without markup or references up to `</tag>` and hands its bytes to `body`,
     /// with the same bytes as ``WellFormedUTF8`` when they are not ASCII (validated on the
     /// way; `nil` for ASCII, or text read by the general path); `nil` for anything else
@@ -247,7 +239,8 @@ extension XMLPropertyListParser {
         closing tag: Tag, _ body: (UnsafeBufferPointer<UInt8>, WellFormedUTF8?) -> R
     ) -> R? {
         let contentStart = index
-        guard let (end, wellFormed) = quickTextEnd(from: contentStart) else {
+        var wellFormed: WellFormedUTF8?
+        guard let end = quickTextEnd(from: contentStart, validated: &wellFormed) else {
             // References, CDATA or comments in the text: the general text reading (so that
             // one `&amp;` does not send the whole document to the general path), on bytes
             // then checked to be UTF-8 (so `body` is told nothing was validated).
@@ -314,9 +307,10 @@ extension XMLPropertyListParser {
     /// The position of the first `<` from `start` on, eight bytes at a time; `nil` when an
     /// `&` comes first, there is none, or the text is not valid UTF-8 (ASCII is seen in
     /// passing; other text is checked, as the quick reading reads unchecked input, and
-    /// comes back as ``WellFormedUTF8`` so that its string is not validated again).
+    /// is put in `validated` as ``WellFormedUTF8`` so that its string is not validated
+    /// again).
     @inline(__always)
-    private func quickTextEnd(from start: Int) -> (end: Int, wellFormed: WellFormedUTF8?)? {
+    private func quickTextEnd(from start: Int, validated: inout WellFormedUTF8?) -> Int? {
         guard let base = bytes.baseAddress else { return nil }
         var position = start
         var highBits: UInt64 = 0
@@ -353,9 +347,9 @@ extension XMLPropertyListParser {
             else {
                 return nil
             }
-            return (end, text)
+            validated = text
         }
-        return (end, nil)
+        return end
     }
 
     /// The high bit of each byte of `word` that is zero, and no other bit.

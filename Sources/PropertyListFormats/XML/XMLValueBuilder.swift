@@ -46,8 +46,6 @@ protocol XMLValueBuilder {
     /// A string from bytes the parser validated (valid only during the call): a builder that
     /// makes `String`s need not validate them again.
     mutating func string(wellFormed text: WellFormedUTF8) -> Value
-    /// ``pushKey(_:readable:)`` for bytes the parser validated.
-    mutating func pushKey(wellFormed text: WellFormedUTF8, readable: Int)
     mutating func integer(_ value: PropertyListInteger) -> Value
     mutating func real(_ value: Double) -> Value
     /// A date, as seconds since 2001-01-01 (always finite).
@@ -81,11 +79,6 @@ extension XMLValueBuilder {
     @inline(__always)
     mutating func string(wellFormed text: WellFormedUTF8) -> Value { string(text.bytes) }
 
-    @inline(__always)
-    mutating func pushKey(wellFormed text: WellFormedUTF8, readable: Int) {
-        pushKey(text.bytes, readable: readable)
-    }
-
     /// Builders that make values bottom-up need not know.
     @inline(__always)
     mutating func open(dictionary: Bool) {}
@@ -116,11 +109,6 @@ struct XMLTreeBuilder: XMLValueBuilder {
     @inline(__always)
     func pushKey(_ text: UnsafeBufferPointer<UInt8>, readable: Int) {
         keys.push(String(decoding: text, as: UTF8.self))
-    }
-
-    @inline(__always)
-    func pushKey(wellFormed text: WellFormedUTF8, readable: Int) {
-        keys.push(text.string(from: 0, to: text.bytes.count))
     }
 
     func key(at position: Int) -> String? { keys[position] }

@@ -140,6 +140,54 @@ struct BinaryReadingContextTests {
         #expect(again.arrayValue?[1].dictionaryValue?.keys == keys)
     }
 
+    /// An array of dictionaries, one for each key list (its own key objects), mapping the
+    /// keys of list `i` to `10 * i`, `10 * i + 1`, … (2-byte references throughout).
+    static func arrayOfDictionaries(keyLists: [[String]]) -> [UInt8] {
+        let count = keyLists.count
+        var next = 1 + count
+        var dictionaries: [[UInt8]] = []
+        var rest: [[UInt8]] = []
+        for (index, keys) in keyLists.enumerated() {
+            let references = (next..<next + 2 * keys.count).flatMap { BPlist.bigEndian(UInt64($0), width: 2) }
+            next += 2 * keys.count
+            dictionaries.append(BPlist.header(0xD0, count: keys.count) + references)
+            rest += keys.map { BPlist.ascii($0) }
+            rest += keys.indices.map { [0x11] + BPlist.bigEndian(UInt64(10 * index + $0), width: 2) }
+        }
+        let array =
+            [0xAF, 0x11] + BPlist.bigEndian(UInt64(count), width: 2)
+            + (1...count).flatMap { BPlist.bigEndian(UInt64($0), width: 2) }
+        return BPlist.assemble([array] + dictionaries + rest, refSize: 2)
+    }
+
+    /// After many dictionaries whose keys never repeat, the reader remembers only a sample
+    /// of key lists; once lists repeat, they are found again and shared, and every value
+    /// reads as without a context.
+    @Test func keyListsAreFoundAgainAfterManyThatNeverRepeat() throws {
+        let context = BinaryPropertyListReadingContext()
+        let unique = (0..<300).map { index in ["u\(index)a", "u\(index)b", "u\(index)c"] }
+        let repeated = Array(repeating: ["name", "size", "kind", "date"], count: 60)
+        let value = try Self.readThrice(
+            Self.arrayOfDictionaries(keyLists: unique + repeated), context: context)
+        let elements = try #require(value.arrayValue)
+        #expect(elements.count == 360)
+        for (index, element) in elements.enumerated() {
+            let keys = index < 300 ? unique[index] : repeated[0]
+            let dictionary = try #require(element.dictionaryValue)
+            #expect(dictionary.keys == keys)
+            for (position, key) in keys.enumerated() {
+                #expect(dictionary[key] == PropertyList(10 * index + position), "dictionary \(index)")
+            }
+        }
+        // The repeated lists share one keys array from at most the sampling interval on.
+        let storages = elements[300...].map { element in
+            element.dictionaryValue?.keys.withUnsafeBufferPointer { $0.baseAddress }
+        }
+        #expect(
+            Set(storages.compactMap { $0 }).count <= 17, "\(Set(storages.compactMap { $0 }).count) arrays")
+        #expect(storages.last == storages[storages.count - 2])
+    }
+
     @Test(arguments: [3, 12])
     func repeatedKeysAreMergedAfterADistinctListWithTheSamePrefix(keyCount: Int) throws {
         let context = BinaryPropertyListReadingContext()
