@@ -596,16 +596,24 @@ func byteCount(_ count: Int) -> String { count == 1 ? "1 byte" : "\(count) bytes
                 at: .byteOffset(object.offset))
         }
         let units = base + object.payload
-        return try String(unsafeUninitializedCapacity: count * 3) { output in
+        // Transcoded into scratch space and built without the standard library validating
+        // the bytes again: the loop below writes well-formed UTF-8 by construction (see
+        // ``WellFormedUTF8/string(transcodedFromUTF16:isASCII:)``).
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count * 3) { output in
             var written = 0
             var unitIndex = 0
+            var isASCII = true
             while unitIndex < count {
                 let unit = UInt32(
                     UInt16(bigEndian: units.loadUnaligned(fromByteOffset: 2 * unitIndex, as: UInt16.self)))
                 if unit < 0x80 {
                     output[written] = UInt8(truncatingIfNeeded: unit)
                     written += 1
-                } else if unit < 0x800 {
+                    unitIndex += 1
+                    continue
+                }
+                isASCII = false
+                if unit < 0x800 {
                     output[written] = UInt8(truncatingIfNeeded: 0xC0 | unit >> 6)
                     output[written + 1] = UInt8(truncatingIfNeeded: 0x80 | unit & 0x3F)
                     written += 2
@@ -639,7 +647,9 @@ func byteCount(_ count: Int) -> String { count == 1 ? "1 byte" : "\(count) bytes
                 }
                 unitIndex += 1
             }
-            return written
+            return WellFormedUTF8.string(
+                transcodedFromUTF16: UnsafeBufferPointer(start: output.baseAddress, count: written),
+                isASCII: isASCII)
         }
     }
 

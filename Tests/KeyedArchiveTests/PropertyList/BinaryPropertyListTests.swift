@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import KeyedArchive
+@testable import KeyedArchiveSupport
 @testable import PropertyListFormats
 
 /// One corrupt or hostile binary property list and the error it must produce.
@@ -513,6 +514,15 @@ struct BinaryPropertyListShapeTests {
             if lone == 0xD83D, position < units.count, units[position] & 0xFC00 == 0xDC00 { continue }
             if lone == 0xDE00, position > 0, units[position - 1] & 0xFC00 == 0xD800 { continue }
             #expect(throws: KeyedArchiveError.self) { try BPlist.read(wrapped(object(broken))) }
+        }
+        // Strings are built from the transcoded bytes without validating them again: their
+        // ASCII flag must say what the units say (ASCII-only UTF-16 is legal, if unusual).
+        for text in ["plain ASCII text, longer than fifteen bytes", "non-ASCII text: é, 説明 and 😀"] {
+            let read = try BPlist.read(wrapped(object(Array(text.utf16))))
+            #expect(read == [.string(text)])
+            if KnownASCII.isAvailable, case .string(let value)? = read.arrayValue?.first {
+                #expect(KnownASCII.flag(value) == text.utf8.allSatisfy { $0 < 0x80 }, "\(text)")
+            }
         }
     }
 
