@@ -214,6 +214,27 @@ extension PropertyListDictionary {
                 break
             }
             if !ascii, let distinct = NormalizationStableText.areDistinct(keys) { return distinct }
+            if ascii {
+                // Two short keys (the usual ones) compare by their two words, without a call
+                // into the standard library's comparison; any other pair by `==`.
+                var index = 1
+                while index < keys.count {
+                    let key = keys[index]
+                    if let words = KnownASCII.smallWords(key) {
+                        for earlier in 0..<index {
+                            if let other = KnownASCII.smallWords(keys[earlier]) {
+                                if other == words { return false }
+                            } else if keys[earlier] == key {
+                                return false
+                            }
+                        }
+                    } else {
+                        for earlier in 0..<index where keys[earlier] == key { return false }
+                    }
+                    index += 1
+                }
+                return true
+            }
         }
         var index = 1
         while index < keys.count {

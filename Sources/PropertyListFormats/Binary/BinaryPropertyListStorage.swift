@@ -1,3 +1,5 @@
+import KeyedArchiveSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -25,10 +27,10 @@ import Darwin
 final class BinaryPropertyListStorage<Element: BitwiseCopyable> {
     // Touched for every object and reference added, by one thread, never across a call
     // that could reach them again: no dynamic exclusivity checks.
-    @exclusivity(unchecked) fileprivate var base: UnsafeMutablePointer<Element>?
-    @exclusivity(unchecked) fileprivate var capacity = 0
+    @exclusivity(unchecked) private var base: UnsafeMutablePointer<Element>?
+    @exclusivity(unchecked) private var capacity = 0
     /// The number of elements stored.
-    @exclusivity(unchecked) fileprivate(set) var count = 0
+    @exclusivity(unchecked) private(set) var count = 0
     private let outOfRange: Element
 
     /// Creates an empty table whose reads out of range give `outOfRange`.
@@ -103,8 +105,20 @@ final class BinaryPropertyListStorage<Element: BitwiseCopyable> {
         try body(UnsafeBufferPointer(start: base, count: count))
     }
 
+    /// Appends bytes with one copy (a string's or data's payload; an array's
+    /// `append(contentsOf:)` of a raw buffer cost ~180 instructions a call, callgrind).
+    @inline(__always)
+    func append(bytes run: UnsafeRawBufferPointer) where Element == UInt8 {
+        guard let source = run.baseAddress, !run.isEmpty else { return }
+        let end = count + run.count
+        if end > capacity { grow(toHold: end) }
+        guard let base, end <= capacity else { return }
+        UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: run.count)
+        count = end
+    }
+
     @inline(never)
-    fileprivate func grow(toHold needed: Int) {
+    private func grow(toHold needed: Int) {
         resize(to: max(needed, 2 * capacity, 256))
     }
 
@@ -194,20 +208,6 @@ final class BinaryPropertyListChunks<Element: BitwiseCopyable> {
     }
 }
 
-extension BinaryPropertyListStorage where Element == UInt8 {
-    /// Appends bytes with one copy (a string's or data's payload; an array's
-    /// `append(contentsOf:)` of a raw buffer cost ~180 instructions a call, callgrind).
-    @inline(__always)
-    func append(bytes run: UnsafeRawBufferPointer) {
-        guard let source = run.baseAddress, !run.isEmpty else { return }
-        let end = count + run.count
-        if end > capacity { grow(toHold: end) }
-        guard let base, end <= capacity else { return }
-        UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: run.count)
-        count = end
-    }
-}
-
 /// An open-addressing table of objects for the builder's de-duplication (object + 1 per
 /// slot; 0 is an empty slot), a power of two slots in one zero-filled allocation.
 ///
@@ -247,12 +247,11 @@ final class BinaryPropertyListSlots {
         base = fresh
         capacity = newCapacity
         if let old {
-            let mask = newCapacity - 1
             for index in 0..<oldCapacity {
                 let stored = old[index]
                 guard stored != 0 else { continue }
-                var slot = hash(stored) & mask
-                while fresh[slot] != 0 { slot = (slot &+ 1) & mask }
+                let slot = LinearProbing.emptySlot(
+                    hash: hash(stored), capacity: newCapacity, isEmpty: { fresh[$0] == 0 })
                 fresh[slot] = stored
             }
             old.deallocate()

@@ -354,4 +354,57 @@ struct BinaryReadingContextTests {
             for try await ok in group { #expect(ok) }
         }
     }
+
+    /// Random dictionaries of 1 to 24 keys, mixing keys the key table takes (short ASCII;
+    /// Latin-1 bytes in an ASCII-marked object, whose string's bytes differ from the
+    /// object's), keys it does not (longer than 32 bytes, UTF-16), keys equal as strings
+    /// but not as bytes, and repeated keys. Each reads as without a context and as the
+    /// dictionary's own rule says (a repeated key keeps its first position and its last
+    /// value, keys compared as `String`s), and every key is found by lookup (through the
+    /// position table past eight keys).
+    @Test func dictionariesOfMixedKeysReadAsWithoutAContext() throws {
+        let ascii =
+            (0..<40).map { "key\($0)" } + (0..<6).map { "a-rather-longer-key-of-\($0)-bytes" }
+            + (0..<4).map { String(repeating: "long", count: 9) + "\($0)" } + ["K"]
+        let pool: [(object: [UInt8], text: String)] =
+            ascii.map { (BPlist.ascii($0), $0) }
+            + [
+                (Self.latin1([0x67, 0x72, 0xF6, 0xDF, 0x65]), "gr\u{F6}\u{DF}e"),
+                (Self.latin1([0xE9]), "\u{E9}"), (Self.latin1([0x4B, 0xB5]), "K\u{B5}"),
+                (BPlist.header(0x60, count: 1) + [0x00, 0xE9], "\u{E9}"),
+                (BPlist.header(0x60, count: 2) + [0x00, 0x65, 0x03, 0x01], "e\u{301}"),
+                (BPlist.header(0x60, count: 1) + [0x21, 0x2A], "\u{212A}"),  // KELVIN SIGN, equal to "K"
+            ]
+        var random = SeededGenerator(seed: 31)
+        let context = BinaryPropertyListReadingContext()
+        for round in 0..<400 {
+            let count = Int.random(in: 1...24, using: &random)
+            var chosen: [Int] = []
+            for _ in 0..<count {
+                if !chosen.isEmpty, Int.random(in: 0..<12, using: &random) == 0 {
+                    chosen.append(chosen[Int.random(in: 0..<chosen.count, using: &random)])
+                } else {
+                    chosen.append(Int.random(in: 0..<pool.count, using: &random))
+                }
+            }
+            // The values are 1, 2, … in order (see `dictionary(_:)`).
+            var expectedKeys: [String] = []
+            var expectedValues: [Int] = []
+            for (position, index) in chosen.enumerated() {
+                if let earlier = expectedKeys.firstIndex(of: pool[index].text) {
+                    expectedValues[earlier] = position + 1
+                } else {
+                    expectedKeys.append(pool[index].text)
+                    expectedValues.append(position + 1)
+                }
+            }
+            let value = try Self.readThrice(Self.dictionary(chosen.map { pool[$0].object }), context: context)
+            let dictionary = try #require(value.dictionaryValue)
+            #expect(dictionary.keys == expectedKeys, "round \(round)")
+            for (key, expected) in zip(expectedKeys, expectedValues) {
+                #expect(
+                    dictionary[key] == PropertyList(expected), "round \(round): key \(key.debugDescription)")
+            }
+        }
+    }
 }

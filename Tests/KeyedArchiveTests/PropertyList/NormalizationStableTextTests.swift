@@ -110,6 +110,57 @@ struct NormalizationStableTextTests {
         }
     }
 
+    /// The two words of a small ASCII string decide its equality: on strings built every
+    /// way a reader builds them (from bytes, from a prefix, in place, from UTF-16, by
+    /// `SmallText`), `smallWords` is given for ASCII strings of at most 15 bytes only, and
+    /// two strings with words are equal exactly when their words are; and reading keys
+    /// with such words finds repeats as `==` does.
+    @Test func smallWordsDecideEqualityOfShortASCIIStrings() throws {
+        try #require(KnownASCII.isAvailable)
+        var samples: [String] = ["", "é", "説明"]
+        for text in [
+            "a", "b", "ab", "ba", "key7", "key70", "abcdefgh", "abcdefghi", "abcdefghijklmno",
+            "abcdefghijklmnop",
+        ] {
+            let bytes = Array(text.utf8)
+            samples.append(String(decoding: bytes, as: UTF8.self))
+            samples.append(
+                String(
+                    String(decoding: bytes + Array("-tail-of-a-large-string".utf8), as: UTF8.self).prefix(
+                        text.count)))
+            samples.append(
+                String(unsafeUninitializedCapacity: bytes.count) {
+                    _ = $0.initialize(from: bytes); return bytes.count
+                })
+            samples.append(String(decoding: Array(text.utf16), as: UTF16.self))
+            if SmallText.isAvailable,
+                let small = bytes.withUnsafeBufferPointer({ SmallText.string($0, from: 0, to: $0.count) })
+            {
+                samples.append(small)
+            }
+        }
+        for sample in samples where KnownASCII.smallWords(sample) != nil {
+            #expect(
+                sample.utf8.count <= 15 && sample.utf8.allSatisfy { $0 < 0x80 }, "\(sample.debugDescription)")
+        }
+        // The short ASCII ones built here are small strings (the fast path is taken).
+        let short = samples.filter { $0.utf8.count <= 15 && $0.utf8.allSatisfy { $0 < 0x80 } }
+        #expect(short.count >= 36)
+        #expect(short.allSatisfy { KnownASCII.smallWords($0) != nil })
+        for first in samples {
+            for second in samples {
+                guard let a = KnownASCII.smallWords(first), let b = KnownASCII.smallWords(second) else {
+                    continue
+                }
+                #expect((a == b) == (first == second), "\(first.debugDescription) \(second.debugDescription)")
+            }
+        }
+        // A dictionary read from these keys holds each distinct one once.
+        let read = PropertyListDictionary(
+            readKeys: samples, values: samples.indices.map { PropertyList(integerLiteral: Int64($0)) })
+        #expect(read.count == Set(samples).count)
+    }
+
     /// Past eight entries the position table hashes stable keys by their bytes; a key that
     /// is canonically equal but spelled otherwise (decomposed) still finds its entry, and a
     /// key that is not stable, inserted later, moves the table to `String`'s own hash.
