@@ -63,6 +63,43 @@
         return result == 0 ? 1 : result
     }
 
+    /// Hashes bytes as 16-byte words, the last one filled up with zeros; never 0. For at
+    /// most 15 bytes it equals ``hashPadded(first:second:count:seed:)`` of the bytes'
+    /// words, so a short string's hash can be taken from its two words where they hold its
+    /// bytes in order (a small string's) and from its bytes otherwise, alike.
+    @inline(__always)
+    @inlinable package static func hashPadded(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> Int {
+        let count = bytes.count
+        var state = seed ^ (UInt64(count) &* multiplier)
+        var offset = 0
+        while count - offset >= 16 {
+            let first = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            let second = bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)
+            state = fold(first ^ state, second ^ secondary)
+            offset += 16
+        }
+        if offset < count {
+            var words: (UInt64, UInt64) = (0, 0)
+            withUnsafeMutableBytes(of: &words) { words in
+                words.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<count]))
+            }
+            state = fold(words.0 ^ state, words.1 ^ secondary ^ multiplier)
+        }
+        let result = Int(truncatingIfNeeded: fold(state, multiplier))
+        return result == 0 ? 1 : result
+    }
+
+    /// ``hashPadded(_:seed:)`` of `count` bytes (at most 15) given as two words: the bytes
+    /// in memory order, zeros after them.
+    @inline(__always)
+    @inlinable package static func hashPadded(first: UInt64, second: UInt64, count: Int, seed: UInt64) -> Int
+    {
+        var state = seed ^ (UInt64(truncatingIfNeeded: count) &* multiplier)
+        if count > 0 { state = fold(first ^ state, second ^ secondary ^ multiplier) }
+        let result = Int(truncatingIfNeeded: fold(state, multiplier))
+        return result == 0 ? 1 : result
+    }
+
     /// Hashes two runs of integers (a dictionary's key and value references); never 0.
     /// Equal values hash alike whatever their integer types.
     @inline(__always)

@@ -45,6 +45,13 @@
         return second & (0b11 << 61) == 0b11 << 61 ? (first, second) : nil
     }
 
+    /// The number of bytes of a small string, from its second word (as ``smallWords(_:)``
+    /// gives it).
+    @inline(__always)
+    @inlinable package static func smallCount(_ second: UInt64) -> Int {
+        Int(truncatingIfNeeded: second &>> 56) & 0x0F
+    }
+
     /// Whether the flag of `text` says ASCII. Only meaningful where ``isAvailable`` is `true`
     /// (read it once, outside a loop).
     @inline(__always)

@@ -2,7 +2,8 @@ import KeyedArchiveSupport
 
 /// The key → position index of a ``PropertyListDictionary`` past its linear-search size:
 /// an open-addressing table of positions into the dictionary's `keys` array (which it
-/// does not hold), hashed with ``ByteHash`` over the keys' UTF-8 bytes.
+/// does not hold), hashed with ``ByteHash`` over the keys' UTF-8 bytes (`hashPadded`, which
+/// takes a small ASCII string's bytes straight from its two words).
 ///
 /// `[String: Int]` hashes every key with SipHash and stores a copy of it; a reader builds
 /// one such index for every dictionary of more than eight entries it reads, which was a
@@ -64,17 +65,30 @@ struct KeyPositionTable: Sendable {
     /// equality (neither ASCII nor normalization-stable).
     @inline(__always)
     private static func byteHash(_ key: String) -> Int? {
+        // A small ASCII string (most keys) from its two words, which hold its bytes in order
+        // and then its length: the same hash as of its bytes, so a key stored otherwise (a
+        // short string in allocated storage) finds it.
+        if readsSmallWords, let words = KnownASCII.smallWords(key) {
+            let (first, second) = words
+            return ByteHash.hashPadded(
+                first: first, second: second & 0x00FF_FFFF_FFFF_FFFF, count: KnownASCII.smallCount(second),
+                seed: seed)
+        }
         // In place where the bytes are contiguous (native and small strings), without the
         // copy and reference counting of `withUTF8`.
         let inPlace = key.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
-            hashesByBytes(bytes) ? ByteHash.hash(UnsafeRawBufferPointer(bytes), seed: seed) : nil
+            hashesByBytes(bytes) ? ByteHash.hashPadded(UnsafeRawBufferPointer(bytes), seed: seed) : nil
         }
         if let inPlace { return inPlace }
         var key = key
         return key.withUTF8 {
-            hashesByBytes($0) ? ByteHash.hash(UnsafeRawBufferPointer($0), seed: seed) : nil
+            hashesByBytes($0) ? ByteHash.hashPadded(UnsafeRawBufferPointer($0), seed: seed) : nil
         }
     }
+
+    /// Whether small strings' words hold their bytes in order (``SmallText``'s check) and
+    /// are read (``KnownASCII``'s): a copy in this module, read once a key.
+    private static let readsSmallWords = KnownASCII.isAvailable && SmallText.isAvailable
 
     /// Whether a key's bytes decide its equality: ASCII (checked inline, the usual case),
     /// else normalization-stable.

@@ -193,4 +193,37 @@ struct NormalizationStableTextTests {
         #expect(built["Ångström"] == 7 && built.count == keys.count + 1)
         for key in composed where key != "über" { #expect(built[key] != nil, "\(key)") }
     }
+
+    /// Past eight entries, a short ASCII key is found however it is stored: a small string
+    /// (hashed from its two words) or a short string in allocated storage (hashed from its
+    /// bytes), as key and as the string looked up.
+    @Test func positionTableFindsShortKeysStoredEitherWay() {
+        func allocated(_ text: String) -> String {
+            let bytes = Array(text.utf8)
+            return String(unsafeUninitializedCapacity: 40) { buffer in
+                _ = buffer.initialize(from: bytes)
+                return bytes.count
+            }
+        }
+        let texts =
+            (0..<12).map { "key\($0)" } + ["", "a", "abcdefgh", "abcdefghijklmno", "abcdefghijklmnop"]
+        for (readAllocated, lookUpAllocated) in [(false, true), (true, false), (true, true)] {
+            let keys = texts.map {
+                readAllocated ? allocated($0) : String(decoding: Array($0.utf8), as: UTF8.self)
+            }
+            let read = PropertyListDictionary(
+                readKeys: keys, values: keys.indices.map { PropertyList(integerLiteral: Int64($0)) })
+            var inserted = PropertyListDictionary()
+            for (index, key) in keys.enumerated() {
+                inserted[key] = PropertyList(integerLiteral: Int64(index))
+            }
+            for (index, text) in texts.enumerated() {
+                let key =
+                    lookUpAllocated ? allocated(text) : String(decoding: Array(text.utf8), as: UTF8.self)
+                #expect(read[key] == PropertyList(integerLiteral: Int64(index)), "\(text)")
+                #expect(inserted[key] == PropertyList(integerLiteral: Int64(index)), "\(text)")
+            }
+            #expect(read["key12"] == nil && inserted["abcdefghijklmn"] == nil)
+        }
+    }
 }

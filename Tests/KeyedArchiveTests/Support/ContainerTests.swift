@@ -137,6 +137,35 @@ struct ContainerTests {
             [1, 2].withUnsafeBytes { a in [1, 2].withUnsafeBytes { b in ByteHash.equal(a, b) } })
     }
 
+    /// The padded hash of bytes equals that of the same bytes given as two words (as a small
+    /// string holds them), for every length to 15; longer runs hash their whole blocks too.
+    @Test func paddedHashOfBytesEqualsThatOfTheirWords() {
+        let seed = ByteHash.randomSeed()
+        var random = SeededGenerator(seed: 15)
+        var seen: Set<Int> = []
+        for count in 0...40 {
+            for _ in 0..<8 {
+                let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) }
+                let hash = bytes.withUnsafeBytes { ByteHash.hashPadded($0, seed: seed) }
+                #expect(hash != 0)
+                seen.insert(hash)
+                // In a larger buffer: only `count` bytes are read.
+                let padded = (bytes + [0xAA, 0xBB]).withUnsafeBytes {
+                    ByteHash.hashPadded(UnsafeRawBufferPointer(rebasing: $0[0..<count]), seed: seed)
+                }
+                #expect(padded == hash, "\(count) bytes")
+                guard count <= 15 else { continue }
+                var words: (UInt64, UInt64) = (0, 0)
+                withUnsafeMutableBytes(of: &words) { $0.copyBytes(from: bytes) }
+                #expect(
+                    ByteHash.hashPadded(first: words.0, second: words.1, count: count, seed: seed) == hash,
+                    "\(count) bytes")
+            }
+        }
+        // 41 lengths of 8 random runs: distinct hashes (the one empty run hashes alike).
+        #expect(seen.count == 1 + 40 * 8)
+    }
+
     @Test(arguments: [0, 100, 100_000])
     func indexTableAgreesWithADictionary(keysBelow limit: Int) {
         var table = IndexTable<String>(keysBelow: limit)
