@@ -179,6 +179,16 @@ struct WellFormedUTF8 {
         return String(copying: unsafe UTF8Span(unchecked: range.span, isKnownASCII: isASCII))
     }
 
+    /// A `String` of `bytes` if they are all ASCII (which is well-formed UTF-8), found by
+    /// one scan here, not validated again by the standard library; `nil` otherwise. The
+    /// binary reader's ASCII string objects of more than 15 bytes.
+    @inline(__always)
+    static func string(ifASCII bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard BinaryPropertyListScanner.isASCII(bytes) else { return nil }
+        guard !bytes.isEmpty else { return "" }
+        return String(copying: unsafe UTF8Span(unchecked: bytes.span, isKnownASCII: true))
+    }
+
     /// A `String` of the UTF-8 that the binary reader's UTF-16 transcoder wrote
     /// (`BinaryPropertyListScanner.string(_:)`), not validated again.
     ///

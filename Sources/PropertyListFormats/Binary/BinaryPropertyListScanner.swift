@@ -574,7 +574,7 @@ func byteCount(_ count: Int) -> String { count == 1 ? "1 byte" : "\(count) bytes
                 return text
             }
             let buffer = UnsafeBufferPointer(start: start, count: count)
-            if Self.isASCII(buffer) { return String(decoding: buffer, as: UTF8.self) }
+            if let text = WellFormedUTF8.string(ifASCII: buffer) { return text }
             return String(unsafeUninitializedCapacity: count * 2) { output in
                 var written = 0
                 for byte in buffer {

@@ -91,6 +91,24 @@ struct UTF8TextTests {
         broken.withUnsafeBufferPointer { #expect(WellFormedUTF8(validating: $0) == nil) }
     }
 
+    /// ASCII bytes of every length to 80 make, without the standard library's validation,
+    /// the string it makes of them, flagged ASCII; a buffer with any byte above 0x7F,
+    /// wherever it is, is refused.
+    @Test func asciiBytesBuildTheStringsTheStandardLibraryBuilds() throws {
+        var random = SeededGenerator(seed: 80)
+        for count in 0...80 {
+            let bytes = (0..<count).map { _ in UInt8.random(in: 0...0x7F, using: &random) }
+            let text = try #require(bytes.withUnsafeBufferPointer { WellFormedUTF8.string(ifASCII: $0) })
+            let expected = String(decoding: bytes, as: UTF8.self)
+            #expect(text == expected && Array(text.utf8) == bytes, "\(count) bytes")
+            if KnownASCII.isAvailable { #expect(KnownASCII.flag(text)) }
+            guard count > 0 else { continue }
+            var broken = bytes
+            broken[Int.random(in: 0..<count, using: &random)] |= 0x80
+            #expect(broken.withUnsafeBufferPointer { WellFormedUTF8.string(ifASCII: $0) } == nil)
+        }
+    }
+
     @Test func locationsCountLinesAndScalars() {
         let text = Array("a\r\nb\rcé\nd".utf8)
         let expected: [(Int, Int, Int)] = [
