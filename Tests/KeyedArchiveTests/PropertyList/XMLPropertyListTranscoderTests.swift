@@ -157,3 +157,42 @@ private func xmlThroughValue(_ binary: Data) throws -> Data {
         #expect(String(decoding: output.finish(), as: UTF8.self) == "\(UInt64.max)")
     }
 }
+
+@Suite struct XMLEscapingTests {
+    /// The escape each byte below 0x80 gets: `&`, `<`, `>` as entities, the C0 controls
+    /// other than tab and line feed as decimal references, anything else as itself.
+    private static func expected(_ byte: UInt8) -> String {
+        switch byte {
+        case UInt8(ascii: "&"): return "&amp;"
+        case UInt8(ascii: "<"): return "&lt;"
+        case UInt8(ascii: ">"): return "&gt;"
+        case 0x09, 0x0A: return String(UnicodeScalar(byte))
+        case 0..<0x20: return "&#\(byte);"
+        default: return String(UnicodeScalar(byte))
+        }
+    }
+
+    /// Every ASCII byte, alone and at every position of runs around the eight-byte steps,
+    /// in small and allocated strings: escaped exactly as the rule says.
+    @Test func everyASCIIByteIsEscapedByTheRule() {
+        var mask: UInt64 = 0
+        for byte in UInt8(0)..<64 where Self.expected(byte) != String(UnicodeScalar(byte)) {
+            mask |= 1 << UInt64(byte)
+        }
+        #expect(XMLOutputBuffer.escapedBytes == mask)
+        for byte in UInt8(0)..<0x80 {
+            for length in [1, 7, 8, 9, 15, 16, 17, 31] {
+                for position in Set([0, length / 2, length - 1]) {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "k"), count: length)
+                    bytes[position] = byte
+                    let text = String(decoding: bytes, as: UTF8.self)
+                    var output = XMLOutputBuffer(capacity: 8)
+                    output.appendEscaped(text)
+                    let written = String(decoding: output.finish(), as: UTF8.self)
+                    let expected = bytes.map { Self.expected($0) }.joined()
+                    #expect(written == expected, "byte \(byte) at \(position) of \(length)")
+                }
+            }
+        }
+    }
+}
