@@ -204,6 +204,10 @@ extension PropertyListDictionary {
         self.positions = positions
     }
 
+    /// Whether short ASCII keys compare by their words (``KnownASCII/smallWords(_:)``):
+    /// both layout checks hold. A copy in this module, read once a dictionary.
+    private static let comparesSmallWords = KnownASCII.isAvailable && SmallText.isAvailable
+
     private static func areDistinct(_ keys: [String]) -> Bool {
         // ASCII keys compare quickly with `==`; other keys by their bytes where that is
         // exact (see `NormalizationStableText`), since `==` normalizes them.
@@ -214,7 +218,7 @@ extension PropertyListDictionary {
                 break
             }
             if !ascii, let distinct = NormalizationStableText.areDistinct(keys) { return distinct }
-            if ascii {
+            if ascii, comparesSmallWords {
                 // Two short keys (the usual ones) compare by their two words, without a call
                 // into the standard library's comparison; any other pair by `==`.
                 var index = 1
