@@ -79,14 +79,44 @@
             offset += 16
         }
         if offset < count {
-            var words: (UInt64, UInt64) = (0, 0)
-            withUnsafeMutableBytes(of: &words) { words in
-                words.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<count]))
-            }
-            state = fold(words.0 ^ state, words.1 ^ secondary ^ multiplier)
+            let (first, second) = paddedTail(bytes, from: offset)
+            state = fold(first ^ state, second ^ secondary ^ multiplier)
         }
         let result = Int(truncatingIfNeeded: fold(state, multiplier))
         return result == 0 ? 1 : result
+    }
+
+    /// The last 1 to 15 bytes of `bytes`, from `offset`, as two little-endian words filled
+    /// up with zeros: with loads inside the buffer and shifts (a copy into a zeroed pair of
+    /// words was a `memcpy` call a key).
+    @inline(__always)
+    @inlinable static func paddedTail(_ bytes: UnsafeRawBufferPointer, from offset: Int) -> (UInt64, UInt64) {
+        let count = bytes.count
+        let remaining = count - offset
+        func word(_ at: Int) -> UInt64 {
+            UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+        }
+        if count >= 16 {
+            // The last 16 bytes, shifted right past the `16 - remaining` already hashed.
+            let low = word(count - 16)
+            let high = word(count - 8)
+            let shift = UInt64(8 * (16 - remaining))
+            if shift >= 64 { return (high &>> (shift - 64), 0) }
+            return (low &>> shift | high &<< (64 - shift), high &>> shift)
+        }
+        if count >= 8 {
+            // The first eight, and the last eight shifted past those among the first.
+            return (word(0), remaining == 8 ? 0 : word(count - 8) &>> UInt64(8 * (16 - count)))
+        }
+        if count >= 4 {
+            let low = UInt64(UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self)))
+            let high = UInt64(
+                UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)))
+            return (low | (high &>> UInt64(8 * (8 - count))) &<< 32, 0)
+        }
+        var low: UInt64 = 0
+        for index in 0..<count { low |= UInt64(bytes[index]) &<< UInt64(8 * index) }
+        return (low, 0)
     }
 
     /// ``hashPadded(_:seed:)`` of `count` bytes (at most 15) given as two words: the bytes

@@ -154,6 +154,17 @@ struct ContainerTests {
                     ByteHash.hashPadded(UnsafeRawBufferPointer(rebasing: $0[0..<count]), seed: seed)
                 }
                 #expect(padded == hash, "\(count) bytes")
+                // The tail past the whole 16-byte blocks, as zero-filled little-endian words.
+                let offset = count - count % 16
+                if offset < count {
+                    var expected: (UInt64, UInt64) = (0, 0)
+                    withUnsafeMutableBytes(of: &expected) { $0.copyBytes(from: bytes[offset...]) }
+                    let tail = bytes.withUnsafeBytes { ByteHash.paddedTail($0, from: offset) }
+                    #expect(
+                        tail.0 == UInt64(littleEndian: expected.0)
+                            && tail.1 == UInt64(littleEndian: expected.1),
+                        "\(count) bytes")
+                }
                 guard count <= 15 else { continue }
                 var words: (UInt64, UInt64) = (0, 0)
                 withUnsafeMutableBytes(of: &words) { $0.copyBytes(from: bytes) }
