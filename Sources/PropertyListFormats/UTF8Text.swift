@@ -192,10 +192,10 @@ struct WellFormedUTF8 {
     /// A `String` of the UTF-8 that the binary reader's UTF-16 transcoder wrote
     /// (`BinaryPropertyListScanner.string(_:)`), not validated again.
     ///
-    /// The one other source of unchecked strings: that loop writes each unit below 0x80 as
-    /// one byte, below 0x800 as two, any other non-surrogate as three, and a high surrogate
-    /// only when a low one follows, as four (a lone surrogate throws), which is well-formed
-    /// UTF-8 by construction; `isASCII` is whether every unit was below 0x80.
+    /// The one source of unchecked strings whose bytes are not checked here: that loop
+    /// writes each unit below 0x80 as one byte, below 0x800 as two, any other non-surrogate
+    /// as three, and a high surrogate only when a low one follows, as four (a lone surrogate
+    /// throws), which is well-formed UTF-8 by construction; `isASCII` is whether every unit was below 0x80.
     /// `BinaryUTF16WritingTests` and `BinaryPropertyListTests` compare its strings with the
     /// standard library's decoding of random UTF-16, lone surrogates included.
     @inline(__always)
