@@ -48,35 +48,37 @@ enum UTF8Text {
     static func firstInvalid(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         guard let base = bytes.baseAddress else { return nil }
         let count = bytes.count
+        let high: UInt64 = 0x8080_8080_8080_8080
         var index = start
         while index < count {
-            // ASCII, almost all of a property list, is checked 32 bytes at a time.
-            if index + 32 <= count {
-                let chunk = UnsafeRawPointer(base + index)
-                let combined =
-                    chunk.loadUnaligned(as: UInt64.self)
-                    | chunk.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
-                    | chunk.loadUnaligned(fromByteOffset: 16, as: UInt64.self)
-                    | chunk.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
-                if combined & 0x8080_8080_8080_8080 == 0 {
-                    index += 32
-                    continue
-                }
-            }
-            if index + 8 <= count {
-                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                if word & 0x8080_8080_8080_8080 == 0 {
-                    index += 8
-                    continue
-                }
-            }
-            // Scalar by scalar for at least 16 bytes before words are tried again: in text
-            // that is mostly not ASCII, a failed word check per scalar cost more than the
-            // scalars (callgrind, the peers benchmark's non-ASCII OpenStep documents).
-            let stop = Swift.min(count, index + 16)
-            while index < stop {
+            if base[index] >= 0x80 {
+                // A run of non-ASCII text is checked scalar after scalar, one byte test apart.
                 guard let next = scalarEnd(base, at: index, count: count) else { return index }
                 index = next
+            } else if index + 8 <= count {
+                // ASCII: the next eight bytes as one word (first byte lowest), all skipped, or
+                // up to the first high byte. Text that interleaves scripts costs a word test a
+                // switch of script, not a test a byte.
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                let highBits = word & high
+                guard highBits == 0 else {
+                    index += highBits.trailingZeroBitCount &>> 3
+                    continue
+                }
+                index += 8
+                // Long ASCII runs, almost all of a property list, 32 bytes at a time.
+                while index + 32 <= count {
+                    let chunk = UnsafeRawPointer(base + index)
+                    let combined =
+                        chunk.loadUnaligned(as: UInt64.self)
+                        | chunk.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                        | chunk.loadUnaligned(fromByteOffset: 16, as: UInt64.self)
+                        | chunk.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
+                    guard combined & high == 0 else { break }
+                    index += 32
+                }
+            } else {
+                index += 1
             }
         }
         return nil

@@ -756,13 +756,59 @@ struct OpenStepParser {
         }
     }
 
+    /// The offset of the first `>` at or after `start`, or `bytes.count`: eight bytes a
+    /// step (a byte equal to `>` is a zero byte of the word XORed with `>>>>>>>>`; the
+    /// lowest flagged byte of the classic zero-byte test is exact).
+    static func firstClosingAngle(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        let count = bytes.count
+        var index = start
+        if let base = bytes.baseAddress {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            while index + 8 <= count {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                let difference = word ^ (ones &* 0x3E)
+                let zeros = (difference &- ones) & ~difference & (ones &* 0x80)
+                if zeros != 0 { return index + zeros.trailingZeroBitCount &>> 3 }
+                index += 8
+            }
+        }
+        while index < count && bytes[index] != UInt8(ascii: ">") { index += 1 }
+        return index
+    }
+
+    /// Eight hexadecimal digits (the first in the lowest byte of `word`) as four bytes (the
+    /// first in the lowest byte), or `nil` if any of the eight is not a digit.
+    ///
+    /// Per-byte range tests that cannot carry from one byte into the next, as in
+    /// ``unquotedCharacters(in:)``; a digit's value is its low four bits, plus nine for a
+    /// letter; pairs of values are then packed into bytes by shifts.
+    @inline(__always)
+    static func hexBytes(of word: UInt64) -> UInt32? {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let low7 = word & ~high
+        @inline(__always) func inRange(_ value: UInt64, _ first: UInt8, _ last: UInt8) -> UInt64 {
+            let atLeastFirst = value &+ ones &* UInt64(0x80 - first)
+            let aboveLast = value &+ ones &* UInt64(0x7F - last)
+            return atLeastFirst & ~aboveLast & high
+        }
+        // `0`–`9`; `a`–`f` and `A`–`F` (0x20 set folds the case); never a non-ASCII byte.
+        let digits = inRange(low7, 0x30, 0x39) & ~word
+        let letters = inRange(low7 | ones &* 0x20, 0x61, 0x66) & ~word
+        guard digits | letters == high else { return nil }
+        let values = (word & 0x0F0F_0F0F_0F0F_0F0F) &+ (letters &>> 7) &* 9
+        // Each 16-bit lane: its first digit's value times 16 plus its second's.
+        let lanes = (values & 0x00FF_00FF_00FF_00FF) &<< 4 | (values &>> 8) & 0x00FF_00FF_00FF_00FF
+        let halves = (lanes | lanes &>> 8) & 0x0000_FFFF_0000_FFFF
+        return UInt32(truncatingIfNeeded: halves | halves &>> 16)
+    }
+
     /// Parses `<hex pairs>`, starting at the `<`.
     private mutating func parseData() throws -> Data {
         let start = position
         position += 1
         // Reserve no more than the text up to the closing '>' can hold.
-        var end = position
-        while end < bytes.count && bytes[end] != UInt8(ascii: ">") { end += 1 }
+        let end = Self.firstClosingAngle(in: bytes, from: position)
         // Decoded into scratch space on the stack, then copied into the `Data` once: one
         // allocation, not an array's and the `Data`'s.
         return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, (end - position) / 2)) {
@@ -791,6 +837,17 @@ struct OpenStepParser {
                 var target = written
                 let end = bytes.count - 1
                 let room = scratch.count
+                // Eight digits at a time while they are all digits and there is room for four
+                // bytes; the pair loop below takes over at anything else.
+                while source + 8 <= bytes.count, target + 4 <= room {
+                    let word = UInt64(
+                        littleEndian: UnsafeRawPointer(input + source).loadUnaligned(as: UInt64.self))
+                    guard let decoded = Self.hexBytes(of: word) else { break }
+                    UnsafeMutableRawPointer(output + target).storeBytes(
+                        of: decoded.littleEndian, as: UInt32.self)
+                    target += 4
+                    source += 8
+                }
                 Self.hexDigits.withUnsafeBufferPointer { digits in
                     guard let digits = digits.baseAddress else { return }
                     while source < end, target < room {

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import KeyedArchive
+@testable import KeyedArchiveSupport
 @testable import PropertyListFormats
 
 /// The OpenStep reader's fast paths: strings and data read inline in dictionaries and
@@ -77,6 +78,83 @@ struct OpenStepFastPathTests {
                         // Nothing but the flag bit of each byte.
                         #expect(unquoted >> (8 * index) & 0x7F == 0)
                     }
+                }
+            }
+        }
+    }
+
+    /// Eight digits decoded at once: `nil` exactly when a byte of the eight is not a
+    /// hexadecimal digit, else the bytes the digit-by-digit decoding gives.
+    @Test func hexWordsMatchTheDigitByDigitDecoding() {
+        let fillers: [UInt8] = Array("0a9F".utf8) + [0x20, 0xC3, 0x3E]
+        for filler in fillers {
+            for lane in 0..<8 {
+                for value in 0...255 {
+                    var bytes = [UInt8](repeating: filler, count: 8)
+                    bytes[lane] = UInt8(value)
+                    let word = bytes.withUnsafeBytes {
+                        UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))
+                    }
+                    let values = bytes.map(OpenStepParser.hexValue)
+                    let decoded = OpenStepParser.hexBytes(of: word)
+                    guard values.allSatisfy({ $0 != nil }) else {
+                        #expect(decoded == nil, "byte \(value) in lane \(lane) among \(filler)")
+                        continue
+                    }
+                    let expected = (0..<4).reduce(UInt32(0)) { packed, index in
+                        let byte = (values[2 * index] ?? 0) << 4 | (values[2 * index + 1] ?? 0)
+                        return packed | UInt32(byte) << (8 * UInt32(index))
+                    }
+                    #expect(decoded == expected, "byte \(value) in lane \(lane) among \(filler)")
+                }
+            }
+        }
+    }
+
+    /// Data of every length to 40 bytes, in either case, with spacing anywhere or nowhere,
+    /// inside a document and at the very end of the input (where no whole word is left).
+    @Test func dataOfEveryLengthAcrossWordBoundaries() throws {
+        var random = SeededGenerator(seed: 0xDA7A_0001)
+        for length in 0...40 {
+            for _ in 0..<12 {
+                let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+                let spacing = random.next() % 3
+                var text = "<"
+                for (index, byte) in bytes.enumerated() {
+                    if index > 0, spacing == 1 && index % 4 == 0 || spacing == 2 && random.next() % 5 == 0 {
+                        text += [" ", "\n", "\t"][Int(random.next() % 3)]
+                    }
+                    text += String(format: random.next() % 2 == 0 ? "%02x" : "%02X", byte)
+                }
+                text += ">"
+                #expect(try Self.read(text) == .data(Data(bytes)), "\(text)")
+                #expect(
+                    try Self.read("(\(text), \(text))") == [.data(Data(bytes)), .data(Data(bytes))], "\(text)"
+                )
+            }
+        }
+        // A bad digit or an unterminated run at every place in a word.
+        for bad in 0..<16 {
+            var digits = Array(repeating: UInt8(ascii: "a"), count: 16)
+            digits[bad] = UInt8(ascii: "g")
+            let text = "<" + String(decoding: digits, as: UTF8.self) + ">"
+            #expect(throws: KeyedArchiveError.self) { try Self.read(text) }
+            let cut = "<" + String(repeating: "ab", count: bad)
+            #expect(throws: KeyedArchiveError.self) { try Self.read(cut) }
+        }
+    }
+
+    @Test func closingAngleFoundAtEveryOffset() {
+        for count in 0...40 {
+            for target in 0...count {
+                var bytes = (0..<count).map { [0x30, 0x61, 0xBE, 0x3F, 0x3D, 0x7E][$0 % 6] as UInt8 }
+                if target < count { bytes[target] = UInt8(ascii: ">") }
+                for start in 0...count {
+                    let found = bytes.withUnsafeBufferPointer {
+                        OpenStepParser.firstClosingAngle(in: $0, from: start)
+                    }
+                    let expected = bytes[start...].firstIndex(of: UInt8(ascii: ">")) ?? count
+                    #expect(found == expected, "count \(count), '>' at \(target), from \(start)")
                 }
             }
         }
@@ -198,6 +276,48 @@ struct OpenStepFastPathTests {
         let object = try PropertyListSerialization.propertyList(
             from: Data(text.utf8), options: [], format: nil)
         #expect(OpenStepPropertyListTests.propertyList(fromFoundation: object) == (try Self.read(text)))
+    }
+
+    /// Strings with escapes among plain text of every script, built from the escape buffer
+    /// without the standard library validating it again: the expected text, well-formed,
+    /// and flagged ASCII exactly when it is (escapes of every kind: control letters, octal
+    /// in both halves of the NeXTSTEP table, `\\U` units and surrogate pairs, lone
+    /// surrogates, a backslash before a non-ASCII character).
+    @Test func escapedStringsAreTheStandardLibrarys() throws {
+        var random = SeededGenerator(seed: 0xE5CA_9E5)
+        func below(_ bound: Int) -> Int { Int(random.next() >> 33) % bound }
+        let plain = ["a", "Zz", " ", "é", "ß", "説明", "😀", "Жи", "0123456789abcdef"]
+        let escapes: [(String, String)] = [
+            (#"\n"#, "\n"), (#"\t"#, "\t"), (#"\a"#, "\u{07}"), (#"\""#, "\""), (#"\\"#, "\\"),
+            (#"\101"#, "A"), (#"\000"#, "\u{0}"), (#"\341"#, "Æ"), (#"\200"#, "\u{A0}"),
+            (#"\U00e9"#, "é"), (#"\U8AAC"#, "説"), (#"\Ud83d\Ude00"#, "😀"), (#"\Ud83dx"#, "\u{FFFD}x"),
+            (#"\Ude00"#, "\u{FFFD}"), (#"\é"#, "é"), (#"\説"#, "説"), (#"\😀"#, "😀"),
+        ]
+        for _ in 0..<3000 {
+            var source = "\""
+            var expected = ""
+            for _ in 0..<(1 + below(8)) {
+                if below(2) == 0 {
+                    let (escaped, value) = escapes[below(escapes.count)]
+                    source += escaped
+                    expected += value
+                } else {
+                    let run = plain[below(plain.count)]
+                    source += run
+                    expected += run
+                }
+            }
+            source += "\""
+            let read = try Self.read(source)
+            let text = try #require(read.stringValue, "\(source)")
+            #expect(text == expected, "\(source)")
+            let bytes = Array(text.utf8)
+            #expect(bytes == Array(expected.utf8), "\(source)")
+            #expect(String(validating: bytes, as: UTF8.self) != nil, "\(source)")
+            if KnownASCII.isAvailable {
+                #expect(KnownASCII.flag(text) == bytes.allSatisfy { $0 < 0x80 }, "\(source)")
+            }
+        }
     }
 
     @Test func nonASCIIStringsTakeTheOrdinaryPath() throws {

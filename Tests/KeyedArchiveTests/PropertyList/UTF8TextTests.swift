@@ -60,6 +60,30 @@ struct UTF8TextTests {
         #expect(wrong.isEmpty, "\(wrong.prefix(3))")
     }
 
+    /// Validation from any offset (the XML and JSON readers start past what they have read):
+    /// the first invalid sequence at or after it, as the standard library finds it in the rest.
+    @Test func validationFromAnyStart() {
+        var random = SeededGenerator(seed: 0x57A127)
+        func next(_ bound: Int) -> Int { Int(random.next() >> 33) % bound }
+        let pieces = ["abc", "0123456789abcdefghijklmnopqrstuvwxyz", "é", "説明", "😀", "Жи", " ", "\u{7F}"]
+        var wrong: [[UInt8]] = []
+        for _ in 0..<3000 {
+            var bytes = Array((0..<(1 + next(20))).map { _ in pieces[next(pieces.count)] }.joined().utf8)
+            if next(3) != 0 { bytes[next(bytes.count)] = [0x80, 0xC1, 0xF5, 0xE0, 0xED][next(5)] }
+            // Starts on character boundaries only, as the readers' starts are.
+            let starts = (0...bytes.count).filter { $0 == bytes.count || bytes[$0] & 0xC0 != 0x80 }
+            let start = starts[next(starts.count)]
+            let found = bytes.withUnsafeBufferPointer { UTF8Text.firstInvalid(in: $0, from: start) }
+            let rest = Array(bytes[start...])
+            let expected = rest.withUnsafeBufferPointer { UTF8Text.firstInvalid(in: $0, from: 0) }.map {
+                $0 + start
+            }
+            if found != expected { wrong.append(bytes) }
+            if (found == nil) != (String(validating: rest, as: UTF8.self) != nil) { wrong.append(bytes) }
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(3))")
+    }
+
     /// Strings built from ranges of validated text without validating again: equal to the
     /// standard library's, ASCII-flagged exactly when ASCII, and built by the checked path
     /// (same text, no crash) when a range cuts a character.
