@@ -6,10 +6,9 @@ import KeyedArchiveSupport
 enum UTF8Text {
     /// A `String` of UTF-8 bytes (ill-formed sequences repaired as `String(decoding:as:)`
     /// repairs them), copied in by `String(unsafeUninitializedCapacity:)`: measured 3% faster
-    /// than `String(decoding:as:)` reading small documents, whose strings are mostly short
-    /// (the OpenStep reader's fallback; the binary reader now builds strings of at most 15
-    /// ASCII bytes with ``SmallText`` and longer ones with `String(decoding:as:)`, 0.9% fewer
-    /// instructions there).
+    /// than `String(decoding:as:)` reading small documents, whose strings are mostly short.
+    /// The checked path of ``WellFormedUTF8/string(from:to:)``, for a range that cuts a
+    /// character.
     @inline(__always)
     static func string(copying bytes: UnsafeBufferPointer<UInt8>) -> String {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return "" }
@@ -189,6 +188,24 @@ struct WellFormedUTF8 {
         guard BinaryPropertyListScanner.isASCII(bytes) else { return nil }
         guard !bytes.isEmpty else { return "" }
         return String(copying: unsafe UTF8Span(unchecked: bytes.span, isKnownASCII: true))
+    }
+
+    /// A `String` of the UTF-8 that the OpenStep reader's escape decoding wrote
+    /// (`OpenStepParser.parseEscapedString`), not validated again.
+    ///
+    /// Well-formed by construction: that buffer holds runs of the reader's validated input
+    /// that start and end on character boundaries (a run ends at a backslash or the closing
+    /// quote, both ASCII, and starts after an escape, which skips a character's continuation
+    /// bytes), and scalars written by `UTF8Text.append` (octal escapes through the NeXTSTEP
+    /// table, `\U` units with a lone surrogate replaced by U+FFFD, control letters). The
+    /// ASCII flag comes from a scan here. `OpenStepFastPathTests` compares such strings,
+    /// with every kind of escape among text of several scripts, with the expected text and
+    /// checks them well-formed and flagged ASCII exactly when they are.
+    @inline(__always)
+    static func string(unescaped bytes: UnsafeBufferPointer<UInt8>) -> String {
+        guard !bytes.isEmpty else { return "" }
+        let isASCII = BinaryPropertyListScanner.isASCII(bytes)
+        return String(copying: unsafe UTF8Span(unchecked: bytes.span, isKnownASCII: isASCII))
     }
 
     /// A `String` of the UTF-8 that the binary reader's UTF-16 transcoder wrote

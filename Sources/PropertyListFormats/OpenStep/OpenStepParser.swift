@@ -629,7 +629,7 @@ struct OpenStepParser {
                     {
                         return text
                     }
-                    return UTF8Text.string(copying: unescaped)
+                    return WellFormedUTF8.string(unescaped: unescaped)
                 }
                 buffer.removeAll(keepingCapacity: true)
                 swap(&buffer, &escapeBuffer)
