@@ -240,3 +240,34 @@ import Testing
         #expect(try PropertyList(from: binary, format: .binary) == tree)
     }
 }
+
+/// The tree builder's short ASCII keys, built in place from the input's bytes: every length
+/// to 20 and every position of the input's end after them, ASCII and not, bit for bit the
+/// strings the standard library builds.
+@Suite struct XMLShortKeyTests {
+    @Test func shortKeysAreTheStandardLibrarys() throws {
+        let alphabets = ["k", "Key_0.9-", "é", "説"]
+        for alphabet in alphabets {
+            let characters = Array(alphabet)
+            for length in 0...20 {
+                let key = String((0..<length).map { characters[$0 % characters.count] })
+                for tail in ["", "\n", "</plist>\n"] {
+                    let document = "<dict><key>\(key)</key><true/></dict>" + tail
+                    let read = try PropertyList(from: Data(document.utf8), format: .xml)
+                    let expected = String(decoding: Array(key.utf8), as: UTF8.self)
+                    guard case .dictionary(let dictionary) = read, let stored = dictionary.keys.first else {
+                        Issue.record("\(document): not a dictionary of one key")
+                        continue
+                    }
+                    #expect(stored == expected && Array(stored.utf8) == Array(expected.utf8), "\(document)")
+                    if expected.utf8.count <= 15 {
+                        #expect(
+                            unsafeBitCast(stored, to: (UInt64, UInt64).self)
+                                == unsafeBitCast(expected, to: (UInt64, UInt64).self), "\(document)")
+                    }
+                    #expect(dictionary[key] == .bool(true), "\(document)")
+                }
+            }
+        }
+    }
+}
