@@ -23,18 +23,30 @@
         return product.high ^ product.low
     }
 
-    /// Hashes bytes; never 0.
+    /// The state of ``hash(_:seed:)`` and ``hashPadded(_:seed:)`` after every whole 16-byte
+    /// block of `bytes` (the seed and the length first), and the offset of the 0 to 15 bytes
+    /// left after them, which each hashes its own way.
     @inline(__always)
-    @inlinable package static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> Int {
-        var state = seed ^ (UInt64(bytes.count) &* multiplier)
-        var offset = 0
+    @inlinable static func blocks(_ bytes: UnsafeRawBufferPointer, seed: UInt64)
+        -> (state: UInt64, offset: Int)
+    {
         let count = bytes.count
+        var state = seed ^ (UInt64(count) &* multiplier)
+        var offset = 0
         while count - offset >= 16 {
             let first = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
             let second = bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)
             state = fold(first ^ state, second ^ secondary)
             offset += 16
         }
+        return (state, offset)
+    }
+
+    /// Hashes bytes; never 0.
+    @inline(__always)
+    @inlinable package static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> Int {
+        var (state, offset) = blocks(bytes, seed: seed)
+        let count = bytes.count
         if count - offset >= 8 {
             state = fold(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) ^ state, secondary)
             offset += 8
@@ -69,16 +81,9 @@
     /// bytes in order (a small string's) and from its bytes otherwise, alike.
     @inline(__always)
     @inlinable package static func hashPadded(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> Int {
-        let count = bytes.count
-        var state = seed ^ (UInt64(count) &* multiplier)
-        var offset = 0
-        while count - offset >= 16 {
-            let first = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            let second = bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)
-            state = fold(first ^ state, second ^ secondary)
-            offset += 16
-        }
-        if offset < count {
+        let (afterBlocks, offset) = blocks(bytes, seed: seed)
+        var state = afterBlocks
+        if offset < bytes.count {
             let (first, second) = paddedTail(bytes, from: offset)
             state = fold(first ^ state, second ^ secondary ^ multiplier)
         }

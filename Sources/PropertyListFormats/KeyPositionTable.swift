@@ -68,7 +68,7 @@ struct KeyPositionTable: Sendable {
         // A small ASCII string (most keys) from its two words, which hold its bytes in order
         // and then its length: the same hash as of its bytes, so a key stored otherwise (a
         // short string in allocated storage) finds it.
-        if readsSmallWords, let words = KnownASCII.smallWords(key) {
+        if KnownASCII.readsSmallWords, let words = KnownASCII.smallWords(key) {
             let (first, second) = words
             return ByteHash.hashPadded(
                 first: first, second: second & 0x00FF_FFFF_FFFF_FFFF, count: KnownASCII.smallCount(second),
@@ -85,10 +85,6 @@ struct KeyPositionTable: Sendable {
             hashesByBytes($0) ? ByteHash.hashPadded(UnsafeRawBufferPointer($0), seed: seed) : nil
         }
     }
-
-    /// Whether small strings' words hold their bytes in order (``SmallText``'s check) and
-    /// are read (``KnownASCII``'s): a copy in this module, read once a key.
-    private static let readsSmallWords = KnownASCII.isAvailable && SmallText.isAvailable
 
     /// Whether a key's bytes decide its equality: ASCII (checked inline, the usual case),
     /// else normalization-stable.
@@ -251,4 +247,14 @@ struct KeyPositionTable: Sendable {
         for index in 0..<capacity { slots[index] = 0 }
         count = 0
     }
+}
+
+extension KnownASCII {
+    /// Whether ``smallWords(_:)`` may be read here: both checks hold, since each covers what
+    /// the other does not. Small strings' words hold their bytes in order, zeros after them,
+    /// and their length (``SmallText/isAvailable``'s check), and the flag bits that
+    /// `smallWords` tests read as they should (``isAvailable``'s). A copy in this module,
+    /// read once a key (``KeyPositionTable``) and once a dictionary
+    /// (`PropertyListDictionary.areDistinct`).
+    static let readsSmallWords = isAvailable && SmallText.isAvailable
 }

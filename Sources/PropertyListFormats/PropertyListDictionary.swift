@@ -204,13 +204,10 @@ extension PropertyListDictionary {
         self.positions = positions
     }
 
-    /// Whether short ASCII keys compare by their words (``KnownASCII/smallWords(_:)``):
-    /// both layout checks hold. A copy in this module, read once a dictionary.
-    private static let comparesSmallWords = KnownASCII.isAvailable && SmallText.isAvailable
-
     private static func areDistinct(_ keys: [String]) -> Bool {
         // ASCII keys compare quickly with `==`; other keys by their bytes where that is
         // exact (see `NormalizationStableText`), since `==` normalizes them.
+        var comparesWords = false
         if KnownASCII.isAvailable {
             var ascii = true
             for key in keys where !KnownASCII.flag(key) {
@@ -218,32 +215,21 @@ extension PropertyListDictionary {
                 break
             }
             if !ascii, let distinct = NormalizationStableText.areDistinct(keys) { return distinct }
-            if ascii, comparesSmallWords {
-                // Two short keys (the usual ones) compare by their two words, without a call
-                // into the standard library's comparison; any other pair by `==`.
-                var index = 1
-                while index < keys.count {
-                    let key = keys[index]
-                    if let words = KnownASCII.smallWords(key) {
-                        for earlier in 0..<index {
-                            if let other = KnownASCII.smallWords(keys[earlier]) {
-                                if other == words { return false }
-                            } else if keys[earlier] == key {
-                                return false
-                            }
-                        }
-                    } else {
-                        for earlier in 0..<index where keys[earlier] == key { return false }
-                    }
-                    index += 1
-                }
-                return true
-            }
+            comparesWords = ascii && KnownASCII.readsSmallWords
         }
+        // Among ASCII keys, two short ones (the usual ones) compare by their two words,
+        // without a call into the standard library's comparison; any other pair by `==`.
         var index = 1
         while index < keys.count {
             let key = keys[index]
-            for earlier in 0..<index where keys[earlier] == key { return false }
+            let words = comparesWords ? KnownASCII.smallWords(key) : nil
+            for earlier in 0..<index {
+                if let words, let other = KnownASCII.smallWords(keys[earlier]) {
+                    if other == words { return false }
+                } else if keys[earlier] == key {
+                    return false
+                }
+            }
             index += 1
         }
         return true

@@ -177,7 +177,7 @@ struct WellFormedUTF8 {
             return UTF8Text.string(copying: range)
         }
         let isASCII = BinaryPropertyListScanner.isASCII(range)
-        return String(copying: unsafe UTF8Span(unchecked: range.span, isKnownASCII: isASCII))
+        return Self.unchecked(range, isASCII: isASCII)
     }
 
     /// A `String` of `bytes` if they are all ASCII (which is well-formed UTF-8), found by
@@ -187,7 +187,7 @@ struct WellFormedUTF8 {
     static func string(ifASCII bytes: UnsafeBufferPointer<UInt8>) -> String? {
         guard BinaryPropertyListScanner.isASCII(bytes) else { return nil }
         guard !bytes.isEmpty else { return "" }
-        return String(copying: unsafe UTF8Span(unchecked: bytes.span, isKnownASCII: true))
+        return unchecked(bytes, isASCII: true)
     }
 
     /// A `String` of the UTF-8 that the OpenStep reader's escape decoding wrote
@@ -220,6 +220,14 @@ struct WellFormedUTF8 {
     @inline(__always)
     static func string(transcodedFromUTF16 bytes: UnsafeBufferPointer<UInt8>, isASCII: Bool) -> String {
         guard !bytes.isEmpty else { return "" }
-        return String(copying: unsafe UTF8Span(unchecked: bytes.span, isKnownASCII: isASCII))
+        return unchecked(bytes, isASCII: isASCII)
+    }
+
+    /// A `String` of `bytes`, not validated by the standard library: the one unchecked
+    /// construction, for the three above, each of which answers for `bytes` being
+    /// well-formed UTF-8 (see each) and for `isASCII` saying whether they are all ASCII.
+    @inline(__always)
+    private static func unchecked(_ bytes: UnsafeBufferPointer<UInt8>, isASCII: Bool) -> String {
+        String(copying: unsafe UTF8Span(unchecked: bytes.span, isKnownASCII: isASCII))
     }
 }
