@@ -205,13 +205,14 @@ struct WellFormedUTF8 {
     static func string(unescaped bytes: UnsafeBufferPointer<UInt8>) -> String {
         guard !bytes.isEmpty else { return "" }
         let isASCII = BinaryPropertyListScanner.isASCII(bytes)
-        return String(copying: unsafe UTF8Span(unchecked: bytes.span, isKnownASCII: isASCII))
+        return unchecked(bytes, isASCII: isASCII)
     }
 
     /// A `String` of the UTF-8 that the binary reader's UTF-16 transcoder wrote
     /// (`BinaryPropertyListScanner.string(_:)`), not validated again.
     ///
-    /// The one source of unchecked strings whose bytes are not checked here: that loop
+    /// One of the two sources of unchecked strings whose bytes are not checked here (the
+    /// other is ``string(unescaped:)``): that loop
     /// writes each unit below 0x80 as one byte, below 0x800 as two, any other non-surrogate
     /// as three, and a high surrogate only when a low one follows, as four (a lone surrogate
     /// throws), which is well-formed UTF-8 by construction; `isASCII` is whether every unit was below 0x80.
@@ -224,7 +225,7 @@ struct WellFormedUTF8 {
     }
 
     /// A `String` of `bytes`, not validated by the standard library: the one unchecked
-    /// construction, for the three above, each of which answers for `bytes` being
+    /// construction, for the four above, each of which answers for `bytes` being
     /// well-formed UTF-8 (see each) and for `isASCII` saying whether they are all ASCII.
     @inline(__always)
     private static func unchecked(_ bytes: UnsafeBufferPointer<UInt8>, isASCII: Bool) -> String {
