@@ -193,22 +193,34 @@ struct XMLOutputBuffer: ~Copyable {
         var position = 0
         while position < count {
             if count - position >= 8 {
-                let word = raw.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+                // The next eight bytes, the first in the lowest byte of the word.
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt64.self))
                 // Bytes below 0x20; bytes equal to `&`; bytes equal to `<` or `>` (which
-                // differ only in bit 1). Each test is exact about whether any byte matches.
+                // differ only in bit 1). Each test flags its lowest matching byte exactly
+                // (a borrow only flags bytes above a match), so the lowest flag of all three
+                // is the first candidate.
                 let controls = (word &- ones &* 0x20) & ~word
                 let ampersand = word ^ (ones &* 0x26)
                 let angle = (word | ones &* 0x02) ^ (ones &* 0x3E)
                 let matches =
-                    controls | ((ampersand &- ones) & ~ampersand) | ((angle &- ones) & ~angle)
-                if matches & highBits == 0 {
+                    (controls | ((ampersand &- ones) & ~ampersand) | ((angle &- ones) & ~angle)) & highBits
+                if matches == 0 {
                     position += 8
                     continue
                 }
+                // Straight to the candidate (a tab or line feed is one, and is not escaped).
+                position += matches.trailingZeroBitCount &>> 3
+                let byte = start[position]
+                if byte < 64, Self.escapedBytes >> UInt64(byte) & 1 != 0 {
+                    append(UnsafeBufferPointer(start: start + runStart, count: position - runStart))
+                    appendEscape(byte)
+                    runStart = position + 1
+                }
+                position += 1
+                continue
             }
-            // A word with a candidate (or the tail): check its bytes one by one.
-            let end = min(position + 8, count)
-            while position < end {
+            // The last seven bytes or fewer, one by one.
+            while position < count {
                 let byte = start[position]
                 if byte < 64, Self.escapedBytes >> UInt64(byte) & 1 != 0 {
                     append(UnsafeBufferPointer(start: start + runStart, count: position - runStart))

@@ -195,4 +195,36 @@ private func xmlThroughValue(_ binary: Data) throws -> Data {
             }
         }
     }
+
+    /// Text with several candidates in one eight-byte word (escaped ones, and tabs and line
+    /// feeds, which are candidates kept as they are), among non-ASCII characters, at every
+    /// length to 40: escaped exactly as the rule says, byte by byte.
+    @Test func severalCandidatesInAWord() {
+        var random = SeededGenerator(seed: 0xE5C_A9ED)
+        let pieces: [String] = [
+            "a", "Zz", "&", "<", ">", "\t", "\n", "\r", "\u{1}", "\u{1F}", "é", "説", "😀", " ",
+        ]
+        for length in 0...40 {
+            for _ in 0..<60 {
+                var text = ""
+                while text.utf8.count < length { text += pieces[Int(random.next() % UInt64(pieces.count))] }
+                var output = XMLOutputBuffer(capacity: 8)
+                output.appendEscaped(text)
+                let written = String(decoding: output.finish(), as: UTF8.self)
+                let expected = text.utf8.map { $0 < 0x80 ? Self.expected($0) : "" }
+                var reference = ""
+                var pending: [UInt8] = []
+                for (byte, escaped) in zip(text.utf8, expected) {
+                    if byte < 0x80 {
+                        reference += String(decoding: pending, as: UTF8.self) + escaped
+                        pending.removeAll()
+                    } else {
+                        pending.append(byte)
+                    }
+                }
+                reference += String(decoding: pending, as: UTF8.self)
+                #expect(written == reference, "\(Array(text.utf8))")
+            }
+        }
+    }
 }
