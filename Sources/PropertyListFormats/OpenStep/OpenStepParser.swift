@@ -612,9 +612,14 @@ struct OpenStepParser {
         var buffer: [UInt8] = []
         swap(&buffer, &escapeBuffer)
         // Unescaped text is never longer than its escaped form: reserve up to the closing
-        // quote (or the end of input), skipping escaped characters.
+        // quote (or the end of input), skipping escaped characters: from backslash to
+        // backslash a word at a time.
         var end = position
-        while end < bytes.count && bytes[end] != quote { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
+        while end < bytes.count {
+            end = endOfPlainRun(from: end, quote: quote)
+            guard end < bytes.count, bytes[end] == UInt8(ascii: "\\") else { break }
+            end += 2
+        }
         buffer.reserveCapacity(Swift.min(end, bytes.count) - segmentStart)
         var segmentStart = segmentStart
         while true {
