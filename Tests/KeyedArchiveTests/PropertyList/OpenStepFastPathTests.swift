@@ -144,6 +144,41 @@ struct OpenStepFastPathTests {
         }
     }
 
+    /// Data around the size decoded before its end is looked for (a kilobyte), and well past
+    /// it: the part decoded first is carried over, spacing and case anywhere; an error after
+    /// the first kilobyte is the same error at the same place.
+    @Test func dataAcrossTheShortDataCapacity() throws {
+        var random = SeededGenerator(seed: 0xDA7A_0002)
+        let capacity = OpenStepParser.shortDataCapacity
+        for length in Array(capacity - 5...capacity + 5) + [2 * capacity, 4 * capacity + 3] {
+            let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            var text = "<"
+            for (index, byte) in bytes.enumerated() {
+                if index > 0, random.next() % 7 == 0 { text += [" ", "\n", "\t"][Int(random.next() % 3)] }
+                text += String(format: random.next() % 2 == 0 ? "%02x" : "%02X", byte)
+            }
+            #expect(try Self.read(text + ">") == .data(Data(bytes)), "\(length) bytes")
+            #expect(
+                try Self.read("{ a = \(text)>; b = <0aff>; }") == [
+                    "a": .data(Data(bytes)), "b": .data(Data([0x0A, 0xFF])),
+                ],
+                "\(length) bytes")
+            // Broken past the first kilobyte: unterminated, a bad digit, an odd digit.
+            #expect(throws: KeyedArchiveError.self) { try Self.read(text) }
+            let expectedMessages = [
+                "expected hexadecimal digits or '>' in data, found 'g'", "odd number of hexadecimal digits",
+            ]
+            for (suffix, message) in zip(["g0>", "0>"], expectedMessages) {
+                do {
+                    _ = try Self.read(text + suffix)
+                    Issue.record("\(length) bytes + \(suffix): read")
+                } catch let error as KeyedArchiveError {
+                    #expect(error.description.contains(message), "\(error)")
+                }
+            }
+        }
+    }
+
     @Test func closingAngleFoundAtEveryOffset() {
         for count in 0...40 {
             for target in 0...count {
