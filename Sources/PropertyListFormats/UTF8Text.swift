@@ -143,8 +143,8 @@ enum UTF8Text {
 }
 
 /// Bytes that ``UTF8Text/firstInvalid(in:from:)`` found well-formed UTF-8 from first to
-/// last: the one source of strings built without the standard library validating their
-/// bytes again.
+/// last, and the one place strings are built without the standard library validating their
+/// bytes again (``unchecked(_:isASCII:)``; each entry says what vouches for its bytes).
 ///
 /// A reader that validated its whole input builds each string from a range of it; the
 /// standard library's `String(decoding:as:)` would validate those bytes a second time (11%
@@ -193,17 +193,21 @@ struct WellFormedUTF8 {
     /// A `String` of the UTF-8 that the OpenStep reader's escape decoding wrote
     /// (`OpenStepParser.parseEscapedString`), not validated again.
     ///
-    /// Well-formed by construction: that buffer holds runs of the reader's validated input
-    /// that start and end on character boundaries (a run ends at a backslash or the closing
-    /// quote, both ASCII, and starts after an escape, which skips a character's continuation
-    /// bytes), and scalars written by `UTF8Text.append` (octal escapes through the NeXTSTEP
-    /// table, `\U` units with a lone surrogate replaced by U+FFFD, control letters). The
-    /// ASCII flag comes from a scan here. `OpenStepFastPathTests` compares such strings,
-    /// with every kind of escape among text of several scripts, with the expected text and
-    /// checks them well-formed and flagged ASCII exactly when they are.
+    /// Well-formed by construction: that buffer (empty when a string starts: emptied after
+    /// each string, and a string that throws leaves the empty one swapped in) holds runs of
+    /// the reader's validated input, each starting just after an ASCII byte (the opening
+    /// quote, a backslash, an escape's last digit or letter) and ending at one (a backslash
+    /// or the closing quote), so whole characters; and scalars written by `UTF8Text.append`
+    /// (octal escapes through the NeXTSTEP table, whose entries are not surrogates, `\U`
+    /// units with a lone surrogate replaced by U+FFFD, control letters). The ASCII flag
+    /// comes from a scan here. `OpenStepFastPathTests` compares such strings, with every
+    /// kind of escape among text of several scripts, with the expected text and checks them
+    /// well-formed and flagged ASCII exactly when they are; the fuzzers, built with
+    /// assertions on, check every one.
     @inline(__always)
     static func string(unescaped bytes: UnsafeBufferPointer<UInt8>) -> String {
         guard !bytes.isEmpty else { return "" }
+        assert(UTF8Text.firstInvalid(in: bytes, from: 0) == nil, "the escape buffer holds well-formed UTF-8")
         let isASCII = BinaryPropertyListScanner.isASCII(bytes)
         return unchecked(bytes, isASCII: isASCII)
     }

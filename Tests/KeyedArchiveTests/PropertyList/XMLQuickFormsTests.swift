@@ -267,6 +267,20 @@ import Testing
                     }
                     #expect(dictionary[key] == .bool(true), "\(document)")
                 }
+                // Keys the general text reading builds: a reference, CDATA, a comment first.
+                let forms = [
+                    ("<dict><key>\(key)&amp;</key><true/></dict>", key + "&"),
+                    ("<dict><key><![CDATA[\(key)]]></key><true/></dict>", key),
+                    ("<dict><!-- c --><key>\(key)</key><true/></dict>", key),
+                ]
+                for (document, expected) in forms {
+                    let read = try PropertyList(from: Data(document.utf8), format: .xml)
+                    #expect(read == [expected: true], "\(document)")
+                    guard case .dictionary(let dictionary) = read, let stored = dictionary.keys.first else {
+                        continue
+                    }
+                    #expect(Array(stored.utf8) == Array(expected.utf8), "\(document)")
+                }
             }
         }
     }
