@@ -501,7 +501,7 @@ struct OpenStepParser {
         if let base = bytes.baseAddress {
             while index + 8 <= count {
                 let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                let others = ~Self.unquotedCharacters(in: word) & 0x8080_8080_8080_8080
+                let others = ~Self.unquotedCharacters(in: word) & ByteWord.highBits
                 if others != 0 {
                     index += others.trailingZeroBitCount >> 3
                     position = index
@@ -520,20 +520,15 @@ struct OpenStepParser {
     /// tests that cannot carry from one byte into the next.
     @inline(__always)
     static func unquotedCharacters(in word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let high: UInt64 = 0x8080_8080_8080_8080
-        // Each byte less its high bit, so that adding up to 0x80 never carries.
-        let low7 = word & ~high
-        /// 0x80 in each byte of `low7` from `first` through `last`.
-        @inline(__always) func inRange(_ value: UInt64, _ first: UInt8, _ last: UInt8) -> UInt64 {
-            let atLeastFirst = value &+ ones &* UInt64(0x80 - first)
-            let aboveLast = value &+ ones &* UInt64(0x7F - last)
-            return atLeastFirst & ~aboveLast & high
-        }
+        let ones = ByteWord.ones
+        // Each byte less its high bit, so that the range tests cannot carry.
+        let low7 = word & ~ByteWord.highBits
         // Letters (either case: 0x20 set), `-` `.` `/` digits `:`, `_`, `$`.
         let members =
-            inRange(low7 | ones &* 0x20, 0x61, 0x7A) | inRange(low7, 0x2D, 0x3A) | inRange(low7, 0x5F, 0x5F)
-            | inRange(low7, 0x24, 0x24)
+            ByteWord.bytes(of: low7 | ones &* 0x20, from: 0x61, through: 0x7A)
+            | ByteWord.bytes(of: low7, from: 0x2D, through: 0x3A)
+            | ByteWord.bytes(of: low7, from: 0x5F, through: 0x5F)
+            | ByteWord.bytes(of: low7, from: 0x24, through: 0x24)
         // Bytes with the high bit set (non-ASCII) are never members.
         return members & ~word
     }
@@ -576,18 +571,15 @@ struct OpenStepParser {
         var index = start
         let count = bytes.count
         if let base = bytes.baseAddress {
-            let quotes = UInt64(quote) &* 0x0101_0101_0101_0101
-            let backslashes: UInt64 = 0x5C5C_5C5C_5C5C_5C5C
+            let quotes = ByteWord.repeating(quote)
+            let backslashes = ByteWord.repeating(UInt8(ascii: "\\"))
             while index + 8 <= count {
-                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                // A zero byte in `word ^ quotes` or `word ^ backslashes` marks a match; the
-                // lowest flagged byte is exact.
-                let a = word ^ quotes
-                let b = word ^ backslashes
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                // A zero byte in `word ^ quotes` or `word ^ backslashes` marks a match.
                 let flags =
-                    ((a &- 0x0101_0101_0101_0101) & ~a | (b &- 0x0101_0101_0101_0101) & ~b)
-                    & 0x8080_8080_8080_8080
-                if flags != 0 { return index + flags.trailingZeroBitCount >> 3 }
+                    ByteWord.firstZeroByteFlags(word ^ quotes)
+                    | ByteWord.firstZeroByteFlags(word ^ backslashes)
+                if flags != 0 { return index + ByteWord.firstOffset(of: flags) }
                 index += 8
             }
         }
@@ -761,45 +753,19 @@ struct OpenStepParser {
         }
     }
 
-    /// The offset of the first `>` at or after `start`, or `bytes.count`: eight bytes a
-    /// step (a byte equal to `>` is a zero byte of the word XORed with `>>>>>>>>`; the
-    /// lowest flagged byte of the classic zero-byte test is exact).
-    static func firstClosingAngle(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        let count = bytes.count
-        var index = start
-        if let base = bytes.baseAddress {
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            while index + 8 <= count {
-                let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-                let difference = word ^ (ones &* 0x3E)
-                let zeros = (difference &- ones) & ~difference & (ones &* 0x80)
-                if zeros != 0 { return index + zeros.trailingZeroBitCount &>> 3 }
-                index += 8
-            }
-        }
-        while index < count && bytes[index] != UInt8(ascii: ">") { index += 1 }
-        return index
-    }
-
     /// Eight hexadecimal digits (the first in the lowest byte of `word`) as four bytes (the
     /// first in the lowest byte), or `nil` if any of the eight is not a digit.
     ///
-    /// Per-byte range tests that cannot carry from one byte into the next, as in
-    /// ``unquotedCharacters(in:)``; a digit's value is its low four bits, plus nine for a
+    /// Per-byte range tests (`ByteWord.bytes(of:from:through:)`, as in
+    /// ``unquotedCharacters(in:)``); a digit's value is its low four bits, plus nine for a
     /// letter; pairs of values are then packed into bytes by shifts.
     @inline(__always)
     static func hexBytes(of word: UInt64) -> UInt32? {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let high: UInt64 = 0x8080_8080_8080_8080
+        let high = ByteWord.highBits
         let low7 = word & ~high
-        @inline(__always) func inRange(_ value: UInt64, _ first: UInt8, _ last: UInt8) -> UInt64 {
-            let atLeastFirst = value &+ ones &* UInt64(0x80 - first)
-            let aboveLast = value &+ ones &* UInt64(0x7F - last)
-            return atLeastFirst & ~aboveLast & high
-        }
         // `0`–`9`; `a`–`f` and `A`–`F` (0x20 set folds the case); never a non-ASCII byte.
-        let digits = inRange(low7, 0x30, 0x39) & ~word
-        let letters = inRange(low7 | ones &* 0x20, 0x61, 0x66) & ~word
+        let digits = ByteWord.bytes(of: low7, from: 0x30, through: 0x39) & ~word
+        let letters = ByteWord.bytes(of: low7 | ByteWord.ones &* 0x20, from: 0x61, through: 0x66) & ~word
         guard digits | letters == high else { return nil }
         let values = (word & 0x0F0F_0F0F_0F0F_0F0F) &+ (letters &>> 7) &* 9
         // Each 16-bit lane: its first digit's value times 16 plus its second's.
@@ -820,7 +786,7 @@ struct OpenStepParser {
         return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.shortDataCapacity) {
             scratch in
             if let data = try parseHexPairs(into: scratch, written: 0, openedAt: start) { return data }
-            let end = Self.firstClosingAngle(in: bytes, from: position)
+            let end = ByteWord.firstOffset(of: UInt8(ascii: ">"), in: bytes, from: position)
             let capacity = scratch.count + max(1, (end - position) / 2)
             return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { room in
                 guard let target = room.baseAddress, let source = scratch.baseAddress else { return Data() }

@@ -177,6 +177,10 @@ struct XMLOutputBuffer: ~Copyable {
     @inline(__always)
     static var escapedBytes: UInt64 { 0x5000_0040_FFFF_F9FF }
 
+    /// Whether ``appendEscaped(_:)`` writes `byte` as an entity or character reference.
+    @inline(__always)
+    static func isEscaped(_ byte: UInt8) -> Bool { byte < 64 && escapedBytes >> UInt64(byte) & 1 != 0 }
+
     /// Appends UTF-8 text with `&`, `<` and `>` escaped as entities and the C0 controls
     /// other than tab and line feed (carriage return included) as decimal character
     /// references.
@@ -187,8 +191,7 @@ struct XMLOutputBuffer: ~Copyable {
         guard let start = bytes.baseAddress else { return }
         let count = bytes.count
         let raw = UnsafeRawPointer(start)
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highBits: UInt64 = 0x8080_8080_8080_8080
+        let ones = ByteWord.ones
         var runStart = 0
         var position = 0
         while position < count {
@@ -196,39 +199,33 @@ struct XMLOutputBuffer: ~Copyable {
                 // The next eight bytes, the first in the lowest byte of the word.
                 let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt64.self))
                 // Bytes below 0x20; bytes equal to `&`; bytes equal to `<` or `>` (which
-                // differ only in bit 1). Each test flags its lowest matching byte exactly
-                // (a borrow only flags bytes above a match), so the lowest flag of all three
-                // is the first candidate.
-                let controls = (word &- ones &* 0x20) & ~word
-                let ampersand = word ^ (ones &* 0x26)
-                let angle = (word | ones &* 0x02) ^ (ones &* 0x3E)
+                // differ only in bit 1). The lowest flag of each test is exact (a borrow
+                // only flags bytes above a match), so the lowest of all three is the first
+                // candidate.
+                let controls = (word &- ones &* 0x20) & ~word & ByteWord.highBits
                 let matches =
-                    (controls | ((ampersand &- ones) & ~ampersand) | ((angle &- ones) & ~angle)) & highBits
+                    controls | ByteWord.firstZeroByteFlags(word ^ ByteWord.repeating(UInt8(ascii: "&")))
+                    | ByteWord.firstZeroByteFlags(
+                        (word | ones &* 0x02) ^ ByteWord.repeating(UInt8(ascii: ">")))
                 if matches == 0 {
                     position += 8
                     continue
                 }
                 // Straight to the candidate (a tab or line feed is one, and is not escaped).
-                position += matches.trailingZeroBitCount &>> 3
-                let byte = start[position]
-                if byte < 64, Self.escapedBytes >> UInt64(byte) & 1 != 0 {
-                    append(UnsafeBufferPointer(start: start + runStart, count: position - runStart))
-                    appendEscape(byte)
-                    runStart = position + 1
-                }
-                position += 1
-                continue
+                position += ByteWord.firstOffset(of: matches)
+            } else {
+                // The last seven bytes or fewer: to the next one to escape, one by one.
+                while position < count, !Self.isEscaped(start[position]) { position += 1 }
+                if position == count { break }
             }
-            // The last seven bytes or fewer, one by one.
-            while position < count {
-                let byte = start[position]
-                if byte < 64, Self.escapedBytes >> UInt64(byte) & 1 != 0 {
-                    append(UnsafeBufferPointer(start: start + runStart, count: position - runStart))
-                    appendEscape(byte)
-                    runStart = position + 1
-                }
-                position += 1
+            // The candidate found above: escaped if it is one to escape.
+            let byte = start[position]
+            if Self.isEscaped(byte) {
+                append(UnsafeBufferPointer(start: start + runStart, count: position - runStart))
+                appendEscape(byte)
+                runStart = position + 1
             }
+            position += 1
         }
         append(UnsafeBufferPointer(start: start + runStart, count: count - runStart))
     }

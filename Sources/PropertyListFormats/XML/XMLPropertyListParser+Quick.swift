@@ -1,3 +1,5 @@
+import KeyedArchiveSupport
+
 /// The quick reading of values laid out as writers lay them out.
 ///
 /// Property lists written by Apple's, this package's and Python's writers use a small part
@@ -266,22 +268,11 @@ extension XMLPropertyListParser {
         return contentStart..<position
     }
 
-    /// The offset of the first `<` at or after `position`, or the input's length: eight
+    /// The offset of the first `<` at or after `start`, or the input's length: eight
     /// bytes at a time while there are eight.
     @inline(__always)
     func nextMarkupStart(from start: Int) -> Int {
-        var position = start
-        if let base = bytes.baseAddress {
-            while count - position >= 8 {
-                let word = UInt64(
-                    littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
-                let found = Self.zeroBytes(word ^ 0x3C3C_3C3C_3C3C_3C3C)
-                if found != 0 { return position + found.trailingZeroBitCount >> 3 }
-                position += 8
-            }
-        }
-        while position < count, bytes[position] != UInt8(ascii: "<") { position += 1 }
-        return position
+        ByteWord.firstOffset(of: UInt8(ascii: "<"), in: bytes, from: start)
     }
 
     /// Moves past `</tag>` at `index`, written exactly so; `false` for anything else.
@@ -317,10 +308,12 @@ extension XMLPropertyListParser {
         var end = -1
         while count - position >= 8 {
             let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+            // The lowest flag of either test is exact, so the lowest of both is.
             let found =
-                Self.zeroBytes(word ^ 0x3C3C_3C3C_3C3C_3C3C) | Self.zeroBytes(word ^ 0x2626_2626_2626_2626)
+                ByteWord.firstZeroByteFlags(word ^ ByteWord.repeating(UInt8(ascii: "<")))
+                | ByteWord.firstZeroByteFlags(word ^ ByteWord.repeating(UInt8(ascii: "&")))
             if found != 0 {
-                let length = found.trailingZeroBitCount >> 3
+                let length = ByteWord.firstOffset(of: found)
                 // Only the bytes before the delimiter count.
                 highBits |= length == 0 ? 0 : word & (1 << UInt64(length &* 8) &- 1)
                 position += length
@@ -342,7 +335,7 @@ extension XMLPropertyListParser {
             guard position < count else { return nil }
             end = position
         }
-        if highBits & 0x8080_8080_8080_8080 != 0 {
+        if highBits & ByteWord.highBits != 0 {
             guard let text = WellFormedUTF8(validating: UnsafeBufferPointer(rebasing: bytes[start..<end]))
             else {
                 return nil
@@ -350,12 +343,5 @@ extension XMLPropertyListParser {
             validated = text
         }
         return end
-    }
-
-    /// The high bit of each byte of `word` that is zero, and no other bit.
-    @inline(__always)
-    private static func zeroBytes(_ word: UInt64) -> UInt64 {
-        let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
-        return ~(((word & low) &+ low) | word | low)
     }
 }

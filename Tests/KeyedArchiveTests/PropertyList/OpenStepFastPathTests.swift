@@ -179,22 +179,6 @@ struct OpenStepFastPathTests {
         }
     }
 
-    @Test func closingAngleFoundAtEveryOffset() {
-        for count in 0...40 {
-            for target in 0...count {
-                var bytes = (0..<count).map { [0x30, 0x61, 0xBE, 0x3F, 0x3D, 0x7E][$0 % 6] as UInt8 }
-                if target < count { bytes[target] = UInt8(ascii: ">") }
-                for start in 0...count {
-                    let found = bytes.withUnsafeBufferPointer {
-                        OpenStepParser.firstClosingAngle(in: $0, from: start)
-                    }
-                    let expected = bytes[start...].firstIndex(of: UInt8(ascii: ">")) ?? count
-                    #expect(found == expected, "count \(count), '>' at \(target), from \(start)")
-                }
-            }
-        }
-    }
-
     @Test func stringsOfEveryLengthAcrossWordBoundaries() throws {
         let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$/:.-")
         for length in 1...40 {
