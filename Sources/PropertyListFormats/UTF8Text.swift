@@ -158,10 +158,24 @@ struct WellFormedUTF8 {
     /// The bytes, all well-formed UTF-8.
     let bytes: UnsafeBufferPointer<UInt8>
 
+    /// Whether every byte is known to be ASCII (then any range of them is too).
+    let isKnownASCII: Bool
+
     /// `bytes`, when they are well-formed UTF-8 from first to last; `nil` otherwise.
     init?(validating bytes: UnsafeBufferPointer<UInt8>) {
         guard UTF8Text.firstInvalid(in: bytes, from: 0) == nil else { return nil }
         self.bytes = bytes
+        isKnownASCII = false
+    }
+
+    /// `bytes`, which the caller read and found all ASCII (no byte with its high bit set):
+    /// the XML reader's quick scan of text (`XMLPropertyListParser.quickTextEnd`), which
+    /// ORs every byte of the text into one word on its way to the `<`. Not checked here but
+    /// in builds with assertions (the fuzzers).
+    init(ascii bytes: UnsafeBufferPointer<UInt8>) {
+        assert(BinaryPropertyListScanner.isASCII(bytes), "text the quick scan found ASCII")
+        self.bytes = bytes
+        isKnownASCII = true
     }
 
     /// The text of `bytes[start..<end]`.
@@ -172,6 +186,7 @@ struct WellFormedUTF8 {
     func string(from start: Int, to end: Int) -> String {
         guard start >= 0, start < end, end <= bytes.count else { return "" }
         let range = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        if isKnownASCII { return Self.unchecked(range, isASCII: true) }
         // A continuation byte (10xxxxxx) at either end means the range cuts a character.
         guard bytes[start] & 0xC0 != 0x80, end == bytes.count || bytes[end] & 0xC0 != 0x80 else {
             return UTF8Text.string(copying: range)

@@ -99,11 +99,16 @@ extension XMLPropertyListParser {
                     }
                     index = end
                     guard skipEndTag(.key) else { return nil }
-                    // Keys are short: validating them again costs less than telling the
-                    // builder they were (measured on archives, whose every entry has one).
-                    builder.pushKey(
-                        UnsafeBufferPointer(start: base + textStart, count: end - textStart),
-                        readable: count - textStart)
+                    // An ASCII key goes to the builder as bytes (it builds short ones in
+                    // place); a non-ASCII one, which the scan validated, as well-formed text
+                    // that is not validated again.
+                    if let validated, !validated.isKnownASCII {
+                        builder.pushKey(wellFormed: validated)
+                    } else {
+                        builder.pushKey(
+                            UnsafeBufferPointer(start: base + textStart, count: end - textStart),
+                            readable: count - textStart)
+                    }
                     continue
                 }
                 guard case .start(let nextTag, let nextIsEmpty, _)? = readCompactStartTag() else {
@@ -296,10 +301,10 @@ extension XMLPropertyListParser {
     }
 
     /// The position of the first `<` from `start` on, eight bytes at a time; `nil` when an
-    /// `&` comes first, there is none, or the text is not valid UTF-8 (ASCII is seen in
-    /// passing; other text is checked, as the quick reading reads unchecked input, and
-    /// is put in `validated` as ``WellFormedUTF8`` so that its string is not validated
-    /// again).
+    /// `&` comes first, there is none, or the text is not valid UTF-8. The text is put in
+    /// `validated` as ``WellFormedUTF8`` so that its string is not validated again: known
+    /// ASCII when no byte had its high bit set (seen in passing), else checked here, as the
+    /// quick reading reads unchecked input.
     @inline(__always)
     private func quickTextEnd(from start: Int, validated: inout WellFormedUTF8?) -> Int? {
         guard let base = bytes.baseAddress else { return nil }
@@ -335,12 +340,12 @@ extension XMLPropertyListParser {
             guard position < count else { return nil }
             end = position
         }
+        let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
         if highBits & ByteWord.highBits != 0 {
-            guard let text = WellFormedUTF8(validating: UnsafeBufferPointer(rebasing: bytes[start..<end]))
-            else {
-                return nil
-            }
-            validated = text
+            guard let wellFormed = WellFormedUTF8(validating: text) else { return nil }
+            validated = wellFormed
+        } else {
+            validated = WellFormedUTF8(ascii: text)
         }
         return end
     }

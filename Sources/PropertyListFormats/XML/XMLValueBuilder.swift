@@ -36,6 +36,9 @@ protocol XMLValueBuilder {
     /// Pushes the key of the next dictionary entry: its UTF-8 bytes, valid only during the
     /// call, of which `readable` bytes from the start (at least `text.count`) may be read.
     mutating func pushKey(_ text: UnsafeBufferPointer<UInt8>, readable: Int)
+    /// Pushes a key of non-ASCII text the parser validated (valid only during the call): a
+    /// builder that makes `String`s need not validate it again.
+    mutating func pushKey(wellFormed text: WellFormedUTF8)
     /// The key at `position` on the key stack, for messages.
     func key(at position: Int) -> String?
     /// Pushes the next child of the innermost open container.
@@ -79,6 +82,10 @@ extension XMLValueBuilder {
     @inline(__always)
     mutating func string(wellFormed text: WellFormedUTF8) -> Value { string(text.bytes) }
 
+    /// Builders that make no `String` read the bytes.
+    @inline(__always)
+    mutating func pushKey(wellFormed text: WellFormedUTF8) { pushKey(text.bytes, readable: text.bytes.count) }
+
     /// Builders that make values bottom-up need not know.
     @inline(__always)
     mutating func open(dictionary: Bool) {}
@@ -110,9 +117,11 @@ struct XMLTreeBuilder: XMLValueBuilder {
     // Short ASCII keys are built in place by `SmallText` from the input's bytes (parse-xml
     // small archive −6.3%, numbers −5.0%, flat −4.0%, strings −2.3%, non-ASCII −0.7%); other
     // ASCII keys are scanned once and not validated again by the standard library (flat
-    // −1.3%, archive −1.0%). `<string>` text keeps `String(decoding:)`: the scan measured
-    // +1.5% on string-heavy XML, and `SmallText` for short text archive/flat −1.0/−1.1% but
-    // strings/non-ASCII +0.5/+0.3%.
+    // −1.3%, archive −1.0%); non-ASCII keys the quick reading validated come through
+    // `pushKey(wellFormed:)`. `<string>` text the quick reading read comes as
+    // `WellFormedUTF8`, ASCII known from its scan (a second scan here measured +1.5% on
+    // string-heavy XML; `SmallText` for short text archive/flat −1.0/−1.1% but
+    // strings/non-ASCII +0.5/+0.3%); other text through `String(decoding:)`.
     @inline(__always)
     func pushKey(_ text: UnsafeBufferPointer<UInt8>, readable: Int) {
         // Short ASCII keys (most) built in place from the readable bytes (``SmallText``).
@@ -125,6 +134,12 @@ struct XMLTreeBuilder: XMLValueBuilder {
             return
         }
         keys.push(WellFormedUTF8.string(ifASCII: text) ?? String(decoding: text, as: UTF8.self))
+    }
+
+    /// A non-ASCII key the quick reading validated, made without validating it again.
+    @inline(__always)
+    func pushKey(wellFormed text: WellFormedUTF8) {
+        keys.push(text.string(from: 0, to: text.bytes.count))
     }
 
     func key(at position: Int) -> String? { keys[position] }

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import KeyedArchive
+@testable import KeyedArchiveSupport
 
 /// The quick reading's shortcuts for what writers write: a UID's indentation compared as
 /// one word with the indentation before its key, its digits read eight at a time, and plain
@@ -282,6 +283,65 @@ import Testing
                     #expect(Array(stored.utf8) == Array(expected.utf8), "\(document)")
                 }
             }
+        }
+    }
+
+    /// `<string>` text the quick reading found ASCII (made without validation, flagged ASCII
+    /// from the scan) or validated (non-ASCII), at every length to 40 and in four alphabets:
+    /// the standard library's string, bit for bit when small, with its ASCII flag right.
+    @Test func quickStringsAreTheStandardLibrarys() throws {
+        let alphabets = ["s", "Text_0.9- /", "é", "説", "a😀"]
+        for alphabet in alphabets {
+            let characters = Array(alphabet)
+            for length in 0...40 {
+                let text = String((0..<length).map { characters[$0 % characters.count] })
+                // In an array, and alone (the text then ends 9 bytes before the input).
+                let documents = ["", "\n", "</plist>\n"].map {
+                    "<array><string>\(text)</string></array>" + $0
+                }
+                for document in documents + ["<string>\(text)</string>"] {
+                    let data = Data(document.utf8)
+                    let isAlone = document.hasPrefix("<string>")
+                    #expect(
+                        XMLReadingPathsTests.expectAgreement(data, document)
+                            == .value(isAlone ? .string(text) : [.string(text)]), "\(document)")
+                    let read = try PropertyList(from: data, format: .xml)
+                    let expected = String(decoding: Array(text.utf8), as: UTF8.self)
+                    guard let stored = isAlone ? read.stringValue : read.arrayValue?.first?.stringValue else {
+                        Issue.record("\(document): not a string")
+                        continue
+                    }
+                    #expect(Array(stored.utf8) == Array(expected.utf8), "\(document)")
+                    if KnownASCII.isAvailable {
+                        #expect(KnownASCII.flag(stored) == text.utf8.allSatisfy { $0 < 0x80 }, "\(document)")
+                    }
+                    if expected.utf8.count <= 15 {
+                        #expect(
+                            unsafeBitCast(stored, to: (UInt64, UInt64).self)
+                                == unsafeBitCast(expected, to: (UInt64, UInt64).self), "\(document)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// A non-ASCII key that is canonically equivalent to an ASCII one (the Kelvin sign and
+    /// `K`, `Å` spelled three ways) is the same key, whichever path made its string.
+    @Test func nonASCIIKeysEquivalentToOthersAreOneKey() throws {
+        let pairs = [
+            ("K", "\u{212A}"), ("\u{212B}", "\u{C5}"), ("A\u{30A}", "\u{212B}"), ("caf\u{E9}", "cafe\u{301}"),
+        ]
+        for (first, second) in pairs {
+            let document =
+                "<dict><key>\(first)</key><integer>1</integer><key>\(second)</key><integer>2</integer></dict>"
+            let data = Data(document.utf8)
+            #expect(XMLReadingPathsTests.expectAgreement(data, document) == .value(.dictionary([first: 2])))
+            let read = try PropertyList(from: data, format: .xml)
+            guard case .dictionary(let dictionary) = read else {
+                Issue.record("\(document): not a dictionary")
+                continue
+            }
+            #expect(dictionary.count == 1 && dictionary[first] == 2 && dictionary[second] == 2, "\(document)")
         }
     }
 }
