@@ -340,7 +340,8 @@ extension XMLPropertyListParser {
             guard position < count else { return nil }
             end = position
         }
-        let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        // `start..<end` lies in the input (the loops above stay below `count`).
+        let text = UnsafeBufferPointer(start: base + start, count: end - start)
         if highBits & ByteWord.highBits != 0 {
             guard let wellFormed = WellFormedUTF8(validating: text) else { return nil }
             validated = wellFormed
