@@ -141,9 +141,9 @@ struct TypedStreamConversionTests {
         }
     }
 
-    static let keyedTypes: [any KeyedCoding.Type] = [
-        ArchivedAttributedString.self, ArchivedColor.self, ArchivedFont.self, ArchivedParagraphStyle.self,
-    ]
+    static var keyedTypes: [any KeyedCoding.Type] {
+        [ArchivedAttributedString.self, ArchivedColor.self, ArchivedFont.self, ArchivedParagraphStyle.self]
+    }
 
     /// A keyed archive's root read by our unarchiver, canonical.
     static func keyedCanonical(_ data: Data, textOnly: Bool = false) throws -> String {
